@@ -1,0 +1,7 @@
+import { defineConfig } from "drizzle-kit"
+
+export default defineConfig({
+  dialect: "sqlite",
+  schema: ["./src/session/session.sql.ts", "./src/session/message.sql.ts", "./src/bus/event.sql.ts"],
+  out: "./src/storage/migrations",
+})

@@ -1,0 +1,111 @@
+import { Context, Effect, Layer, Schema } from "effect"
+import { parse, printParseErrorCode, type ParseError } from "jsonc-parser"
+import { existsSync, readFileSync } from "node:fs"
+import { homedir } from "node:os"
+import { dirname, join, resolve } from "node:path"
+
+export const ProviderConfig = Schema.Struct({
+  type: Schema.Literal("openai-compatible"),
+  baseURL: Schema.String,
+  apiKey: Schema.optional(Schema.String),
+  headers: Schema.optional(Schema.Record(Schema.String, Schema.String)),
+  models: Schema.optional(Schema.Record(Schema.String, Schema.Struct({}))),
+})
+
+export const AgentConfig = Schema.Struct({
+  system: Schema.optional(Schema.String),
+  model: Schema.optional(Schema.String),
+  /** Most model requests one turn may make (tool loop). Default 25. */
+  steps: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 }))),
+})
+
+/** `opencode.json`, JSON with comments allowed. Every field optional; defaults run the offline provider. */
+export const ConfigSchema = Schema.Struct({
+  $schema: Schema.optional(Schema.String),
+  /** `<providerID>/<modelID>`; default `offline/echo`. */
+  model: Schema.optional(Schema.String.check(Schema.isPattern(/^[^/]+\/.+$/))),
+  provider: Schema.optional(Schema.Record(Schema.String, ProviderConfig)),
+  agent: Schema.optional(Schema.Record(Schema.String, AgentConfig)),
+  /** Files (relative to the session directory) whose text becomes `instructions` system parts. */
+  instructions: Schema.optional(Schema.Array(Schema.String)),
+  /** Plugin modules: paths relative to the config file, or installed package names. */
+  plugin: Schema.optional(Schema.Array(Schema.String)),
+  events: Schema.optional(Schema.Struct({ persist: Schema.optional(Schema.Boolean) })),
+  server: Schema.optional(
+    Schema.Struct({
+      autoResume: Schema.optional(Schema.Boolean),
+      /** Resume attempts per claimed turn before it is failed and released. Default 10. */
+      resumeAttempts: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 }))),
+    }),
+  ),
+  hooks: Schema.optional(
+    Schema.Struct({
+      /** Milliseconds a `session.preflight` callback may take before the turn fails. Default 30000. */
+      preflightTimeout: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 3_600_000 }))),
+    }),
+  ),
+  tools: Schema.optional(Schema.Struct({ bash: Schema.optional(Schema.Boolean) })),
+})
+export type ConfigData = typeof ConfigSchema.Type
+
+/** The config file could not be read, parsed or validated. The message names the file and the problem. */
+export class ConfigError extends Schema.TaggedError<ConfigError>()("Config.Error", {
+  path: Schema.String,
+  message: Schema.String,
+}) {}
+
+export interface ConfigShape {
+  readonly data: ConfigData
+  /** The file the config came from, if any; relative plugin paths resolve against its directory. */
+  readonly path?: string
+  readonly directory: string
+}
+
+const substitute = (text: string, env: Record<string, string | undefined>) =>
+  text.replace(/\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => JSON.stringify(env[name] ?? "").slice(1, -1))
+
+/** Finds `opencode.json`: `OPENCODE_CONFIG`, else the project directory, else `$XDG_CONFIG_HOME/opencode2/`. */
+export const findConfig = (cwd: string, env: Record<string, string | undefined>): string | undefined => {
+  if (env.OPENCODE_CONFIG) return resolve(cwd, env.OPENCODE_CONFIG)
+  for (const name of ["opencode.jsonc", "opencode.json"]) {
+    const local = join(cwd, name)
+    if (existsSync(local)) return local
+  }
+  const xdg = env.XDG_CONFIG_HOME || join(homedir(), ".config")
+  for (const name of ["opencode.jsonc", "opencode.json"]) {
+    const global = join(xdg, "opencode2", name)
+    if (existsSync(global)) return global
+  }
+  return undefined
+}
+
+export const parseConfig = (text: string, path: string, env: Record<string, string | undefined> = process.env) => {
+  const errors: Array<ParseError> = []
+  const raw = parse(substitute(text, env), errors, { allowTrailingComma: true })
+  if (errors.length > 0) {
+    const first = errors[0]!
+    return Effect.fail(
+      new ConfigError({ path, message: `${printParseErrorCode(first.error)} at offset ${first.offset}` }),
+    )
+  }
+  return Schema.decodeUnknownEffect(ConfigSchema)(raw ?? {}).pipe(
+    Effect.mapError((error) => new ConfigError({ path, message: error.message })),
+  )
+}
+
+export class Config extends Context.Service<Config, ConfigShape>()("@opencode-ai/core/config/Config") {
+  /** Loads the config file that applies to `cwd` (see `findConfig`). No file means all defaults. */
+  static readonly load = (cwd: string = process.cwd(), env: Record<string, string | undefined> = process.env) =>
+    Effect.gen(function* () {
+      const path = findConfig(cwd, env)
+      if (!path) return { data: {}, directory: cwd } satisfies ConfigShape
+      const text = yield* Effect.try({
+        try: () => readFileSync(path, "utf8"),
+        catch: (cause) => new ConfigError({ path, message: `cannot read: ${(cause as Error).message}` }),
+      })
+      const data = yield* parseConfig(text, path, env)
+      return { data, path, directory: dirname(path) } satisfies ConfigShape
+    })
+
+  static readonly layer = (config: ConfigShape) => Layer.succeed(Config, Config.of(config))
+}

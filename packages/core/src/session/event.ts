@@ -1,0 +1,132 @@
+import { Schema } from "effect"
+import { durable, ephemeral } from "../bus/event.ts"
+import { InputMessage, MessageError, Origin, Part, Usage } from "./message.ts"
+import { ModelRef } from "./model-request.ts"
+
+/**
+ * Every state change of a session, as durable versioned events. The projection (`session`,
+ * `session_message`, `session_execution`, `session_inbox`) is a pure function of these events, which is
+ * what makes replay from the journal reproduce it exactly.
+ */
+export namespace SessionEvent {
+  export const Created = durable(
+    "session.created",
+    1,
+    Schema.Struct({
+      title: Schema.String,
+      directory: Schema.String,
+      agent: Schema.optional(Schema.String),
+      model: Schema.optional(Schema.String),
+    }),
+  )
+
+  export const Renamed = durable("session.renamed", 1, Schema.Struct({ title: Schema.String }))
+
+  export const Deleted = durable("session.deleted", 1, Schema.Struct({}))
+
+  /** Input admitted while the session was busy: parked in the inbox until the next turn boundary. */
+  export const InputQueued = durable("session.input.queued", 1, Schema.Struct({ message: InputMessage }))
+
+  /** A user or synthetic message entering the transcript (directly, or delivered from the inbox). */
+  export const MessageAdmitted = durable("session.message.admitted", 1, Schema.Struct({ message: InputMessage }))
+
+  export const TurnReason = Schema.Literals(["prompt", "synthetic", "resume", "continue"])
+
+  /** A turn takes the execution claim. */
+  export const TurnStarted = durable(
+    "session.turn.started",
+    1,
+    Schema.Struct({ turnID: Schema.String, reason: TurnReason }),
+  )
+
+  /** A claimed turn is resumed after a restart or on request; attempts are counted here, durably. */
+  export const TurnResumed = durable(
+    "session.turn.resumed",
+    1,
+    Schema.Struct({ turnID: Schema.String, attempt: Schema.Number }),
+  )
+
+  /** A turn releases the execution claim. */
+  export const TurnEnded = durable(
+    "session.turn.ended",
+    1,
+    Schema.Struct({
+      turnID: Schema.String,
+      outcome: Schema.Literals(["completed", "interrupted", "failed"]),
+      error: Schema.optional(MessageError),
+    }),
+  )
+
+  export const AssistantStarted = durable(
+    "session.assistant.started",
+    1,
+    Schema.Struct({ messageID: Schema.String, turnID: Schema.String, agent: Schema.String, model: ModelRef }),
+  )
+
+  /** Inserts or replaces one part of an in-progress assistant message (by part id). */
+  export const PartUpdated = durable(
+    "session.part.updated",
+    1,
+    Schema.Struct({ messageID: Schema.String, part: Part }),
+  )
+
+  export const AssistantCompleted = durable(
+    "session.assistant.completed",
+    1,
+    Schema.Struct({
+      messageID: Schema.String,
+      finish: Schema.optional(Schema.String),
+      error: Schema.optional(MessageError),
+      usage: Schema.optional(Usage),
+    }),
+  )
+
+  /** A text part's text replaced; ids, role and seq unchanged. */
+  export const MessageCorrected = durable(
+    "session.message.corrected",
+    1,
+    Schema.Struct({ messageID: Schema.String, partID: Schema.String, text: Schema.String, by: Origin }),
+  )
+
+  /** A user or synthetic message retracted behind the host-rendered placeholder. */
+  export const MessageRetracted = durable(
+    "session.message.retracted",
+    1,
+    Schema.Struct({ messageID: Schema.String, placeholder: Schema.String, by: Origin }),
+  )
+
+  /** A tool or reasoning part removed from a completed assistant message. */
+  export const PartRemoved = durable(
+    "session.part.removed",
+    1,
+    Schema.Struct({ messageID: Schema.String, partID: Schema.String, by: Origin }),
+  )
+
+  /** Streaming text/reasoning/tool-input deltas: published live, never stored. */
+  export const PartDelta = ephemeral(
+    "session.part.delta",
+    Schema.Struct({
+      messageID: Schema.String,
+      partID: Schema.String,
+      field: Schema.Literals(["text", "reasoning"]),
+      delta: Schema.String,
+    }),
+  )
+
+  export const all = [
+    Created,
+    Renamed,
+    Deleted,
+    InputQueued,
+    MessageAdmitted,
+    TurnStarted,
+    TurnResumed,
+    TurnEnded,
+    AssistantStarted,
+    PartUpdated,
+    AssistantCompleted,
+    MessageCorrected,
+    MessageRetracted,
+    PartRemoved,
+  ] as const
+}

@@ -1,0 +1,160 @@
+import { Effect, Layer } from "effect"
+import type { Envelope } from "../bus/event.ts"
+import { Projectors } from "../bus/projector.ts"
+import { Database } from "../storage/database.ts"
+import { SessionEvent as E } from "./event.ts"
+import type { AssistantMessage, InputMessage, Message, Part } from "./message.ts"
+
+type DataOf<D extends { data: { Type: unknown } }> = D["data"]["Type"]
+
+/**
+ * Applies session events to the projection tables. Pure in the event: it reads only the rows it updates
+ * and takes time and seq from the envelope, so the journal replayed into an empty database gives the same
+ * rows, byte for byte.
+ */
+export const makeSessionProjector = (client: Database["Service"]["client"]) => {
+  const insertSession = client.query(
+    "INSERT INTO session (id, title, directory, agent, model, seq, time_created, time_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+  )
+  const touchSession = client.query<unknown, [number, number, string]>(
+    "UPDATE session SET seq = ?, time_updated = ? WHERE id = ?",
+  )
+  const renameSession = client.query<unknown, [string, string]>("UPDATE session SET title = ? WHERE id = ?")
+  const deleteSession = client.query<unknown, [string]>("DELETE FROM session WHERE id = ?")
+  const insertInbox = client.query<unknown, [string, string, number, string]>(
+    "INSERT INTO session_inbox (message_id, session_id, seq, data) VALUES (?, ?, ?, ?)",
+  )
+  const deleteInbox = client.query<unknown, [string, string]>(
+    "DELETE FROM session_inbox WHERE message_id = ? AND session_id = ?",
+  )
+  const insertMessage = client.query<unknown, [string, string, number, string, string]>(
+    "INSERT INTO session_message (id, session_id, seq, type, data) VALUES (?, ?, ?, ?, ?)",
+  )
+  const readMessage = client.query<{ data: string }, [string, string]>(
+    "SELECT data FROM session_message WHERE id = ? AND session_id = ?",
+  )
+  const writeMessage = client.query<unknown, [string, string, string]>(
+    "UPDATE session_message SET data = ? WHERE id = ? AND session_id = ?",
+  )
+  const insertClaim = client.query<unknown, [string, string, string, number]>(
+    "INSERT INTO session_execution (session_id, turn_id, reason, attempts, time_started) VALUES (?, ?, ?, 0, ?)",
+  )
+  const resumeClaim = client.query<unknown, [number, string, string]>(
+    "UPDATE session_execution SET attempts = ? WHERE session_id = ? AND turn_id = ?",
+  )
+  const releaseClaim = client.query<unknown, [string]>("DELETE FROM session_execution WHERE session_id = ?")
+
+  const load = (event: Envelope, messageID: string): Message => {
+    const row = readMessage.get(messageID, event.sessionID)
+    if (!row) throw new Error(`${event.type}: message ${messageID} not in session ${event.sessionID}`)
+    return JSON.parse(row.data)
+  }
+  const store = (event: Envelope, message: Message) =>
+    writeMessage.run(JSON.stringify(message), message.id, event.sessionID)
+  const admit = (event: Envelope, message: InputMessage) => {
+    const stored = { ...message, seq: event.seq } as Message
+    insertMessage.run(message.id, event.sessionID, event.seq, message.type, JSON.stringify(stored))
+  }
+  const mapParts = (event: Envelope, messageID: string, fn: (parts: ReadonlyArray<Part>) => ReadonlyArray<Part>) => {
+    const message = load(event, messageID)
+    store(event, { ...message, parts: fn(message.parts) } as Message)
+  }
+
+  const handlers: Record<string, (event: Envelope<any>) => void> = {
+    [E.Created.type]: (event: Envelope<DataOf<typeof E.Created>>) => {
+      const d = event.data
+      insertSession.run(event.sessionID, d.title, d.directory, d.agent ?? null, d.model ?? null, event.seq, event.time, event.time)
+    },
+    [E.Renamed.type]: (event: Envelope<DataOf<typeof E.Renamed>>) => {
+      renameSession.run(event.data.title, event.sessionID)
+    },
+    [E.Deleted.type]: (event) => {
+      deleteSession.run(event.sessionID)
+    },
+    [E.InputQueued.type]: (event: Envelope<DataOf<typeof E.InputQueued>>) => {
+      insertInbox.run(event.data.message.id, event.sessionID, event.seq, JSON.stringify(event.data.message))
+    },
+    [E.MessageAdmitted.type]: (event: Envelope<DataOf<typeof E.MessageAdmitted>>) => {
+      deleteInbox.run(event.data.message.id, event.sessionID)
+      admit(event, event.data.message)
+    },
+    [E.TurnStarted.type]: (event: Envelope<DataOf<typeof E.TurnStarted>>) => {
+      insertClaim.run(event.sessionID, event.data.turnID, event.data.reason, event.time)
+    },
+    [E.TurnResumed.type]: (event: Envelope<DataOf<typeof E.TurnResumed>>) => {
+      resumeClaim.run(event.data.attempt, event.sessionID, event.data.turnID)
+    },
+    [E.TurnEnded.type]: (event) => {
+      releaseClaim.run(event.sessionID)
+    },
+    [E.AssistantStarted.type]: (event: Envelope<DataOf<typeof E.AssistantStarted>>) => {
+      const d = event.data
+      const message: AssistantMessage = {
+        id: d.messageID,
+        sessionID: event.sessionID,
+        seq: event.seq,
+        type: "assistant",
+        origin: "host",
+        parts: [],
+        time: { created: event.time },
+        turnID: d.turnID,
+        agent: d.agent,
+        model: d.model,
+      }
+      insertMessage.run(d.messageID, event.sessionID, event.seq, "assistant", JSON.stringify(message))
+    },
+    [E.PartUpdated.type]: (event: Envelope<DataOf<typeof E.PartUpdated>>) => {
+      const { part } = event.data
+      mapParts(event, event.data.messageID, (parts) => {
+        const index = parts.findIndex((p) => p.id === part.id)
+        return index === -1 ? [...parts, part] : parts.map((p, i) => (i === index ? part : p))
+      })
+    },
+    [E.AssistantCompleted.type]: (event: Envelope<DataOf<typeof E.AssistantCompleted>>) => {
+      const d = event.data
+      const message = load(event, d.messageID) as AssistantMessage
+      store(event, {
+        ...message,
+        time: { ...message.time, completed: event.time },
+        finish: d.finish,
+        error: d.error,
+        usage: d.usage,
+      })
+    },
+    [E.MessageCorrected.type]: (event: Envelope<DataOf<typeof E.MessageCorrected>>) => {
+      const d = event.data
+      mapParts(event, d.messageID, (parts) =>
+        parts.map((p) => (p.id === d.partID && p.type === "text" ? { ...p, text: d.text } : p)),
+      )
+    },
+    [E.MessageRetracted.type]: (event: Envelope<DataOf<typeof E.MessageRetracted>>) => {
+      const d = event.data
+      const message = load(event, d.messageID)
+      store(event, { ...message, parts: [], retracted: { time: event.time, by: d.by }, placeholder: d.placeholder })
+    },
+    [E.PartRemoved.type]: (event: Envelope<DataOf<typeof E.PartRemoved>>) => {
+      const d = event.data
+      mapParts(event, d.messageID, (parts) => parts.filter((p) => p.id !== d.partID))
+    },
+  }
+
+  return (event: Envelope) => {
+    const handler = handlers[event.type]
+    if (!handler) throw new Error(`no projector for event type ${event.type}`)
+    handler(event)
+    if (event.type !== E.Created.type && event.type !== E.Deleted.type) {
+      const changed = touchSession.run(event.seq, event.time, event.sessionID)
+      if (changed.changes === 0) throw new Error(`${event.type}: session ${event.sessionID} does not exist`)
+    }
+  }
+}
+
+/** The host's projector set: the session events, applied to the session tables. */
+export const ProjectorsLive = Layer.effect(
+  Projectors,
+  Effect.gen(function* () {
+    const database = yield* Database
+    const project = makeSessionProjector(database.client)
+    return Projectors.of({ definitions: E.all, project })
+  }),
+)

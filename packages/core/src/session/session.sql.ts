@@ -1,0 +1,47 @@
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core"
+
+/** One row per live session. Deleted sessions lose their row; their journal (if kept) stays. */
+export const SessionTable = sqliteTable(
+  "session",
+  {
+    id: text().primaryKey(),
+    title: text().notNull(),
+    directory: text().notNull(),
+    agent: text(),
+    model: text(),
+    /** Seq of the last event applied to this session. */
+    seq: integer().notNull(),
+    time_created: integer().notNull(),
+    time_updated: integer().notNull(),
+  },
+  (table) => [index("session_time_created").on(table.time_created)],
+)
+
+/**
+ * The durable execution claim: a row exists exactly while a turn holds the session (running, or left
+ * behind by a killed process and waiting to resume). Turn admission and mutation admission both decide on
+ * this row inside one IMMEDIATE transaction, which is what makes them mutually exclusive.
+ */
+export const SessionExecutionTable = sqliteTable("session_execution", {
+  session_id: text()
+    .primaryKey()
+    .references(() => SessionTable.id, { onDelete: "cascade" }),
+  turn_id: text().notNull(),
+  reason: text().notNull(),
+  attempts: integer().notNull(),
+  time_started: integer().notNull(),
+})
+
+/** Input admitted while a turn was running; delivered into the transcript at the next turn boundary. */
+export const SessionInboxTable = sqliteTable(
+  "session_inbox",
+  {
+    message_id: text().primaryKey(),
+    session_id: text()
+      .notNull()
+      .references(() => SessionTable.id, { onDelete: "cascade" }),
+    seq: integer().notNull(),
+    data: text().notNull(),
+  },
+  (table) => [index("session_inbox_session_seq").on(table.session_id, table.seq)],
+)

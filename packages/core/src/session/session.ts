@@ -1,0 +1,189 @@
+import { Context, Effect, Layer } from "effect"
+import { Bus } from "../bus/bus.ts"
+import { draft } from "../bus/event.ts"
+import { ascending } from "../id/id.ts"
+import { Database } from "../storage/database.ts"
+import { MessageNotFoundError, SessionNotFoundError } from "./error.ts"
+import { SessionEvent } from "./event.ts"
+import type { SessionInfo } from "./info.ts"
+import type { Message } from "./message.ts"
+
+export interface SessionRow {
+  id: string
+  title: string
+  directory: string
+  agent: string | null
+  model: string | null
+  seq: number
+  time_created: number
+  time_updated: number
+  claimed: number
+}
+
+export interface Paged<A> {
+  readonly items: ReadonlyArray<A>
+  readonly cursor?: string
+}
+
+export interface ListMessagesOptions {
+  readonly cursor?: string
+  /** 1..200; default 100. */
+  readonly limit?: number
+  readonly order?: "asc" | "desc"
+}
+
+export interface CreateSessionInput {
+  readonly title?: string
+  readonly directory?: string
+  readonly agent?: string
+  readonly model?: string
+}
+
+/** Which sessions have a turn running in this process; the claim alone cannot tell running from suspended. */
+export type RunningProbe = (sessionID: string) => boolean
+
+/**
+ * The session read model and its lifecycle events: create, rename, delete, and reads of sessions and
+ * messages straight from the projection.
+ */
+export interface SessionShape {
+  create(input: CreateSessionInput): Effect.Effect<SessionInfo>
+  get(sessionID: string): Effect.Effect<SessionInfo, SessionNotFoundError>
+  list(options?: { cursor?: string; limit?: number }): Effect.Effect<Paged<SessionInfo>>
+  rename(sessionID: string, title: string): Effect.Effect<SessionInfo, SessionNotFoundError>
+  /** Commits the deletion; callers stop any running turn first. */
+  remove(sessionID: string): Effect.Effect<void, SessionNotFoundError>
+  messages(sessionID: string, options?: ListMessagesOptions): Effect.Effect<Paged<Message>, SessionNotFoundError>
+  message(sessionID: string, messageID: string): Effect.Effect<Message, SessionNotFoundError | MessageNotFoundError>
+  /** Synchronous reads for use inside commit decisions. */
+  readonly sync: {
+    row(sessionID: string): SessionRow | undefined
+    message(sessionID: string, messageID: string): Message | undefined
+    claimed(sessionID: string): { turn_id: string; reason: string; attempts: number } | undefined
+  }
+  /** Lets the execution layer report which claims belong to a running turn (status `busy` vs `suspended`). */
+  setRunningProbe(probe: RunningProbe): void
+}
+
+export class Session extends Context.Service<Session, SessionShape>()("@opencode-ai/core/session/Session") {
+  static readonly layer = Layer.effect(
+    Session,
+    Effect.gen(function* () {
+      const { client } = yield* Database
+      const bus = yield* Bus
+      let running: RunningProbe = () => false
+
+      const selectSession = `SELECT s.*, (SELECT count(*) FROM session_execution e WHERE e.session_id = s.id) AS claimed FROM session s`
+      const readSession = client.query<SessionRow, [string]>(`${selectSession} WHERE s.id = ?`)
+      const listFirst = client.query<SessionRow, [number]>(`${selectSession} ORDER BY s.id DESC LIMIT ?`)
+      const listAfter = client.query<SessionRow, [string, number]>(`${selectSession} WHERE s.id < ? ORDER BY s.id DESC LIMIT ?`)
+      const readMessage = client.query<{ data: string }, [string, string]>(
+        "SELECT data FROM session_message WHERE id = ? AND session_id = ?",
+      )
+      const readClaim = client.query<{ turn_id: string; reason: string; attempts: number }, [string]>(
+        "SELECT turn_id, reason, attempts FROM session_execution WHERE session_id = ?",
+      )
+      const page = {
+        asc: client.query<{ seq: number; data: string }, [string, number, number]>(
+          "SELECT seq, data FROM session_message WHERE session_id = ? AND seq > ? ORDER BY seq ASC LIMIT ?",
+        ),
+        desc: client.query<{ seq: number; data: string }, [string, number, number]>(
+          "SELECT seq, data FROM session_message WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
+        ),
+      }
+
+      const toInfo = (row: SessionRow): SessionInfo => ({
+        id: row.id,
+        title: row.title,
+        directory: row.directory,
+        ...(row.agent ? { agent: row.agent } : {}),
+        ...(row.model ? { model: row.model } : {}),
+        seq: row.seq,
+        time: { created: row.time_created, updated: row.time_updated },
+        status: row.claimed ? (running(row.id) ? "busy" : "suspended") : "idle",
+      })
+
+      const get = (sessionID: string) =>
+        Effect.suspend(() => {
+          const row = readSession.get(sessionID)
+          return row ? Effect.succeed(toInfo(row)) : Effect.fail(new SessionNotFoundError({ sessionID }))
+        })
+
+      const clampLimit = (limit: number | undefined, fallback: number) =>
+        Math.max(1, Math.min(200, Math.trunc(limit ?? fallback)))
+
+      return Session.of({
+        create: (input) =>
+          Effect.gen(function* () {
+            const sessionID = ascending("ses")
+            yield* bus
+              .commit(sessionID, [
+                draft(SessionEvent.Created, {
+                  title: input.title ?? "New session",
+                  directory: input.directory ?? process.cwd(),
+                  ...(input.agent ? { agent: input.agent } : {}),
+                  ...(input.model ? { model: input.model } : {}),
+                }),
+              ])
+              .pipe(Effect.orDie)
+            return yield* get(sessionID).pipe(Effect.orDie)
+          }),
+        get,
+        list: (options = {}) =>
+          Effect.sync(() => {
+            const limit = clampLimit(options.limit, 50)
+            const rows = options.cursor ? listAfter.all(options.cursor, limit + 1) : listFirst.all(limit + 1)
+            const items = rows.slice(0, limit).map(toInfo)
+            return rows.length > limit ? { items, cursor: items[items.length - 1]!.id } : { items }
+          }),
+        rename: (sessionID, title) =>
+          bus
+            .transact(sessionID, () =>
+              readSession.get(sessionID)
+                ? [draft(SessionEvent.Renamed, { title })]
+                : { reject: new SessionNotFoundError({ sessionID }) },
+            )
+            .pipe(
+              Effect.catchTag("Bus.InvalidEventError", Effect.die),
+              Effect.andThen(get(sessionID)),
+            ),
+        remove: (sessionID) =>
+          bus
+            .transact(sessionID, () =>
+              readSession.get(sessionID)
+                ? [draft(SessionEvent.Deleted, {})]
+                : { reject: new SessionNotFoundError({ sessionID }) },
+            )
+            .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die), Effect.asVoid),
+        messages: (sessionID, options = {}) =>
+          Effect.gen(function* () {
+            yield* get(sessionID)
+            const limit = clampLimit(options.limit, 100)
+            const order = options.order ?? "asc"
+            const from = options.cursor !== undefined ? Number(options.cursor) : order === "asc" ? 0 : Number.MAX_SAFE_INTEGER
+            const rows = page[order].all(sessionID, Number.isFinite(from) ? from : 0, limit + 1)
+            const items = rows.slice(0, limit).map((row) => JSON.parse(row.data) as Message)
+            return rows.length > limit ? { items, cursor: String(rows[limit - 1]!.seq) } : { items }
+          }),
+        message: (sessionID, messageID) =>
+          Effect.gen(function* () {
+            yield* get(sessionID)
+            const row = readMessage.get(messageID, sessionID)
+            if (!row) return yield* new MessageNotFoundError({ sessionID, messageID })
+            return JSON.parse(row.data) as Message
+          }),
+        sync: {
+          row: (sessionID) => readSession.get(sessionID) ?? undefined,
+          message: (sessionID, messageID) => {
+            const row = readMessage.get(messageID, sessionID)
+            return row ? (JSON.parse(row.data) as Message) : undefined
+          },
+          claimed: (sessionID) => readClaim.get(sessionID) ?? undefined,
+        },
+        setRunningProbe: (probe) => {
+          running = probe
+        },
+      })
+    }),
+  )
+}

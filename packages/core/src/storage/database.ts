@@ -1,0 +1,52 @@
+import { Database as SQLite } from "bun:sqlite"
+import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite"
+import { Context, Effect, Layer, Schema } from "effect"
+import { mkdirSync } from "node:fs"
+import { dirname } from "node:path"
+import { migrate } from "./migration.ts"
+
+/** The database file could not be opened or migrated. */
+export class DatabaseOpenError extends Schema.TaggedError<DatabaseOpenError>()("Storage.DatabaseOpenError", {
+  path: Schema.String,
+  message: Schema.String,
+}) {}
+
+export interface DatabaseShape {
+  readonly path: string
+  /** The raw connection, for prepared statements on hot paths. */
+  readonly client: SQLite
+  readonly db: BunSQLiteDatabase
+  /** Runs `fn` inside one `BEGIN IMMEDIATE` transaction; a throw rolls everything back. Never nest. */
+  immediate<A>(fn: () => A): A
+}
+
+/** One SQLite connection per process, opened with WAL, foreign keys and a busy timeout. */
+export class Database extends Context.Service<Database, DatabaseShape>()("@opencode-ai/core/storage/Database") {
+  static readonly open = (path: string): DatabaseShape => {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true })
+    const client = new SQLite(path, { create: true, strict: true })
+    client.run("PRAGMA journal_mode = WAL")
+    client.run("PRAGMA synchronous = NORMAL")
+    client.run("PRAGMA foreign_keys = ON")
+    client.run("PRAGMA busy_timeout = 5000")
+    migrate(client)
+    return {
+      path,
+      client,
+      db: drizzle({ client }),
+      immediate: (fn) => client.transaction(fn).immediate(),
+    }
+  }
+
+  static readonly layer = (path: string) =>
+    Layer.effect(
+      Database,
+      Effect.acquireRelease(
+        Effect.try({
+          try: () => Database.open(path),
+          catch: (cause) => new DatabaseOpenError({ path, message: String((cause as Error)?.message ?? cause) }),
+        }),
+        (database) => Effect.sync(() => database.client.close()),
+      ),
+    )
+}

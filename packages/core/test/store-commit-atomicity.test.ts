@@ -1,0 +1,110 @@
+import { Effect, Exit, Layer, ManagedRuntime } from "effect"
+import { describe, expect, it } from "vitest"
+import { Bus, isDurable, type BusEvent } from "../src/bus/bus.ts"
+import { draft } from "../src/bus/event.ts"
+import { Projectors } from "../src/bus/projector.ts"
+import { SessionEvent } from "../src/session/event.ts"
+import { makeSessionProjector } from "../src/session/projector.ts"
+import { projectionSnapshot } from "../src/bus/replay.ts"
+import { Database } from "../src/storage/database.ts"
+import { tempDb } from "./support/tmp.ts"
+
+/** Projectors that fail on any part whose text is "boom", after the real projector ran for earlier drafts. */
+const FailingProjectors = Layer.effect(
+  Projectors,
+  Effect.gen(function* () {
+    const database = yield* Database
+    const project = makeSessionProjector(database.client)
+    return Projectors.of({
+      definitions: SessionEvent.all,
+      project: (event) => {
+        project(event)
+        const data = event.data as { message?: { parts?: Array<{ text?: string }> } }
+        if (data.message?.parts?.some((p) => p.text === "boom")) throw new Error("projector failed")
+      },
+    })
+  }),
+)
+
+const message = (id: string, text: string) => ({
+  id,
+  sessionID: "ses_atomic",
+  type: "user" as const,
+  origin: "user",
+  parts: [{ id: `prt_${id.slice(4)}`, type: "text" as const, text }],
+  time: { created: 1 },
+})
+
+describe("a durable commit is one transaction", () => {
+  it("a failing projector leaves seq, rows and journal unchanged and publishes nothing", async () => {
+    const path = tempDb()
+    const layer = Bus.layer({ persist: true }).pipe(Layer.provide(FailingProjectors), Layer.provideMerge(Database.layer(path)))
+    const runtime = ManagedRuntime.make(layer)
+    const seen: Array<BusEvent> = []
+    await runtime.runPromise(
+      Effect.gen(function* () {
+        const bus = yield* Bus
+        yield* bus.commit("ses_atomic", [draft(SessionEvent.Created, { title: "t", directory: "/tmp" })])
+        yield* bus.commit("ses_atomic", [draft(SessionEvent.MessageAdmitted, { message: message("msg_a1", "fine") })])
+        bus.subscribe((event) => seen.push(event))
+      }),
+    )
+    const { client } = await runtime.runPromise(Effect.gen(function* () { return yield* Database }))
+    const before = projectionSnapshot(client)
+    const journalBefore = client.query("SELECT * FROM event ORDER BY rowid").all()
+
+    const exit = await runtime.runPromiseExit(
+      Effect.gen(function* () {
+        const bus = yield* Bus
+        // The first draft projects fine, the second throws: both must vanish.
+        yield* bus.commit("ses_atomic", [
+          draft(SessionEvent.MessageAdmitted, { message: message("msg_a2", "ok") }),
+          draft(SessionEvent.MessageAdmitted, { message: message("msg_a3", "boom") }),
+        ])
+      }),
+    )
+    expect(Exit.isFailure(exit)).toBe(true)
+    expect(projectionSnapshot(client)).toEqual(before)
+    expect(client.query("SELECT * FROM event ORDER BY rowid").all()).toEqual(journalBefore)
+    expect(seen).toEqual([])
+
+    // The next commit continues from the old seq: the failed one consumed nothing.
+    const next = await runtime.runPromise(
+      Effect.gen(function* () {
+        const bus = yield* Bus
+        return yield* bus.commit("ses_atomic", [draft(SessionEvent.Renamed, { title: "after" })])
+      }),
+    )
+    expect(next[0]!.seq).toBe(3)
+    expect(seen.filter(isDurable).map((e) => e.seq)).toEqual([3])
+    await runtime.dispose()
+  })
+
+  it("an event whose data fails schema decoding is rejected and nothing is written", async () => {
+    const path = tempDb()
+    const layer = Bus.layer({ persist: true }).pipe(Layer.provide(FailingProjectors), Layer.provideMerge(Database.layer(path)))
+    const runtime = ManagedRuntime.make(layer)
+    const { client } = await runtime.runPromise(Effect.gen(function* () { return yield* Database }))
+    await runtime.runPromise(
+      Effect.gen(function* () {
+        const bus = yield* Bus
+        yield* bus.commit("ses_bad", [draft(SessionEvent.Created, { title: "t", directory: "/tmp" })])
+      }),
+    )
+    const before = projectionSnapshot(client)
+    const exit = await runtime.runPromiseExit(
+      Effect.gen(function* () {
+        const bus = yield* Bus
+        yield* bus.commit("ses_bad", [
+          draft(SessionEvent.Renamed, { title: "valid" }),
+          draft(SessionEvent.Renamed, { title: 42 } as never),
+        ])
+      }),
+    )
+    expect(Exit.isFailure(exit)).toBe(true)
+    if (Exit.isFailure(exit)) expect(JSON.stringify(exit.cause)).toContain("Bus.InvalidEventError")
+    expect(projectionSnapshot(client)).toEqual(before)
+    expect(client.query("SELECT count(*) AS n FROM event").get()).toEqual({ n: 1 })
+    await runtime.dispose()
+  })
+})

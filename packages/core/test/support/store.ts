@@ -1,0 +1,17 @@
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { StoreLayer } from "../../src/storage/layer.ts"
+import { tempDb } from "./tmp.ts"
+
+/** A store on a fresh SQLite file, as a runtime the test drives with `run`. */
+export const makeStore = (options: { persist?: boolean; path?: string } = {}) => {
+  const path = options.path ?? tempDb()
+  const runtime = ManagedRuntime.make(StoreLayer({ path, persist: options.persist ?? true }))
+  return {
+    path,
+    runtime,
+    run: <A, E>(effect: Effect.Effect<A, E, Layer.Success<ReturnType<typeof StoreLayer>>>) => runtime.runPromise(effect),
+    exit: <A, E>(effect: Effect.Effect<A, E, Layer.Success<ReturnType<typeof StoreLayer>>>) =>
+      runtime.runPromiseExit(effect),
+    dispose: () => runtime.dispose(),
+  }
+}
