@@ -1,0 +1,34 @@
+// Child process for the cross-process persistence test: `write PATH` creates a session with messages,
+// `read PATH` prints what another process sees in the same file.
+import { Effect } from "effect"
+import { Bus } from "../../src/bus/bus.ts"
+import { draft } from "../../src/bus/event.ts"
+import { ascending } from "../../src/id/id.ts"
+import { SessionEvent } from "../../src/session/event.ts"
+import { Session } from "../../src/session/session.ts"
+import { StoreLayer } from "../../src/storage/layer.ts"
+
+const [mode, path] = process.argv.slice(2) as ["write" | "read", string]
+
+const program = Effect.gen(function* () {
+  const session = yield* Session
+  const bus = yield* Bus
+  if (mode === "write") {
+    const info = yield* session.create({ title: "written by child", directory: "/work" })
+    for (const text of ["first", "second", "third"]) {
+      yield* bus.commit(info.id, [
+        draft(SessionEvent.MessageAdmitted, {
+          message: { id: ascending("msg"), sessionID: info.id, type: "user", origin: "user", parts: [{ id: ascending("prt"), type: "text", text }], time: { created: 1 } },
+        }),
+      ])
+    }
+    return { sessionID: info.id }
+  }
+  const page = yield* session.list()
+  const info = page.items[0]!
+  const messages = yield* session.messages(info.id)
+  return { sessionID: info.id, title: info.title, seq: info.seq, texts: messages.items.map((m) => (m.parts[0] as { text: string }).text) }
+})
+
+const result = await Effect.runPromise(program.pipe(Effect.provide(StoreLayer({ path, persist: true }))))
+process.stdout.write(JSON.stringify(result))
