@@ -59,3 +59,10 @@ export type SessionError =
   | PartNotFoundError
   | BusyError
   | InvalidTargetError
+  | InvalidInputError
+
+/** Input refused before anything happened: empty text, wrong type, out-of-range value. */
+export class InvalidInputError extends Schema.TaggedError<InvalidInputError>()("Session.InvalidInputError", {
+  message: Schema.String,
+  field: Schema.optional(Schema.String),
+}) {}

@@ -25,7 +25,11 @@ export namespace SessionEvent {
   export const Deleted = durable("session.deleted", 1, Schema.Struct({}))
 
   /** Input admitted while the session was busy: parked in the inbox until the next turn boundary. */
-  export const InputQueued = durable("session.input.queued", 1, Schema.Struct({ message: InputMessage }))
+  export const InputQueued = durable(
+    "session.input.queued",
+    1,
+    Schema.Struct({ message: InputMessage, wake: Schema.Boolean }),
+  )
 
   /** A user or synthetic message entering the transcript (directly, or delivered from the inbox). */
   export const MessageAdmitted = durable("session.message.admitted", 1, Schema.Struct({ message: InputMessage }))

@@ -72,7 +72,12 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
       deleteSession.run(event.sessionID)
     },
     [E.InputQueued.type]: (event: Envelope<DataOf<typeof E.InputQueued>>) => {
-      insertInbox.run(event.data.message.id, event.sessionID, event.seq, JSON.stringify(event.data.message))
+      insertInbox.run(
+        event.data.message.id,
+        event.sessionID,
+        event.seq,
+        JSON.stringify({ message: event.data.message, wake: event.data.wake }),
+      )
     },
     [E.MessageAdmitted.type]: (event: Envelope<DataOf<typeof E.MessageAdmitted>>) => {
       deleteInbox.run(event.data.message.id, event.sessionID)

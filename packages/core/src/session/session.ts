@@ -6,7 +6,7 @@ import { Database } from "../storage/database.ts"
 import { MessageNotFoundError, SessionNotFoundError } from "./error.ts"
 import { SessionEvent } from "./event.ts"
 import type { SessionInfo } from "./info.ts"
-import type { Message } from "./message.ts"
+import type { InputMessage, Message, UserMessage } from "./message.ts"
 
 export interface SessionRow {
   id: string
@@ -60,6 +60,14 @@ export interface SessionShape {
     row(sessionID: string): SessionRow | undefined
     message(sessionID: string, messageID: string): Message | undefined
     claimed(sessionID: string): { turn_id: string; reason: string; attempts: number } | undefined
+    /** Input waiting in the inbox, oldest first. */
+    inbox(sessionID: string): ReadonlyArray<{ message: InputMessage; wake: boolean }>
+    /** Every message of a session in seq order (the model request needs the whole transcript). */
+    transcript(sessionID: string): ReadonlyArray<Message>
+    /** The most recent user prompt (its agent and model choices apply to the turn). */
+    latestPrompt(sessionID: string): UserMessage | undefined
+    /** Sessions whose claim is held, oldest claim first. */
+    claimedSessions(): ReadonlyArray<string>
   }
   /** Lets the execution layer report which claims belong to a running turn (status `busy` vs `suspended`). */
   setRunningProbe(probe: RunningProbe): void
@@ -82,6 +90,18 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
       )
       const readClaim = client.query<{ turn_id: string; reason: string; attempts: number }, [string]>(
         "SELECT turn_id, reason, attempts FROM session_execution WHERE session_id = ?",
+      )
+      const readInbox = client.query<{ data: string }, [string]>(
+        "SELECT data FROM session_inbox WHERE session_id = ? ORDER BY seq",
+      )
+      const readTranscript = client.query<{ data: string }, [string]>(
+        "SELECT data FROM session_message WHERE session_id = ? ORDER BY seq",
+      )
+      const readLatestPrompt = client.query<{ data: string }, [string]>(
+        "SELECT data FROM session_message WHERE session_id = ? AND type = 'user' ORDER BY seq DESC LIMIT 1",
+      )
+      const readClaimed = client.query<{ session_id: string }, []>(
+        "SELECT session_id FROM session_execution ORDER BY time_started, session_id",
       )
       const page = {
         asc: client.query<{ seq: number; data: string }, [string, number, number]>(
@@ -179,6 +199,13 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
             return row ? (JSON.parse(row.data) as Message) : undefined
           },
           claimed: (sessionID) => readClaim.get(sessionID) ?? undefined,
+          inbox: (sessionID) => readInbox.all(sessionID).map((row) => JSON.parse(row.data)),
+          transcript: (sessionID) => readTranscript.all(sessionID).map((row) => JSON.parse(row.data) as Message),
+          latestPrompt: (sessionID) => {
+            const row = readLatestPrompt.get(sessionID)
+            return row ? (JSON.parse(row.data) as UserMessage) : undefined
+          },
+          claimedSessions: () => readClaimed.all().map((row) => row.session_id),
         },
         setRunningProbe: (probe) => {
           running = probe

@@ -52,7 +52,7 @@ export const applyOps = (ops: ReadonlyArray<number>) =>
         const made = input(sessionID, op % 3 ? "user" : "synthetic", text)
         if (s.claim) {
           s.inbox.push({ id: made.id, type: made.message.type })
-          drafts.push(draft(E.InputQueued, { message: made.message }))
+          drafts.push(draft(E.InputQueued, { message: made.message, wake: op % 4 !== 0 }))
         } else {
           s.inputs.push({ id: made.id, partID: made.partID, retracted: false })
           drafts.push(draft(E.MessageAdmitted, { message: made.message }))

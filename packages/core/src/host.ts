@@ -1,0 +1,55 @@
+import { Effect, Layer } from "effect"
+import { Bus } from "./bus/bus.ts"
+import { Config, type ConfigShape } from "./config/config.ts"
+import { Hooks } from "./plugin/hooks.ts"
+import { type InlinePlugin, PluginHost } from "./plugin/host.ts"
+import { Providers } from "./provider/registry.ts"
+import { Execution } from "./session/execution.ts"
+import { Mutation } from "./session/mutation.ts"
+import { ProjectorsLive } from "./session/projector.ts"
+import { Restart } from "./session/restart.ts"
+import { Runner } from "./session/runner/llm.ts"
+import { Session } from "./session/session.ts"
+import { Database } from "./storage/database.ts"
+
+export interface HostOptions {
+  /** SQLite file path, or `:memory:`. */
+  readonly database: string
+  readonly config: ConfigShape
+  /** Plugins given in code, loaded after those named in config. */
+  readonly plugins?: ReadonlyArray<InlinePlugin>
+  /** Resume claimed sessions once plugins are loaded. Default: `config.server.autoResume ?? true`. */
+  readonly autoResume?: boolean
+}
+
+/**
+ * The whole host, composed: storage and bus, session read model, hooks, providers, runner, execution,
+ * mutations, plugins and restart resume. Plugins are activated before any claimed session resumes, so
+ * the first resumed request already runs their `session.preflight` hooks.
+ */
+export const HostLayer = (options: HostOptions) => {
+  const config = Config.layer(options.config)
+  const database = Database.layer(options.database)
+  const bus = Bus.layer({ persist: options.config.data.events?.persist === true }).pipe(Layer.provide(ProjectorsLive))
+  const store = Session.layer.pipe(Layer.provideMerge(bus), Layer.provideMerge(database))
+  const base = Layer.mergeAll(Hooks.layer, Providers.layer).pipe(Layer.provideMerge(config))
+  const runner = Runner.layer.pipe(Layer.provideMerge(Layer.merge(store, base)))
+  const execution = Layer.mergeAll(Execution.layer, Mutation.layer).pipe(Layer.provideMerge(runner))
+  const plugins = PluginHost.layer({ inline: options.plugins ?? [] }).pipe(
+    Layer.provideMerge(execution),
+  )
+  const autoResume = options.autoResume ?? options.config.data.server?.autoResume ?? true
+  const resume = Layer.effectDiscard(
+    Effect.gen(function* () {
+      if (!autoResume) return
+      const restart = yield* Restart
+      const { resumed, exhausted } = yield* restart.resumeClaimed()
+      if (resumed.length + exhausted.length > 0) {
+        yield* Effect.logInfo(`resumed ${resumed.length} session(s); ${exhausted.length} gave up after the attempt cap`)
+      }
+    }),
+  )
+  return resume.pipe(Layer.provideMerge(Restart.layer), Layer.provideMerge(plugins))
+}
+
+export type HostServices = Layer.Success<ReturnType<typeof HostLayer>>

@@ -1,0 +1,178 @@
+import type { EffectSession, HookName, PromiseSession, SessionError } from "@opencode-ai/plugin"
+import { Cause, Effect, Exit, Scope } from "effect"
+import { InvalidInputError } from "../session/error.ts"
+import type { Execution } from "../session/execution.ts"
+import type { Mutation } from "../session/mutation.ts"
+import type { Session } from "../session/session.ts"
+import { type Hooks, type Registration } from "./hooks.ts"
+
+export interface HostServices {
+  readonly session: Session["Service"]
+  readonly execution: Execution["Service"]
+  readonly mutation: Mutation["Service"]
+  readonly hooks: Hooks["Service"]
+}
+
+const str = (input: unknown, field: string) =>
+  typeof input === "object" && input !== null && typeof (input as Record<string, unknown>)[field] === "string" &&
+  (input as Record<string, string>)[field]!.length > 0
+    ? Effect.succeed((input as Record<string, string>)[field]!)
+    : Effect.fail(new InvalidInputError({ message: `${field} must be a non-empty string`, field }))
+
+const opt = <T>(input: unknown, field: string, type: "string" | "number" | "boolean"): Effect.Effect<T | undefined, InvalidInputError> => {
+  const value = typeof input === "object" && input !== null ? (input as Record<string, unknown>)[field] : undefined
+  if (value === undefined) return Effect.succeed(undefined)
+  return typeof value === type
+    ? Effect.succeed(value as T)
+    : Effect.fail(new InvalidInputError({ message: `${field} must be a ${type}`, field }))
+}
+
+/**
+ * The Effect flavour of the plugin session API for one plugin: host services with inputs checked and
+ * every admitted message attributed to `plugin:<id>`. Failures are the core's tagged errors, whose `_tag`
+ * and fields are the public contract.
+ */
+export const effectSession = (pluginID: string, services: HostServices, scope: Scope.Scope): EffectSession => {
+  const { session, execution, mutation, hooks } = services
+  const origin = `plugin:${pluginID}`
+  const target = (input: unknown) => str(input, "sessionID")
+  // Registrations live as long as the plugin's scope: unloading the plugin disposes them.
+  const register = <K extends HookName>(name: K, registration: Registration<K>) =>
+    Effect.suspend(() => {
+      const dispose = hooks.register(name, registration)
+      return Scope.addFinalizer(scope, Effect.sync(dispose))
+    })
+  return {
+    hook: (name, callback) => register(name, { pluginID, run: (event) => callback(event as never) }),
+    get: (input) => Effect.flatMap(target(input), session.get),
+    create: (input = {}) =>
+      Effect.gen(function* () {
+        const title = yield* opt<string>(input, "title", "string")
+        const directory = yield* opt<string>(input, "directory", "string")
+        const agent = yield* opt<string>(input, "agent", "string")
+        return yield* session.create({
+          ...(title !== undefined ? { title } : {}),
+          ...(directory !== undefined ? { directory } : {}),
+          ...(agent !== undefined ? { agent } : {}),
+        })
+      }),
+    prompt: (input) =>
+      Effect.gen(function* () {
+        const sessionID = yield* target(input)
+        const text = yield* str(input, "text")
+        const agent = yield* opt<string>(input, "agent", "string")
+        return yield* execution.prompt({ sessionID, text, origin, ...(agent ? { agent } : {}) })
+      }),
+    synthetic: (input) =>
+      Effect.gen(function* () {
+        const sessionID = yield* target(input)
+        const text = yield* str(input, "text")
+        const description = yield* opt<string>(input, "description", "string")
+        const resume = yield* opt<boolean>(input, "resume", "boolean")
+        return yield* execution.synthetic({
+          sessionID,
+          text,
+          origin,
+          ...(description !== undefined ? { description } : {}),
+          ...(resume !== undefined ? { resume } : {}),
+        })
+      }),
+    interrupt: (input) => Effect.flatMap(target(input), execution.interrupt),
+    wait: (input) => Effect.flatMap(target(input), execution.wait),
+    resume: (input) => Effect.flatMap(target(input), (id) => Effect.asVoid(execution.resume(id))),
+    messages: (input) =>
+      Effect.gen(function* () {
+        const sessionID = yield* target(input)
+        const cursor = yield* opt<string>(input, "cursor", "string")
+        const limit = yield* opt<number>(input, "limit", "number")
+        const order = yield* opt<string>(input, "order", "string")
+        if (order !== undefined && order !== "asc" && order !== "desc") {
+          return yield* new InvalidInputError({ message: `order must be "asc" or "desc"`, field: "order" })
+        }
+        return yield* session.messages(sessionID, {
+          ...(cursor !== undefined ? { cursor } : {}),
+          ...(limit !== undefined ? { limit } : {}),
+          ...(order !== undefined ? { order } : {}),
+        })
+      }),
+    message: {
+      get: (input) =>
+        Effect.gen(function* () {
+          return yield* session.message(yield* target(input), yield* str(input, "messageID"))
+        }),
+      update: (input) =>
+        Effect.gen(function* () {
+          const sessionID = yield* target(input)
+          const messageID = yield* str(input, "messageID")
+          const partID = yield* str(input, "partID")
+          const text = (input as { text?: unknown }).text
+          if (typeof text !== "string") return yield* new InvalidInputError({ message: "text must be a string", field: "text" })
+          return yield* mutation.correct({ sessionID, messageID, partID, text, by: origin })
+        }),
+      remove: (input) =>
+        Effect.gen(function* () {
+          return yield* mutation.retract({ sessionID: yield* target(input), messageID: yield* str(input, "messageID"), by: origin })
+        }),
+    },
+    part: {
+      remove: (input) =>
+        Effect.gen(function* () {
+          return yield* mutation.removePart({
+            sessionID: yield* target(input),
+            messageID: yield* str(input, "messageID"),
+            partID: yield* str(input, "partID"),
+            by: origin,
+          })
+        }),
+    },
+  }
+}
+
+/** A failure as a Promise plugin sees it: a plain `{ _tag, ...fields, message }` object. */
+export const toPlainError = (cause: Cause.Cause<unknown>): SessionError | { _tag: "UnknownError"; message: string } => {
+  const failure = cause.reasons.find((r) => r._tag === "Fail")
+  const error = failure?._tag === "Fail" ? failure.error : Cause.squash(cause)
+  if (typeof error === "object" && error !== null && typeof (error as { _tag?: unknown })._tag === "string") {
+    const fields: Record<string, unknown> = {}
+    for (const key of Object.keys(error)) fields[key] = (error as Record<string, unknown>)[key]
+    return { ...fields, _tag: (error as { _tag: string })._tag, message: String((error as Error).message ?? "") } as SessionError
+  }
+  return { _tag: "UnknownError", message: error instanceof Error ? error.message : String(error) }
+}
+
+/**
+ * The Promise flavour: the same operations run on the host runtime; failures reject with plain tagged
+ * objects so plugins compare `_tag` (exactly like `ctx.session.get` on a missing session).
+ */
+export const promiseSession = (
+  effect: EffectSession,
+  pluginID: string,
+  hooks: Hooks["Service"],
+  track: (dispose: () => void) => () => void,
+): PromiseSession => {
+  const run = <A>(program: Effect.Effect<A, unknown>): Promise<A> =>
+    Effect.runPromiseExit(program).then((exit) => (Exit.isSuccess(exit) ? exit.value : Promise.reject(toPlainError(exit.cause))))
+  return {
+    hook: (name, callback) =>
+      track(
+        hooks.register(name, {
+          pluginID,
+          run: (event) => Effect.tryPromise({ try: async () => callback(event as never), catch: (cause) => cause }),
+        }),
+      ),
+    get: (input) => run(effect.get(input)),
+    create: (input) => run(effect.create(input)),
+    prompt: (input) => run(effect.prompt(input)),
+    synthetic: (input) => run(effect.synthetic(input)),
+    interrupt: (input) => run(effect.interrupt(input)),
+    wait: (input) => run(effect.wait(input)),
+    resume: (input) => run(effect.resume(input)),
+    messages: (input) => run(effect.messages(input)),
+    message: {
+      get: (input) => run(effect.message.get(input)),
+      update: (input) => run(effect.message.update(input)),
+      remove: (input) => run(effect.message.remove(input)),
+    },
+    part: { remove: (input) => run(effect.part.remove(input)) },
+  }
+}

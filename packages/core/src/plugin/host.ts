@@ -1,0 +1,134 @@
+import type { EffectPlugin, Plugin, PromisePlugin } from "@opencode-ai/plugin"
+import { Context, Effect, Exit, Layer, Schema, Scope } from "effect"
+import { isAbsolute, resolve } from "node:path"
+import { pathToFileURL } from "node:url"
+import { Config } from "../config/config.ts"
+import { Execution } from "../session/execution.ts"
+import { Mutation } from "../session/mutation.ts"
+import { Session } from "../session/session.ts"
+import { effectSession, promiseSession } from "./context.ts"
+import { Hooks } from "./hooks.ts"
+
+export const PluginStatus = Schema.Struct({
+  id: Schema.optional(Schema.String),
+  source: Schema.String,
+  status: Schema.Literals(["loaded", "failed"]),
+  flavour: Schema.optional(Schema.Literals(["promise", "effect"])),
+  error: Schema.optional(Schema.String),
+})
+export type PluginStatus = typeof PluginStatus.Type
+
+/** A plugin handed to the host in code rather than named in config (embedding, tests). */
+export interface InlinePlugin {
+  readonly source: string
+  readonly plugin: Plugin
+}
+
+const isPromisePlugin = (value: unknown): value is PromisePlugin =>
+  typeof value === "object" && value !== null && typeof (value as PromisePlugin).setup === "function"
+const isEffectPlugin = (value: unknown): value is EffectPlugin =>
+  typeof value === "object" && value !== null && typeof (value as EffectPlugin).effect === "function"
+
+const message = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause))
+
+/**
+ * Loads the plugins named in config (relative paths resolve against the config file's directory; other
+ * names are installed packages resolved from there), gives each a context scoped to it, and unloads them
+ * in reverse order when the host stops. A plugin that fails to load is logged and reported with its
+ * error by `list()`, never silently skipped.
+ */
+export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyArray<PluginStatus> }>()(
+  "@opencode-ai/core/plugin/PluginHost",
+) {
+  static readonly layer = (options: { readonly inline?: ReadonlyArray<InlinePlugin> } = {}) =>
+    Layer.effect(
+      PluginHost,
+      Effect.gen(function* () {
+        const config = yield* Config
+        const services = {
+          session: yield* Session,
+          execution: yield* Execution,
+          mutation: yield* Mutation,
+          hooks: yield* Hooks,
+        }
+        const layerScope = yield* Effect.scope
+        const statuses: Array<PluginStatus> = []
+        const ids = new Set<string>()
+
+        const importPlugin = (spec: string) =>
+          Effect.tryPromise({
+            try: async () => {
+              const path = spec.startsWith(".") || isAbsolute(spec) ? resolve(config.directory, spec) : Bun.resolveSync(spec, config.directory)
+              const module = await import(pathToFileURL(path).href)
+              return (module.default ?? module.plugin) as unknown
+            },
+            catch: (cause) => new Error(`cannot import "${spec}": ${message(cause)}`),
+          })
+
+        const activate = (source: string, candidate: unknown) =>
+          Effect.gen(function* () {
+            if (!isPromisePlugin(candidate) && !isEffectPlugin(candidate)) {
+              return yield* Effect.fail(new Error("the module's default export is not a plugin ({ id, setup } or { id, effect })"))
+            }
+            const id = (candidate as { id?: unknown }).id
+            if (typeof id !== "string" || !/^[A-Za-z0-9._@/-]+$/.test(id)) {
+              return yield* Effect.fail(new Error("the plugin needs an `id` of letters, digits and . _ @ / -"))
+            }
+            if (ids.has(id)) return yield* Effect.fail(new Error(`another plugin already uses the id "${id}"`))
+            const scope = yield* Scope.fork(layerScope, "sequential")
+            const session = effectSession(id, services, scope)
+            const loaded = isEffectPlugin(candidate)
+              ? Scope.provide(candidate.effect({ id, directory: config.directory, session }), scope).pipe(
+                  Effect.as("effect" as const),
+                )
+              : Effect.gen(function* () {
+                  const track = (dispose: () => void) => {
+                    Effect.runSync(Scope.addFinalizer(scope, Effect.sync(dispose)))
+                    return dispose
+                  }
+                  const cleanup = yield* Effect.tryPromise({
+                    try: async () =>
+                      candidate.setup({
+                        id,
+                        directory: config.directory,
+                        session: promiseSession(session, id, services.hooks, track),
+                        log: (text, fields) => Effect.runFork(Effect.logInfo(text, { plugin: id, ...fields })),
+                      }),
+                    catch: (cause) => cause,
+                  })
+                  if (typeof cleanup === "function") {
+                    yield* Scope.addFinalizer(scope, Effect.promise(async () => cleanup()).pipe(Effect.ignore))
+                  }
+                  return "promise" as const
+                })
+            const flavour = yield* loaded.pipe(
+              Effect.onError(() => Scope.close(scope, Exit.void)),
+              Effect.mapError((cause) => new Error(`setup failed: ${message(cause)}`)),
+            )
+            ids.add(id)
+            statuses.push({ id, source, status: "loaded", flavour })
+          }).pipe(
+            Effect.catch((error: Error) =>
+              Effect.gen(function* () {
+                const id = (candidate as { id?: unknown } | undefined)?.id
+                statuses.push({ ...(typeof id === "string" ? { id } : {}), source, status: "failed", error: error.message })
+                yield* Effect.logError(`plugin ${source} failed to load: ${error.message}`)
+              }),
+            ),
+          )
+
+        for (const spec of config.data.plugin ?? []) {
+          const imported = yield* Effect.result(importPlugin(spec))
+          if (imported._tag === "Failure") {
+            statuses.push({ source: spec, status: "failed", error: imported.failure.message })
+            yield* Effect.logError(`plugin ${spec} failed to load: ${imported.failure.message}`)
+            continue
+          }
+          yield* activate(spec, imported.success)
+        }
+        for (const inline of options.inline ?? []) yield* activate(inline.source, inline.plugin)
+
+        return PluginHost.of({ list: () => [...statuses] })
+      }),
+    )
+}

@@ -1,0 +1,108 @@
+import { Context, Effect, Layer } from "effect"
+import { Bus, type Decision } from "../bus/bus.ts"
+import { draft } from "../bus/event.ts"
+import { admitMutation } from "./admission.ts"
+import {
+  type BusyError,
+  InvalidTargetError,
+  MessageNotFoundError,
+  PartNotFoundError,
+  type SessionNotFoundError,
+} from "./error.ts"
+import { SessionEvent } from "./event.ts"
+import type { Message, Origin } from "./message.ts"
+import { Session } from "./session.ts"
+
+export type MutationError = SessionNotFoundError | MessageNotFoundError | PartNotFoundError | BusyError | InvalidTargetError
+
+/** The host-rendered text that stands in for a retracted message. Never plugin-supplied. */
+export const placeholderFor = (message: Message) =>
+  message.type === "synthetic" ? "[A notice was retracted.]" : "[A message was retracted.]"
+
+/**
+ * The transcript mutation contract: correct a text part, retract a user or synthetic message, remove a
+ * tool or reasoning part of a completed assistant message. Each is one replayable event admitted between
+ * turns only (see `admission.ts`); ids, roles and seqs never change. Each returns the updated message.
+ */
+export interface MutationShape {
+  correct(input: {
+    readonly sessionID: string
+    readonly messageID: string
+    readonly partID: string
+    readonly text: string
+    readonly by: Origin
+  }): Effect.Effect<Message, MutationError>
+  retract(input: { readonly sessionID: string; readonly messageID: string; readonly by: Origin }): Effect.Effect<Message, MutationError>
+  removePart(input: {
+    readonly sessionID: string
+    readonly messageID: string
+    readonly partID: string
+    readonly by: Origin
+  }): Effect.Effect<Message, MutationError>
+}
+
+export class Mutation extends Context.Service<Mutation, MutationShape>()("@opencode-ai/core/session/Mutation") {
+  static readonly layer = Layer.effect(
+    Mutation,
+    Effect.gen(function* () {
+      const bus = yield* Bus
+      const session = yield* Session
+      const reads = session.sync
+
+      /** Admits and commits; the result is read back inside the same fiber step, right after commit. */
+      const apply = (sessionID: string, messageID: string, build: (message: Message) => Decision<MutationError>) =>
+        bus
+          .transact(sessionID, () =>
+            admitMutation<MutationError>(reads, sessionID, () => {
+              const message = reads.message(sessionID, messageID)
+              return message ? build(message) : { reject: new MessageNotFoundError({ sessionID, messageID }) }
+            }),
+          )
+          .pipe(
+            Effect.catchTag("Bus.InvalidEventError", Effect.die),
+            Effect.map(() => reads.message(sessionID, messageID)!),
+          )
+
+      const invalid = (message: Message, reason: string, partID?: string) => ({
+        reject: new InvalidTargetError({
+          sessionID: message.sessionID,
+          messageID: message.id,
+          ...(partID ? { partID } : {}),
+          reason,
+        }),
+      })
+
+      const completed = (message: Message) => message.type !== "assistant" || message.time.completed !== undefined
+
+      return Mutation.of({
+        correct: ({ sessionID, messageID, partID, text, by }) =>
+          apply(sessionID, messageID, (message) => {
+            if (message.retracted) return invalid(message, "the message is retracted", partID)
+            if (!completed(message)) return invalid(message, "the assistant message is not completed", partID)
+            const part = message.parts.find((p) => p.id === partID)
+            if (!part) return { reject: new PartNotFoundError({ sessionID, messageID, partID }) }
+            if (part.type !== "text") return invalid(message, `only text parts can be corrected, not ${part.type} parts`, partID)
+            return [draft(SessionEvent.MessageCorrected, { messageID, partID, text, by })]
+          }),
+        retract: ({ sessionID, messageID, by }) =>
+          apply(sessionID, messageID, (message) => {
+            if (message.type === "assistant") {
+              return invalid(message, "assistant messages cannot be retracted; remove their tool or reasoning parts instead")
+            }
+            // Retracting twice changes nothing and commits nothing: a retry after success is harmless.
+            if (message.retracted) return []
+            return [draft(SessionEvent.MessageRetracted, { messageID, placeholder: placeholderFor(message), by })]
+          }),
+        removePart: ({ sessionID, messageID, partID, by }) =>
+          apply(sessionID, messageID, (message) => {
+            if (message.type !== "assistant") return invalid(message, "parts can only be removed from assistant messages", partID)
+            if (!completed(message)) return invalid(message, "the assistant message is not completed", partID)
+            const part = message.parts.find((p) => p.id === partID)
+            if (!part) return { reject: new PartNotFoundError({ sessionID, messageID, partID }) }
+            if (part.type === "text") return invalid(message, "text parts cannot be removed; correct them instead", partID)
+            return [draft(SessionEvent.PartRemoved, { messageID, partID, by })]
+          }),
+      })
+    }),
+  )
+}

@@ -1,0 +1,299 @@
+import type { ContextEvent } from "@opencode-ai/plugin"
+import { Cause, Context, Effect, Layer, Stream } from "effect"
+import { Bus } from "../../bus/bus.ts"
+import { draft, type Draft } from "../../bus/event.ts"
+import { Config } from "../../config/config.ts"
+import { ascending } from "../../id/id.ts"
+import { Hooks } from "../../plugin/hooks.ts"
+import type { ProviderEvent, Usage } from "../../provider/provider.ts"
+import { parseModel, Providers } from "../../provider/registry.ts"
+import { builtinTools, runTool, toModelTool } from "../../tool/registry.ts"
+import { selectAgent } from "../agent.ts"
+import type { TurnReason } from "../admission.ts"
+import { SessionEvent } from "../event.ts"
+import type { MessageError, Part, ToolPart } from "../message.ts"
+import type { ModelMessage, ModelRef, ModelRequest, ModelTool, SystemOrigin, SystemPart } from "../model-request.ts"
+import { Session } from "../session.ts"
+import { enforceOrigins, systemParts } from "../system.ts"
+import { toModelMessages } from "../transcript.ts"
+
+export interface Turn {
+  readonly sessionID: string
+  readonly turnID: string
+  readonly reason: TurnReason
+}
+
+export interface TurnOutcome {
+  readonly outcome: "completed" | "failed"
+  readonly error?: MessageError
+}
+
+/**
+ * Runs one turn: a loop of primary model requests. Each request runs the awaited `session.preflight`
+ * hook, then selects agent, tools, system parts and transcript, hands copies to `session.context`, streams
+ * the provider's answer into an assistant message (deltas live, completed parts durable), runs the tool
+ * calls, and continues while the model asks for tools, up to the agent's step limit. Failures are recorded
+ * on the assistant message and returned as the outcome; interruption records the partial message as
+ * interrupted.
+ */
+export class Runner extends Context.Service<
+  Runner,
+  {
+    run(turn: Turn): Effect.Effect<TurnOutcome>
+    /** Ends a turn without a model request, recording `error` on an assistant message. */
+    fail(turn: Turn, error: MessageError): Effect.Effect<TurnOutcome>
+  }
+>()("@opencode-ai/core/session/runner/Runner") {
+  static readonly layer = Layer.effect(
+    Runner,
+    Effect.gen(function* () {
+      const bus = yield* Bus
+      const session = yield* Session
+      const hooks = yield* Hooks
+      const providers = yield* Providers
+      const config = yield* Config
+      const tools = builtinTools({ bash: config.data.tools?.bash === true })
+      const modelTools: ReadonlyArray<ModelTool> = tools.map(toModelTool)
+      const toolByName = new Map(tools.map((tool) => [tool.name, tool]))
+      const preflightTimeout = config.data.hooks?.preflightTimeout ?? 30_000
+      const instructions = config.data.instructions ?? ["AGENTS.md"]
+
+      const commit = (sessionID: string, drafts: ReadonlyArray<Draft>) =>
+        bus.commit(sessionID, drafts).pipe(Effect.orDie)
+
+      /** Runs `session.context` on copies, keeping system-part origins host-assigned per plugin. */
+      const shapeContext = (event: ContextEvent) => {
+        let origins = new Map<string, SystemOrigin>(event.system.map((part) => [part.id, part.origin]))
+        let counter = 0
+        return hooks.run("context", event, {
+          each: (pluginID) => {
+            if (!Array.isArray(event.system)) event.system = []
+            origins = enforceOrigins(event.system, origins, pluginID, () => `plugin:${pluginID}:${++counter}`)
+          },
+        })
+      }
+
+      /** One primary model request and its tool calls. Returns whether the model asked to continue. */
+      const step = (turn: Turn, reason: TurnReason, index: number) =>
+        Effect.gen(function* () {
+          const row = session.sync.row(turn.sessionID)
+          if (!row) return yield* Effect.interrupt
+          // The latest prompt may name its own agent and model; otherwise the session's apply.
+          const latest = session.sync.latestPrompt(turn.sessionID)
+          const agentID = latest?.agent ?? row.agent ?? undefined
+          yield* hooks.run(
+            "preflight",
+            Object.freeze({ sessionID: turn.sessionID, agentID: agentID ?? "build", reason, step: index }),
+            { timeout: preflightTimeout },
+          )
+
+          // Agent and context selection happen after preflight, so plugin state established there applies.
+          const agent = selectAgent(config.data, agentID)
+          const model: ModelRef =
+            latest?.model ?? agent.model ?? (row.model ? parseModel(row.model) : providers.defaultModel)
+          const client = yield* providers.client(model)
+          const transcript = session.sync.transcript(turn.sessionID)
+          const context: ContextEvent = structuredClone({
+            sessionID: turn.sessionID,
+            agentID: agent.id,
+            model,
+            system: systemParts(agent, row.directory, instructions),
+            messages: toModelMessages(transcript),
+            tools: [...modelTools],
+          }) as ContextEvent
+          yield* shapeContext(context)
+          const request: ModelRequest = {
+            model,
+            system: context.system as ReadonlyArray<SystemPart>,
+            messages: (Array.isArray(context.messages) ? context.messages : []) as ReadonlyArray<ModelMessage>,
+            tools: (Array.isArray(context.tools) ? context.tools : []) as ReadonlyArray<ModelTool>,
+          }
+
+          const messageID = ascending("msg")
+          yield* commit(turn.sessionID, [
+            draft(SessionEvent.AssistantStarted, { messageID, turnID: turn.turnID, agent: agent.id, model }),
+          ])
+          const state = new StreamState(turn.sessionID, messageID)
+          const finished = yield* Effect.gen(function* () {
+            yield* client.stream(request).pipe(
+              Stream.runForEach((event) =>
+                Effect.suspend(() => {
+                  const drafts = state.apply(event, (delta) => bus.publish(SessionEvent.PartDelta, turn.sessionID, delta))
+                  return drafts.length > 0 ? commit(turn.sessionID, drafts) : Effect.void
+                }),
+              ),
+            )
+            yield* commit(turn.sessionID, state.flush())
+            for (const call of state.toolCalls()) {
+              const tool = toolByName.get(call.tool)
+              const controller = new AbortController()
+              const result = tool
+                ? yield* runTool(tool, call.input, {
+                    sessionID: turn.sessionID,
+                    directory: row.directory,
+                    signal: controller.signal,
+                  }).pipe(
+                    Effect.map((output) => ({ ...call, state: "completed" as const, output })),
+                    Effect.catch((error) => Effect.succeed({ ...call, state: "error" as const, error: error.message })),
+                    Effect.onInterrupt(() => Effect.sync(() => controller.abort())),
+                  )
+                : { ...call, state: "error" as const, error: `unknown tool "${call.tool}"` }
+              yield* commit(turn.sessionID, [draft(SessionEvent.PartUpdated, { messageID, part: result })])
+              state.settle(result)
+            }
+            yield* commit(turn.sessionID, [
+              draft(SessionEvent.AssistantCompleted, {
+                messageID,
+                finish: state.finish ?? "stop",
+                ...(state.usage ? { usage: state.usage } : {}),
+              }),
+            ])
+            return state.toolCalls().length > 0
+          }).pipe(
+            // Whatever stopped the stream, the assistant message ends completed-or-marked, never dangling.
+            Effect.onExit((exit) => {
+              if (exit._tag === "Success") return Effect.void
+              const interrupted = Cause.hasInterruptsOnly(exit.cause)
+              const failure = Cause.squash(exit.cause) as { _tag?: string; message?: string }
+              const error: MessageError = interrupted
+                ? { name: "Interrupted", message: "the turn was interrupted" }
+                : { name: failure?._tag ?? "UnknownError", message: failure?.message ?? String(failure) }
+              return commit(turn.sessionID, [
+                ...state.flush(),
+                ...state.abandon(error.message),
+                draft(SessionEvent.AssistantCompleted, { messageID, finish: interrupted ? "interrupted" : "error", error }),
+              ]).pipe(Effect.ignore)
+            }),
+          )
+          return finished
+        })
+
+      const run = (turn: Turn) =>
+        Effect.gen(function* () {
+          const limit = selectAgent(config.data, session.sync.row(turn.sessionID)?.agent ?? undefined).steps
+          for (let index = 1; index <= limit; index++) {
+            const more = yield* step(turn, index === 1 ? turn.reason : "continue", index)
+            if (!more) break
+          }
+          return { outcome: "completed" } as TurnOutcome
+        }).pipe(
+          Effect.catch((failure: { _tag: string; message: string }) => {
+            const error: MessageError = { name: failure._tag, message: failure.message }
+            // A failure before the assistant message existed (preflight, context hook, unknown model) is
+            // recorded on a message of its own; a failure mid-stream was already recorded on its message.
+            const last = session.sync.transcript(turn.sessionID).at(-1)
+            return last?.type === "assistant" && last.turnID === turn.turnID && last.error
+              ? Effect.succeed<TurnOutcome>({ outcome: "failed", error })
+              : fail(turn, error)
+          }),
+          Effect.catchDefect((defect) =>
+            Effect.succeed<TurnOutcome>({
+              outcome: "failed",
+              error: { name: "UnknownError", message: defect instanceof Error ? defect.message : String(defect) },
+            }),
+          ),
+        )
+
+      const fail = (turn: Turn, error: MessageError) =>
+        Effect.gen(function* () {
+          const messageID = ascending("msg")
+          const agent = selectAgent(config.data, session.sync.row(turn.sessionID)?.agent ?? undefined)
+          yield* commit(turn.sessionID, [
+            draft(SessionEvent.AssistantStarted, {
+              messageID,
+              turnID: turn.turnID,
+              agent: agent.id,
+              model: agent.model ?? providers.defaultModel,
+            }),
+            draft(SessionEvent.AssistantCompleted, { messageID, finish: "error", error }),
+          ])
+          return { outcome: "failed", error } as TurnOutcome
+        })
+
+      return Runner.of({ run, fail })
+    }),
+  )
+}
+
+/**
+ * Accumulates one streamed answer: text and reasoning grow from deltas (published live), and become
+ * durable parts when the stream moves on to another part or ends. Tool calls become durable as soon as
+ * they arrive, in `running` state, and are settled after they run.
+ */
+class StreamState {
+  finish: string | undefined
+  usage: Usage | undefined
+  private open: { id: string; type: "text" | "reasoning"; text: string } | undefined
+  private readonly calls: Array<ToolPart> = []
+  private readonly settled = new Set<string>()
+
+  constructor(
+    private readonly sessionID: string,
+    private readonly messageID: string,
+  ) {}
+
+  apply(
+    event: ProviderEvent,
+    publish: (delta: { messageID: string; partID: string; field: "text" | "reasoning"; delta: string }) => void,
+  ): Array<Draft> {
+    switch (event.type) {
+      case "text-delta":
+      case "reasoning-delta": {
+        const type = event.type === "text-delta" ? "text" : "reasoning"
+        const drafts = this.open && this.open.type !== type ? this.flush() : []
+        if (!this.open) this.open = { id: ascending("prt"), type, text: "" }
+        this.open.text += event.text
+        publish({ messageID: this.messageID, partID: this.open.id, field: type, delta: event.text })
+        return drafts
+      }
+      case "tool-call": {
+        const drafts = this.flush()
+        const part: ToolPart = {
+          id: ascending("prt"),
+          type: "tool",
+          callID: event.callID,
+          tool: event.tool,
+          input: event.input ?? {},
+          state: "running",
+        }
+        this.calls.push(part)
+        drafts.push(draft(SessionEvent.PartUpdated, { messageID: this.messageID, part }))
+        return drafts
+      }
+      case "finish":
+        this.finish = event.reason
+        if (event.usage) this.usage = event.usage
+        return []
+    }
+  }
+
+  /** The open text/reasoning part as a durable draft, if any. */
+  flush(): Array<Draft> {
+    const open = this.open
+    this.open = undefined
+    if (!open || !open.text) return []
+    const part: Part = { id: open.id, type: open.type, text: open.text }
+    return [draft(SessionEvent.PartUpdated, { messageID: this.messageID, part })]
+  }
+
+  toolCalls(): ReadonlyArray<ToolPart> {
+    return this.calls
+  }
+
+  settle(part: ToolPart) {
+    this.settled.add(part.id)
+  }
+
+  /** Marks tool calls that never settled as failed, so no part stays `running` forever. */
+  abandon(reason: string): Array<Draft> {
+    return this.calls
+      .filter((call) => !this.settled.has(call.id))
+      .map((call) => {
+        this.settled.add(call.id)
+        return draft(SessionEvent.PartUpdated, {
+          messageID: this.messageID,
+          part: { ...call, state: "error", error: reason },
+        })
+      })
+  }
+}

@@ -1,0 +1,212 @@
+import * as fs from "node:fs/promises"
+import * as nodePath from "node:path"
+import { Effect, Schema } from "effect"
+import { SKIPPED_DIRECTORIES, sortedEntries } from "./list.ts"
+import { displayPath, resolveInsideWithRoot } from "./path.ts"
+import { BINARY_SNIFF_BYTES, looksBinary } from "./read.ts"
+import { ToolError, type Tool } from "./tool.ts"
+
+export const GREP_MAX_MATCHES = 200
+/** Matched lines are shown up to this many characters. */
+export const GREP_MAX_LINE_CHARS = 500
+/** Files bigger than this are not searched (generated bundles, logs, data dumps). */
+export const GREP_MAX_FILE_BYTES = 5 * 1024 * 1024
+
+export const GrepInput = Schema.Struct({
+  pattern: Schema.String.annotate({
+    description: "JavaScript regular expression searched for in each line (no flags; use [Aa] for case variants).",
+  }),
+  path: Schema.optionalKey(
+    Schema.String.annotate({
+      description: 'File or directory to search, relative to the session directory. Defaults to ".".',
+    }),
+  ),
+  include: Schema.optionalKey(
+    Schema.String.annotate({
+      description:
+        'Only search files whose name matches this glob, e.g. "*.ts" or "*.{ts,tsx}". A glob containing "/" is ' +
+        'matched against the path relative to the session directory ("src/**/*.ts").',
+    }),
+  ),
+})
+export type GrepInput = typeof GrepInput.Type
+
+/**
+ * Compiles a simple glob: `*` (any characters except `/`), `**` (any characters), `?` (one character
+ * except `/`), `{a,b}` (alternatives, not nested) and `[...]` / `[!...]` classes. Everything else is literal.
+ */
+export const globToRegExp = (glob: string): RegExp => {
+  let out = ""
+  let inBraces = false
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!
+    if (c === "*") {
+      if (glob[i + 1] === "*") {
+        i += 1
+        // "**/" also matches zero directories.
+        if (glob[i + 1] === "/") {
+          i += 1
+          out += "(?:.*/)?"
+        } else out += ".*"
+      } else out += "[^/]*"
+    } else if (c === "?") out += "[^/]"
+    else if (c === "{" && !inBraces) {
+      inBraces = true
+      out += "(?:"
+    } else if (c === "}" && inBraces) {
+      inBraces = false
+      out += ")"
+    } else if (c === "," && inBraces) out += "|"
+    else if (c === "[") {
+      const end = glob.indexOf("]", i + 2)
+      if (end === -1) out += "\\["
+      else {
+        let body = glob.slice(i + 1, end)
+        if (body.startsWith("!")) body = "^" + body.slice(1)
+        out += `[${body.replace(/\\/g, "\\\\")}]`
+        i = end
+      }
+    } else out += c.replace(/[.+^$()|\\\]{}]/g, "\\$&")
+  }
+  if (inBraces) throw new Error("unclosed { in glob")
+  return new RegExp(`^${out}$`)
+}
+
+interface Search {
+  readonly root: string
+  readonly regex: RegExp
+  readonly include: { readonly regex: RegExp; readonly onPath: boolean } | undefined
+  readonly signal: AbortSignal
+  readonly matches: Array<string>
+  truncated: boolean
+}
+
+const aborted = () => new ToolError({ tool: "grep", message: "aborted" })
+
+/** Searches one regular file; silently skips unreadable, binary and oversized files. */
+const searchFile = async (search: Search, file: string): Promise<void> => {
+  let content: Buffer
+  try {
+    const handle = await fs.open(file, "r")
+    try {
+      const stat = await handle.stat()
+      if (!stat.isFile() || stat.size > GREP_MAX_FILE_BYTES) return
+      content = await handle.readFile()
+    } finally {
+      await handle.close()
+    }
+  } catch {
+    return
+  }
+  if (looksBinary(content.subarray(0, BINARY_SNIFF_BYTES))) return
+  const shown = displayPath(search.root, file)
+  const lines = content.toString("utf8").split("\n")
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i]!
+    if (line.endsWith("\r")) line = line.slice(0, -1)
+    if (!search.regex.test(line)) continue
+    if (search.matches.length >= GREP_MAX_MATCHES) {
+      search.truncated = true
+      return
+    }
+    const text = line.length > GREP_MAX_LINE_CHARS ? `${line.slice(0, GREP_MAX_LINE_CHARS)}…` : line
+    search.matches.push(`${shown}:${i + 1}: ${text}`)
+  }
+}
+
+const included = (search: Search, file: string): boolean => {
+  if (search.include === undefined) return true
+  const subject = search.include.onPath ? displayPath(search.root, file) : nodePath.basename(file)
+  return search.include.regex.test(subject)
+}
+
+/**
+ * Depth-first over real directories inside the session directory, sorted by name. Symbolic links are never
+ * followed (neither files nor directories): their targets may lie outside the session directory, and
+ * directory links could loop. A path named explicitly by the call has already been resolved and confined.
+ */
+const searchDirectory = async (search: Search, directory: string): Promise<void> => {
+  let entries
+  try {
+    entries = await sortedEntries(directory)
+  } catch {
+    return
+  }
+  for (const entry of entries) {
+    if (search.signal.aborted) throw aborted()
+    if (search.truncated) return
+    const full = nodePath.join(directory, entry.name)
+    if (entry.isDirectory()) {
+      if (!SKIPPED_DIRECTORIES.has(entry.name)) await searchDirectory(search, full)
+    } else if (entry.isFile()) {
+      if (included(search, full)) await searchFile(search, full)
+    }
+  }
+}
+
+/** Searches file contents inside the session directory with a regular expression. */
+export const grep: Tool<GrepInput> = {
+  name: "grep",
+  description: [
+    "Search the contents of text files inside the session directory with a JavaScript regular expression.",
+    'Returns matching lines as "path:line: text" (paths relative to the session directory), in path order.',
+    "Optionally restrict the search to a file or directory (path) and to file names matching a glob",
+    `(include, e.g. "*.ts"). .git, node_modules, binary files, files over ${GREP_MAX_FILE_BYTES / 1024 / 1024} MiB`,
+    `and symbolic links are skipped. At most ${GREP_MAX_MATCHES} matches are returned.`,
+  ].join(" "),
+  input: GrepInput,
+  execute: (input, ctx) =>
+    Effect.gen(function* () {
+      const regex = yield* Effect.try({
+        try: () => new RegExp(input.pattern),
+        catch: (error) =>
+          new ToolError({
+            tool: "grep",
+            message: `invalid regular expression ${JSON.stringify(input.pattern)}: ${error instanceof Error ? error.message : String(error)}`,
+          }),
+      })
+      const includeGlob = input.include
+      const include =
+        includeGlob === undefined || includeGlob === ""
+          ? undefined
+          : yield* Effect.try({
+              try: () => ({ regex: globToRegExp(includeGlob), onPath: includeGlob.includes("/") }),
+              catch: (error) =>
+                new ToolError({
+                  tool: "grep",
+                  message: `invalid include glob ${JSON.stringify(includeGlob)}: ${error instanceof Error ? error.message : String(error)}`,
+                }),
+            })
+      const { root, path } = yield* resolveInsideWithRoot("grep", ctx.directory, input.path ?? ".")
+
+      return yield* Effect.tryPromise({
+        try: async (signal) => {
+          const search: Search = {
+            root,
+            regex,
+            include,
+            signal: AbortSignal.any([signal, ctx.signal]),
+            matches: [],
+            truncated: false,
+          }
+          const stat = await fs.stat(path)
+          if (stat.isDirectory()) await searchDirectory(search, path)
+          else await searchFile(search, path)
+          if (search.signal.aborted) throw aborted()
+
+          if (search.matches.length === 0) return "No matches found."
+          if (search.truncated) {
+            search.matches.push(
+              "",
+              `(Showing the first ${GREP_MAX_MATCHES} matches; there are more. Narrow the pattern, path or include.)`,
+            )
+          }
+          return search.matches.join("\n")
+        },
+        catch: (error) =>
+          error instanceof ToolError
+            ? error
+            : new ToolError({ tool: "grep", message: `search failed: ${String(error)}` }),
+      })
+    }),
+}

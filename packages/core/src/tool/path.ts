@@ -1,0 +1,214 @@
+import * as fs from "node:fs/promises"
+import * as nodePath from "node:path"
+import { Effect } from "effect"
+import { PathOutsideDirectoryError, ToolError } from "./tool.ts"
+
+/**
+ * Path confinement for the built-in tools.
+ *
+ * Every path a tool call names is resolved to a real (symlink-free) absolute path and must stay inside the
+ * real path of the session directory. A purely lexical check (`path.resolve` + prefix test) is not enough:
+ * a symlink *inside* the directory (`docs -> /etc`, `key -> ~/.ssh/id_ed25519`) looks like a harmless
+ * relative path but opening it reads whatever it points to. That is why the real path is what is checked —
+ * of the requested path and of the session directory itself (the directory may legitimately be reached
+ * through a symlink, e.g. `/tmp` -> `/private/tmp`, and all comparisons are made against its real path).
+ *
+ * The resolution is done one component at a time with `lstat`/`readlink`, like the kernel does, and every
+ * symlink target is checked *before* it is followed. So nothing outside the directory is ever opened, read
+ * or even stat'ed while deciding; an escaping path is rejected on its text alone. A final `fs.realpath` of
+ * the result double-checks the walk (it narrows, but cannot close, the race with a concurrent rename).
+ */
+
+/** Maximum number of symlinks followed while resolving one path (Linux uses 40 as well). */
+const MAX_SYMLINKS = 40
+
+/** True when `candidate` is `root` itself or lies below it. Both must be absolute and normalised. */
+export const isInside = (root: string, candidate: string): boolean => {
+  const rel = nodePath.relative(root, candidate)
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${nodePath.sep}`) && !nodePath.isAbsolute(rel))
+}
+
+/** `absolute` (a path inside `root`) as shown to the model: relative to the session root, `.` for the root. */
+export const displayPath = (root: string, absolute: string): string => {
+  const rel = nodePath.relative(root, absolute)
+  return rel === "" ? "." : rel.split(nodePath.sep).join("/")
+}
+
+const errnoCode = (error: unknown): string | undefined =>
+  typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
+    ? error.code
+    : undefined
+
+const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+/**
+ * The real path of the session directory. Fails with a ToolError when it does not exist or is not a
+ * directory (the tools have nothing to work on then).
+ */
+export const sessionRoot = (tool: string, directory: string): Effect.Effect<string, ToolError> =>
+  Effect.tryPromise({
+    try: async () => {
+      const root = await fs.realpath(nodePath.resolve(directory))
+      const stat = await fs.stat(root)
+      if (!stat.isDirectory()) throw new ToolError({ tool, message: "the session directory is not a directory" })
+      return root
+    },
+    catch: (error) =>
+      error instanceof ToolError
+        ? error
+        : new ToolError({ tool, message: `the session directory is not accessible: ${describe(error)}` }),
+  })
+
+/** Splits a path into its components, dropping empty ones and `.`; `..` is kept (resolved physically). */
+const components = (p: string): Array<string> => p.split(/[\\/]+/).filter((c) => c !== "" && c !== ".")
+
+/**
+ * If `absolute` names something under the session directory — spelled either through its real path or
+ * through the path it was configured with — returns the components below it; otherwise `undefined`.
+ * This is a textual prefix test on the *unnormalised* string so that `<root>/../x` is walked (and
+ * rejected at the `..`) instead of being collapsed first.
+ */
+const belowRoot = (absolute: string, prefixes: ReadonlyArray<string>): Array<string> | undefined => {
+  for (const prefix of prefixes) {
+    if (absolute === prefix) return []
+    const withSep = prefix.endsWith(nodePath.sep) ? prefix : prefix + nodePath.sep
+    if (absolute.startsWith(withSep)) return components(absolute.slice(withSep.length))
+  }
+  return undefined
+}
+
+type Resolution =
+  | { readonly _tag: "Found"; readonly path: string }
+  | { readonly _tag: "Missing" }
+  | { readonly _tag: "Outside" }
+  | { readonly _tag: "Loop" }
+
+/**
+ * Walks `pending` (components relative to `root`) physically. `current` is always a real path inside
+ * `root`; symlink targets are checked textually before anything they point to is touched.
+ */
+const walk = async (root: string, prefixes: ReadonlyArray<string>, initial: Array<string>): Promise<Resolution> => {
+  // Stack of components still to resolve, top = next component (hence reversed).
+  const pending = [...initial].reverse()
+  let current = root
+  let followed = 0
+  let missing = false
+
+  while (pending.length > 0) {
+    const component = pending.pop()!
+    if (component === "..") {
+      current = nodePath.dirname(current)
+      if (!isInside(root, current)) return { _tag: "Outside" }
+      continue
+    }
+    const next = nodePath.join(current, component)
+    if (missing) {
+      // Something above does not exist: finish lexically only to tell "escapes" from "not found".
+      current = next
+      continue
+    }
+    let stat: import("node:fs").Stats
+    try {
+      stat = await fs.lstat(next)
+    } catch (error) {
+      const code = errnoCode(error)
+      if (code === "ENOENT" || code === "ENOTDIR") {
+        missing = true
+        current = next
+        continue
+      }
+      throw error
+    }
+    if (!stat.isSymbolicLink()) {
+      current = next
+      continue
+    }
+    followed += 1
+    if (followed > MAX_SYMLINKS) return { _tag: "Loop" }
+    const target = await fs.readlink(next)
+    if (nodePath.isAbsolute(target)) {
+      const below = belowRoot(target, prefixes)
+      // An absolute target that is not spelled under the session directory is treated as outside
+      // without looking at it — even if some other symlink chain out there would lead back in.
+      if (below === undefined) return { _tag: "Outside" }
+      current = root
+      for (const c of below.reverse()) pending.push(c)
+    } else {
+      // Relative targets are resolved from the link's (real) parent directory, which is `current`.
+      for (const c of components(target).reverse()) pending.push(c)
+    }
+  }
+
+  if (missing) return { _tag: "Missing" }
+  return { _tag: "Found", path: current }
+}
+
+/**
+ * Resolves `requested` (relative to the session directory, or absolute) to the real absolute path of an
+ * existing file or directory inside `directory`.
+ *
+ * - `../x`, `/etc/passwd`, or any absolute path not under the directory: PathOutsideDirectoryError.
+ * - a symlink (at any component, file or directory) whose target leaves the directory:
+ *   PathOutsideDirectoryError — also when that target does not exist.
+ * - a path inside that does not exist: ToolError "not found".
+ */
+export const resolveInside = (
+  tool: string,
+  directory: string,
+  requested: string,
+): Effect.Effect<string, PathOutsideDirectoryError | ToolError> =>
+  Effect.map(resolveInsideWithRoot(tool, directory, requested), (r) => r.path)
+
+/** Like {@link resolveInside}, also returning the real path of the session directory. */
+export const resolveInsideWithRoot = (
+  tool: string,
+  directory: string,
+  requested: string,
+): Effect.Effect<{ readonly root: string; readonly path: string }, PathOutsideDirectoryError | ToolError> =>
+  Effect.gen(function* () {
+    if (requested.includes("\0")) {
+      return yield* new ToolError({ tool, message: `invalid path ${JSON.stringify(requested)}: contains a NUL byte` })
+    }
+    const root = yield* sessionRoot(tool, directory)
+    const prefixes = [root, nodePath.resolve(directory)]
+    const outside = new PathOutsideDirectoryError({
+      tool,
+      path: requested,
+      message: `path "${requested}" is outside the session directory; only files inside it can be accessed`,
+    })
+
+    let initial: Array<string>
+    if (nodePath.isAbsolute(requested)) {
+      const below = belowRoot(requested, prefixes)
+      if (below === undefined) return yield* outside
+      initial = below
+    } else {
+      initial = components(requested)
+    }
+
+    const resolution = yield* Effect.tryPromise({
+      try: () => walk(root, prefixes, initial),
+      catch: (error) => new ToolError({ tool, message: `cannot resolve path "${requested}": ${describe(error)}` }),
+    })
+    switch (resolution._tag) {
+      case "Outside":
+        return yield* outside
+      case "Loop":
+        return yield* new ToolError({ tool, message: `path "${requested}": too many levels of symbolic links` })
+      case "Missing":
+        return yield* new ToolError({ tool, message: `path "${requested}" not found` })
+      case "Found":
+        break
+    }
+
+    // Belt and braces: the walk already produced a symlink-free path; realpath must agree it is inside.
+    const real = yield* Effect.tryPromise({
+      try: () => fs.realpath(resolution.path),
+      catch: (error) =>
+        errnoCode(error) === "ENOENT"
+          ? new ToolError({ tool, message: `path "${requested}" not found` })
+          : new ToolError({ tool, message: `cannot resolve path "${requested}": ${describe(error)}` }),
+    })
+    if (!isInside(root, real)) return yield* outside
+    return { root, path: real }
+  })

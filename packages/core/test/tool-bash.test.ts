@@ -1,0 +1,135 @@
+import { execFileSync } from "node:child_process"
+import * as fs from "node:fs/promises"
+import * as os from "node:os"
+import * as nodePath from "node:path"
+import { Effect, Fiber } from "effect"
+import { afterAll, beforeAll, describe, expect, test } from "vitest"
+import { bash, BASH_MAX_OUTPUT_BYTES } from "../src/tool/bash.ts"
+import { ToolError, type ToolContext } from "../src/tool/tool.ts"
+
+let session: string
+let fifoCounter = 0
+
+const ctxWith = (signal: AbortSignal = new AbortController().signal): ToolContext => ({
+  sessionID: "ses_test",
+  directory: session,
+  signal,
+})
+const run = (command: string, timeout?: number) =>
+  Effect.runPromise(bash.execute(timeout === undefined ? { command } : { command, timeout }, ctxWith()))
+const runError = (command: string, timeout?: number, ctx = ctxWith()) =>
+  Effect.runPromise(Effect.flip(bash.execute(timeout === undefined ? { command } : { command, timeout }, ctx)))
+
+/** A named pipe: reading it blocks until the command has written to it, so no sleeps are needed. */
+const makeFifo = (): string => {
+  const path = nodePath.join(session, `sync-${fifoCounter++}.fifo`)
+  execFileSync("mkfifo", [path])
+  return path
+}
+
+/**
+ * A named pipe the command keeps open for writing on fd 3 (inherited by its children). Reading it reaches EOF
+ * only once every process holding it has died — a deterministic "the whole process group is gone" signal.
+ */
+const holdOpenUntilDead = () => {
+  const fifo = makeFifo()
+  const allDead = fs.readFile(fifo, "utf8")
+  return { redirect: `exec 3>${fifo}`, allDead }
+}
+
+beforeAll(async () => {
+  session = await fs.realpath(await fs.mkdtemp(nodePath.join(os.tmpdir(), "tool-bash-")))
+})
+
+afterAll(async () => {
+  await fs.rm(session, { recursive: true, force: true })
+})
+
+describe("bash", () => {
+  test("returns combined stdout and stderr, runs in the session directory", async () => {
+    const out = await run("echo out; echo err >&2; pwd")
+    expect(out.split("\n").sort()).toEqual(["err", "out", session].sort())
+  })
+
+  test("no output and success", async () => {
+    expect(await run("true")).toBe("(no output)")
+  })
+
+  test("a non-zero exit code is reported after the output", async () => {
+    const out = await run("echo partial; exit 3")
+    expect(out).toBe("partial\n\nexit code 3")
+  })
+
+  test("stdin is closed", async () => {
+    expect(await run("cat; echo done")).toBe("done")
+  })
+
+  test("caps large output, keeping head and tail", async () => {
+    const out = await run("seq 1 200000")
+    expect(Buffer.byteLength(out)).toBeLessThan(BASH_MAX_OUTPUT_BYTES + 500)
+    expect(out.startsWith("1\n2\n3\n")).toBe(true)
+    expect(out.endsWith("199999\n200000")).toBe(true)
+    expect(out).toContain("bytes omitted")
+  })
+
+  test("kills the command and its children on timeout", async () => {
+    const ready = makeFifo()
+    const hold = holdOpenUntilDead()
+    const started = Date.now()
+    const pending = runError(`${hold.redirect}; sleep 30 & echo ready > ${ready}; wait`, 500)
+    expect((await fs.readFile(ready, "utf8")).trim()).toBe("ready")
+    const error = await pending
+    expect(error).toBeInstanceOf(ToolError)
+    expect(error.message).toContain("timed out after 500 ms")
+    await hold.allDead // bash and the background sleep both died
+    expect(Date.now() - started).toBeLessThan(10_000)
+  })
+
+  test("kills the command and its children when ctx.signal aborts", async () => {
+    const ready = makeFifo()
+    const hold = holdOpenUntilDead()
+    const controller = new AbortController()
+    const pending = runError(
+      `${hold.redirect}; echo first; sleep 30 & echo ready > ${ready}; wait`,
+      undefined,
+      ctxWith(controller.signal),
+    )
+    expect((await fs.readFile(ready, "utf8")).trim()).toBe("ready")
+    controller.abort()
+    const error = await pending
+    expect(error).toBeInstanceOf(ToolError)
+    expect(error.message).toContain("aborted")
+    expect(error.message).toContain("first")
+    await hold.allDead
+  })
+
+  test("an already aborted signal does not start the command", async () => {
+    const controller = new AbortController()
+    controller.abort()
+    const marker = nodePath.join(session, "should-not-exist")
+    const error = await runError(`touch ${marker}`, undefined, ctxWith(controller.signal))
+    expect(error).toBeInstanceOf(ToolError)
+    expect(error.message).toContain("aborted")
+    await expect(fs.access(marker)).rejects.toThrow()
+  })
+
+  test("interrupting the fiber kills the command and its children", async () => {
+    const ready = makeFifo()
+    const hold = holdOpenUntilDead()
+    const fiber = Effect.runFork(
+      bash.execute({ command: `${hold.redirect}; sleep 30 & echo ready > ${ready}; wait` }, ctxWith()),
+    )
+    expect((await fs.readFile(ready, "utf8")).trim()).toBe("ready")
+    await Effect.runPromise(Fiber.interrupt(fiber))
+    await hold.allDead
+  })
+
+  test("does not hang on a background child that keeps the output pipe open", async () => {
+    const started = Date.now()
+    const out = await run("sleep 30 & echo $!")
+    const pid = Number(out.trim())
+    expect(Number.isInteger(pid)).toBe(true)
+    expect(Date.now() - started).toBeLessThan(10_000)
+    process.kill(pid, "SIGKILL")
+  })
+})

@@ -1,0 +1,90 @@
+/**
+ * The transcript and session shapes plugins read. The host serves exactly these shapes over HTTP too.
+ * Every message and part has a stable id that never changes, whatever corrections or removals happen.
+ */
+
+/** `user`, `host`, or `plugin:<id>`. */
+export type Origin = string
+
+export interface TextPart {
+  readonly id: string
+  readonly type: "text"
+  readonly text: string
+}
+
+export interface ReasoningPart {
+  readonly id: string
+  readonly type: "reasoning"
+  readonly text: string
+}
+
+export interface ToolPart {
+  readonly id: string
+  readonly type: "tool"
+  readonly callID: string
+  readonly tool: string
+  readonly input: unknown
+  readonly state: "running" | "completed" | "error"
+  readonly output?: string
+  readonly error?: string
+}
+
+export type Part = TextPart | ReasoningPart | ToolPart
+
+interface MessageBase {
+  readonly id: string
+  readonly sessionID: string
+  readonly seq: number
+  readonly origin: Origin
+  readonly parts: ReadonlyArray<Part>
+  /** Present once retracted: the content is gone, id/seq/role stay, `placeholder` is host-rendered. */
+  readonly retracted?: { readonly time: number; readonly by: Origin }
+  readonly placeholder?: string
+}
+
+export interface ModelRef {
+  readonly providerID: string
+  readonly modelID: string
+}
+
+export interface UserMessage extends MessageBase {
+  readonly type: "user"
+  readonly time: { readonly created: number }
+  readonly agent?: string
+  readonly model?: ModelRef
+}
+
+export interface SyntheticMessage extends MessageBase {
+  readonly type: "synthetic"
+  readonly time: { readonly created: number }
+  readonly description?: string
+}
+
+export interface AssistantMessage extends MessageBase {
+  readonly type: "assistant"
+  readonly time: { readonly created: number; readonly completed?: number }
+  readonly turnID: string
+  readonly agent: string
+  readonly model: ModelRef
+  readonly finish?: string
+  readonly error?: { readonly name: string; readonly message: string }
+  readonly usage?: { readonly input: number; readonly output: number; readonly reasoning?: number }
+}
+
+export type Message = UserMessage | SyntheticMessage | AssistantMessage
+
+export interface SessionInfo {
+  readonly id: string
+  readonly title: string
+  readonly directory: string
+  readonly agent?: string
+  readonly model?: string
+  readonly seq: number
+  readonly time: { readonly created: number; readonly updated: number }
+  readonly status: "idle" | "busy" | "suspended"
+}
+
+export interface Page<A> {
+  readonly items: ReadonlyArray<A>
+  readonly cursor?: string
+}

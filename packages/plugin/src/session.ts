@@ -1,0 +1,41 @@
+/** Inputs of the session operations, shared by both plugin flavours. */
+export namespace SessionInput {
+  export interface Target {
+    readonly sessionID: string
+  }
+  export interface Create {
+    readonly title?: string
+    readonly directory?: string
+    readonly agent?: string
+  }
+  export interface Prompt extends Target {
+    readonly text: string
+    readonly agent?: string
+  }
+  export interface Synthetic extends Target {
+    readonly text: string
+    readonly description?: string
+    /** Wake the session to answer the notice. Default true. */
+    readonly resume?: boolean
+  }
+  export interface Messages extends Target {
+    readonly cursor?: string
+    /** 1..200, default 100. */
+    readonly limit?: number
+    readonly order?: "asc" | "desc"
+  }
+  export interface MessageTarget extends Target {
+    readonly messageID: string
+  }
+  export interface PartTarget extends MessageTarget {
+    readonly partID: string
+  }
+  export interface Correct extends PartTarget {
+    readonly text: string
+  }
+}
+
+/** The result of admitting a prompt or notice: the id of the message it became (or will become). */
+export interface Admitted {
+  readonly messageID: string
+}
