@@ -1,0 +1,65 @@
+import { Effect, Random } from "effect"
+import { describe, expect, it } from "vitest"
+import { Bus, isDurable } from "../src/bus/bus.ts"
+import { Execution } from "../src/session/execution.ts"
+import type { AssistantMessage, Message } from "../src/session/message.ts"
+import { Session } from "../src/session/session.ts"
+import { makeHost } from "./support/host.ts"
+
+describe("prompts admitted concurrently on one session", () => {
+  it("50 prompts from 10 concurrent callers give 50 turns in strictly increasing seq with no interleaving", async () => {
+    const host = makeHost()
+    const { items, seqs, turns } = await host.run(
+      Effect.gen(function* () {
+        const session = yield* Session
+        const execution = yield* Execution
+        const bus = yield* Bus
+        const info = yield* session.create({ directory: host.directory })
+        const seqs: Array<number> = []
+        let turns = 0
+        bus.subscribe((event) => {
+          if (!isDurable(event) || event.sessionID !== info.id) return
+          seqs.push(event.seq)
+          if (event.type === "session.turn.started") turns++
+        })
+        yield* Effect.all(
+          Array.from({ length: 10 }, (_, caller) =>
+            Effect.forEach(Array.from({ length: 5 }), (_, i) =>
+              Effect.gen(function* () {
+                const pause = yield* Random.nextIntBetween(0, 4)
+                for (let k = 0; k < pause; k++) yield* Effect.yieldNow
+                yield* execution.prompt({ sessionID: info.id, text: `caller ${caller} prompt ${i}` })
+              }),
+            ),
+          ),
+          { concurrency: "unbounded" },
+        )
+        yield* execution.wait(info.id)
+        const all: Array<Message> = []
+        let cursor: string | undefined
+        do {
+          const page = yield* session.messages(info.id, { limit: 200, ...(cursor ? { cursor } : {}) })
+          all.push(...page.items)
+          cursor = page.cursor
+        } while (cursor)
+        return { items: all, seqs, turns }
+      }),
+    )
+    expect(turns).toBe(50)
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b))
+    expect(new Set(seqs).size).toBe(seqs.length)
+    expect(items).toHaveLength(100)
+    // Strict alternation: each prompt is followed by exactly its answer, before the next prompt.
+    for (let i = 0; i < 100; i += 2) {
+      const prompt = items[i]!
+      const answer = items[i + 1] as AssistantMessage
+      expect(prompt.type).toBe("user")
+      expect(answer.type).toBe("assistant")
+      expect(answer.parts[0]).toMatchObject({ type: "text", text: `You said: ${(prompt.parts[0] as { text: string }).text}` })
+      expect(answer.seq).toBeGreaterThan(prompt.seq)
+    }
+    const texts = items.filter((m) => m.type === "user").map((m) => (m.parts[0] as { text: string }).text)
+    expect(new Set(texts).size).toBe(50)
+    await host.dispose()
+  })
+})

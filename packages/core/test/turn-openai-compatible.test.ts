@@ -1,0 +1,92 @@
+import { Effect } from "effect"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Execution } from "../src/session/execution.ts"
+import type { AssistantMessage } from "../src/session/message.ts"
+import { Session } from "../src/session/session.ts"
+import { makeHost } from "./support/host.ts"
+import { startOpenAIServer, type OpenAIServer } from "./support/openai-server.ts"
+
+let server: OpenAIServer
+beforeAll(async () => {
+  server = await startOpenAIServer()
+})
+afterAll(() => server.close())
+
+const config = () => ({
+  model: "local/test-model",
+  provider: { local: { type: "openai-compatible" as const, baseURL: server.url, apiKey: "k", models: { "test-model": {} } } },
+  agent: { build: { system: "You are the test agent." } },
+})
+
+describe("a turn with the OpenAI-compatible provider against a local server", () => {
+  it("streams text, a tool call, the tool result and a final text into parts with ids", async () => {
+    const host = makeHost({ config: config() })
+    writeFileSync(join(host.directory, "a.txt"), "alpha\n")
+    server.enqueue(
+      { reasoning: "let me look", text: "Reading the file.", toolCalls: [{ id: "call_1", name: "read", arguments: { path: "a.txt" } }] },
+      { text: "The file says alpha.", usage: { prompt_tokens: 30, completion_tokens: 6 } },
+    )
+    const before = server.requests.length
+    const items = await host.run(
+      Effect.gen(function* () {
+        const session = yield* Session
+        const execution = yield* Execution
+        const info = yield* session.create({ directory: host.directory })
+        yield* execution.prompt({ sessionID: info.id, text: "what is in a.txt?" })
+        yield* execution.wait(info.id)
+        return (yield* session.messages(info.id)).items
+      }),
+    )
+    const [, first, second] = items as [unknown, AssistantMessage, AssistantMessage]
+    expect(first.parts.map((p) => p.type)).toEqual(["reasoning", "text", "tool"])
+    expect(first.parts[1]).toMatchObject({ type: "text", text: "Reading the file." })
+    expect(first.parts[2]).toMatchObject({ type: "tool", callID: "call_1", tool: "read", state: "completed" })
+    expect((first.parts[2] as { output: string }).output).toContain("alpha")
+    expect(second.parts).toMatchObject([{ type: "text", text: "The file says alpha." }])
+    expect(second.usage).toEqual({ input: 30, output: 6 })
+    expect(second.model).toEqual({ providerID: "local", modelID: "test-model" })
+
+    // The second request carried the tool call and its result back to the model.
+    const request = server.requests[before + 1]
+    expect(request.messages[0]).toMatchObject({ role: "system", content: "You are the test agent." })
+    const toolMessage = request.messages.find((m: { role: string }) => m.role === "tool")
+    expect(toolMessage.tool_call_id).toBe("call_1")
+    expect(toolMessage.content).toContain("alpha")
+    await host.dispose()
+  })
+
+  it("interrupting mid-stream leaves a completed-and-marked message and releases the claim", async () => {
+    const host = makeHost({ config: config() })
+    server.enqueue({ text: "partial answer that goes on", hold: true })
+    const result = await host.run(
+      Effect.gen(function* () {
+        const session = yield* Session
+        const execution = yield* Execution
+        const info = yield* session.create({ directory: host.directory })
+        yield* execution.prompt({ sessionID: info.id, text: "talk" })
+        yield* Effect.promise(() => server.held())
+        const during = (yield* session.get(info.id)).status
+        yield* execution.interrupt(info.id)
+        const after = yield* session.get(info.id)
+        const claim = session.sync.claimed(info.id)
+        yield* execution.prompt({ sessionID: info.id, text: "next" })
+        yield* execution.wait(info.id)
+        return { during, after, claim, items: (yield* session.messages(info.id)).items }
+      }),
+    )
+    server.release()
+    expect(result.during).toBe("busy")
+    expect(result.after.status).toBe("idle")
+    expect(result.claim).toBeUndefined()
+    const interrupted = result.items[1] as AssistantMessage
+    expect(interrupted.time.completed).toBeDefined()
+    expect(interrupted.error).toEqual({ name: "Interrupted", message: "the turn was interrupted" })
+    expect(interrupted.finish).toBe("interrupted")
+    // The streamed prefix that arrived before the interrupt is kept as a part.
+    expect(interrupted.parts.every((p) => p.type === "text" && p.text.length > 0)).toBe(true)
+    expect((result.items[3] as AssistantMessage).error).toBeUndefined()
+    await host.dispose()
+  })
+})
