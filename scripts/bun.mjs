@@ -34,7 +34,7 @@ if (!installed()) {
   }
 }
 
-const env = { ...process.env, PATH: `${bin}${process.platform === "win32" ? ";" : ":"}${process.env.PATH ?? ""}` }
+const env = { TURBO_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1", ...process.env, PATH: `${bin}${process.platform === "win32" ? ";" : ":"}${process.env.PATH ?? ""}` }
 const deps = run(bun, ["install", "--frozen-lockfile"], { env, stdio: ["inherit", "ignore", "inherit"] })
 if (deps !== 0) process.exit(deps)
 process.exit(run(bun, process.argv.slice(2), { env }))

@@ -14,11 +14,11 @@ const FailingProjectors = Layer.effect(
   Projectors,
   Effect.gen(function* () {
     const database = yield* Database
-    const project = makeSessionProjector(database.client)
+    const projector = makeSessionProjector(database.client)
     return Projectors.of({
-      definitions: SessionEvent.all,
+      ...projector,
       project: (event) => {
-        project(event)
+        projector.project(event)
         const data = event.data as { message?: { parts?: Array<{ text?: string }> } }
         if (data.message?.parts?.some((p) => p.text === "boom")) throw new Error("projector failed")
       },

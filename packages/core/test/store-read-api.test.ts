@@ -94,7 +94,7 @@ describe("the session read API", () => {
     await store.dispose()
   })
 
-  it("deleting a session removes its rows but never reuses its seqs", async () => {
+  it("deleting a session removes its rows, and nothing can be committed to it afterwards", async () => {
     const store = makeStore({ persist: true })
     const seqs = await store.run(
       Effect.gen(function* () {
@@ -109,13 +109,15 @@ describe("the session read API", () => {
         return {
           after: Exit.isFailure(after),
           messages: client.query("SELECT count(*) AS n FROM session_message WHERE session_id = ?").get(info.id),
-          seq: client.query("SELECT seq FROM event_sequence WHERE aggregate_id = ?").get(info.id),
+          journal: client.query("SELECT seq FROM event WHERE aggregate_id = ? ORDER BY seq").all(info.id),
+          late: Exit.isFailure(yield* Effect.exit(bus.commit(info.id, [admit(info.id, "late")]))),
         }
       }),
     )
     expect(seqs.after).toBe(true)
     expect(seqs.messages).toEqual({ n: 0 })
-    expect(seqs.seq).toEqual({ seq: 3 })
+    expect(seqs.journal).toEqual([{ seq: 1 }, { seq: 2 }, { seq: 3 }])
+    expect(seqs.late).toBe(true)
     await store.dispose()
   })
 })

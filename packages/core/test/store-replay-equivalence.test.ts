@@ -20,10 +20,7 @@ describe("replaying the journal into an empty database", () => {
             return yield* Database
           }))
           const target = Database.open(":memory:")
-          const applied = replay(database.client, target, {
-            definitions: SessionEvent.all,
-            project: makeSessionProjector(target.client),
-          } satisfies Projectors["Service"])
+          const applied = replay(database.client, target, makeSessionProjector(target.client))
           expect(applied).toBe((database.client.query("SELECT count(*) AS n FROM event").get() as { n: number }).n)
           expect(projectionSnapshot(target.client)).toEqual(projectionSnapshot(database.client))
           target.client.close()
@@ -44,7 +41,7 @@ describe("replaying the journal into an empty database", () => {
     database.client.run("UPDATE event SET type = 'session.unknown' WHERE seq = 1")
     const target = Database.open(":memory:")
     expect(() =>
-      replay(database.client, target, { definitions: SessionEvent.all, project: makeSessionProjector(target.client) }),
+      replay(database.client, target, makeSessionProjector(target.client)),
     ).toThrow(/unknown event session.unknown/)
     await live.dispose()
   })

@@ -28,12 +28,21 @@ const makeFifo = (): string => {
 }
 
 /**
+ * Reads a named pipe to EOF through `cat`: the blocking open/read happens in the child process, not in the
+ * runtime's small file-system thread pool (which the tool under test needs too).
+ */
+const readFifo = (path: string): Promise<string> => {
+  const reader = Bun.spawn(["cat", path], { stdio: ["ignore", "pipe", "inherit"] })
+  return new Response(reader.stdout).text()
+}
+
+/**
  * A named pipe the command keeps open for writing on fd 3 (inherited by its children). Reading it reaches EOF
  * only once every process holding it has died — a deterministic "the whole process group is gone" signal.
  */
 const holdOpenUntilDead = () => {
   const fifo = makeFifo()
-  const allDead = fs.readFile(fifo, "utf8")
+  const allDead = readFifo(fifo)
   return { redirect: `exec 3>${fifo}`, allDead }
 }
 
@@ -77,7 +86,7 @@ describe("bash", () => {
     const hold = holdOpenUntilDead()
     const started = Date.now()
     const pending = runError(`${hold.redirect}; sleep 30 & echo ready > ${ready}; wait`, 500)
-    expect((await fs.readFile(ready, "utf8")).trim()).toBe("ready")
+    expect((await readFifo(ready)).trim()).toBe("ready")
     const error = await pending
     expect(error).toBeInstanceOf(ToolError)
     expect(error.message).toContain("timed out after 500 ms")
@@ -94,7 +103,7 @@ describe("bash", () => {
       undefined,
       ctxWith(controller.signal),
     )
-    expect((await fs.readFile(ready, "utf8")).trim()).toBe("ready")
+    expect((await readFifo(ready)).trim()).toBe("ready")
     controller.abort()
     const error = await pending
     expect(error).toBeInstanceOf(ToolError)
@@ -119,7 +128,7 @@ describe("bash", () => {
     const fiber = Effect.runFork(
       bash.execute({ command: `${hold.redirect}; sleep 30 & echo ready > ${ready}; wait` }, ctxWith()),
     )
-    expect((await fs.readFile(ready, "utf8")).trim()).toBe("ready")
+    expect((await readFifo(ready)).trim()).toBe("ready")
     await Effect.runPromise(Fiber.interrupt(fiber))
     await hold.allDead
   })

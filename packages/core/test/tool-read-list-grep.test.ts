@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as nodePath from "node:path"
@@ -42,6 +43,9 @@ beforeAll(async () => {
   await write("node_modules/pkg/index.ts", "TODO in node_modules\n")
   await write(".git/HEAD", "TODO in git\n")
   await write("many/matches.txt", Array.from({ length: GREP_MAX_MATCHES + 50 }, (_, i) => `hit ${i}`).join("\n"))
+
+  // A FIFO: opening it for reading would block until a writer appears, so the tools must never open it.
+  execFileSync("mkfifo", [nodePath.join(session, "many", "pipe.fifo")])
 
   await fs.mkdir(nodePath.join(base, "outside"))
   await fs.writeFile(nodePath.join(base, "outside", "secret.ts"), "TODO secret outside\n")
@@ -110,6 +114,12 @@ describe("read", () => {
     const dir = await runError(read, { path: "src" })
     expect(dir).toBeInstanceOf(ToolError)
     expect(dir.message).toContain("directory")
+  })
+
+  test("refuses a FIFO without blocking", async () => {
+    const error = await runError(read, { path: "many/pipe.fifo" })
+    expect(error).toBeInstanceOf(ToolError)
+    expect(error.message).toContain("not a regular file")
   })
 
   test("a missing file is a ToolError 'not found'", async () => {
@@ -225,6 +235,13 @@ describe("grep", () => {
     const lines = out.split("\n")
     expect(lines.filter((l) => l.startsWith("many/matches.txt:"))).toHaveLength(GREP_MAX_MATCHES)
     expect(lines.at(-1)).toContain(`first ${GREP_MAX_MATCHES} matches`)
+  })
+
+  test("skips a FIFO while walking and refuses one named explicitly", async () => {
+    expect(await run(grep, { pattern: "zzz", path: "many" })).toBe("No matches found.")
+    const error = await runError(grep, { pattern: "x", path: "many/pipe.fifo" })
+    expect(error).toBeInstanceOf(ToolError)
+    expect(error.message).toContain("not a regular file")
   })
 
   test("an invalid regex is a ToolError", async () => {

@@ -46,6 +46,15 @@ const codecOf = (definition: Durable) => {
   return codec
 }
 
+/** Decodes journaled data against its declaration (replay). */
+export const decode = (definition: Durable, data: unknown) => {
+  try {
+    return codecOf(definition).decode(data)
+  } catch (cause) {
+    throw new InvalidEventError({ type: definition.type, message: String((cause as Error)?.message ?? cause) })
+  }
+}
+
 /** Validates draft data against its declaration; returns the decoded value and its JSON encoding. */
 export const validate = (definition: Durable, data: unknown) => {
   const codec = codecOf(definition)
@@ -65,10 +74,6 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
         const database = yield* Database
         const projectors = yield* Projectors
         const client = database.client
-        const readSeq = client.query<{ seq: number }, [string]>("SELECT seq FROM event_sequence WHERE aggregate_id = ?")
-        const writeSeq = client.query<unknown, [string, number]>(
-          "INSERT INTO event_sequence (aggregate_id, seq) VALUES (?1, ?2) ON CONFLICT (aggregate_id) DO UPDATE SET seq = ?2",
-        )
         const journal = client.query<unknown, [string, string, number, string, number, number, string]>(
           "INSERT INTO event (id, aggregate_id, seq, type, version, time, data) VALUES (?, ?, ?, ?, ?, ?, ?)",
         )
@@ -86,7 +91,7 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
         }
 
         const apply = (sessionID: string, drafts: ReadonlyArray<Draft>) => {
-          let seq = readSeq.get(sessionID)?.seq ?? 0
+          let seq = projectors.currentSeq(sessionID)
           const time = Date.now()
           const envelopes: Array<Envelope> = []
           for (const { definition, data } of drafts) {
@@ -107,7 +112,6 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
             }
             envelopes.push(envelope)
           }
-          if (envelopes.length > 0) writeSeq.run(sessionID, seq)
           return envelopes
         }
 

@@ -1,15 +1,13 @@
-import { integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core"
+import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core"
 
-/** Next seq per aggregate. Kept apart from the session row so a deleted session never reuses a seq. */
-export const EventSequenceTable = sqliteTable("event_sequence", {
-  aggregate_id: text().primaryKey(),
-  seq: integer().notNull(),
-})
-
-/** The durable journal, written only when `events.persist` is on. */
+/**
+ * The durable journal, written only when `events.persist` is on. `position` is the global commit order
+ * (replay walks it); `(aggregate_id, seq)` is unique, so a seq can never be written twice.
+ */
 export const EventTable = sqliteTable(
   "event",
   {
+    position: integer().primaryKey(),
     id: text().notNull(),
     aggregate_id: text().notNull(),
     seq: integer().notNull(),
@@ -18,5 +16,5 @@ export const EventTable = sqliteTable(
     time: integer().notNull(),
     data: text().notNull(),
   },
-  (table) => [primaryKey({ columns: [table.aggregate_id, table.seq] }), uniqueIndex("event_id").on(table.id)],
+  (table) => [uniqueIndex("event_aggregate_seq").on(table.aggregate_id, table.seq)],
 )

@@ -9,6 +9,8 @@ import type { Durable, Envelope } from "./event.ts"
 export interface ProjectorSet {
   readonly definitions: ReadonlyArray<Durable>
   project(event: Envelope): void
+  /** The last committed seq of an aggregate (0 when it has none); read inside the commit transaction. */
+  currentSeq(aggregateID: string): number
 }
 
 export class Projectors extends Context.Service<Projectors, ProjectorSet>()("@opencode-ai/core/bus/Projectors") {}

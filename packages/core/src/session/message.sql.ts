@@ -1,7 +1,12 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core"
 import { SessionTable } from "./session.sql.ts"
 
-/** The projected transcript: one row per message, its parts inside `data` (JSON). */
+/**
+ * The projected transcript: one row per message, its parts inside `data` (JSON). The table is created
+ * `WITHOUT ROWID` (clustered on the ascending message id) by the init migration: drizzle-kit cannot
+ * express that, and it saves one b-tree write per commit. drizzle-kit does not track the clause, so later
+ * generated migrations are unaffected.
+ */
 export const MessageTable = sqliteTable(
   "session_message",
   {

@@ -143,7 +143,9 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
     },
   }
 
-  return (event: Envelope) => {
+  const readSeq = client.query<{ seq: number }, [string]>("SELECT seq FROM session WHERE id = ?")
+
+  const project = (event: Envelope) => {
     const handler = handlers[event.type]
     if (!handler) throw new Error(`no projector for event type ${event.type}`)
     handler(event)
@@ -152,6 +154,12 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
       if (changed.changes === 0) throw new Error(`${event.type}: session ${event.sessionID} does not exist`)
     }
   }
+  /**
+   * The session row carries the seq. A deleted session has no row, but no event can follow a deletion
+   * (every admission requires the row), and the journal's unique `(aggregate_id, seq)` guards the rest.
+   */
+  const currentSeq = (sessionID: string) => readSeq.get(sessionID)?.seq ?? 0
+  return { definitions: E.all, project, currentSeq }
 }
 
 /** The host's projector set: the session events, applied to the session tables. */
@@ -159,7 +167,6 @@ export const ProjectorsLive = Layer.effect(
   Projectors,
   Effect.gen(function* () {
     const database = yield* Database
-    const project = makeSessionProjector(database.client)
-    return Projectors.of({ definitions: E.all, project })
+    return Projectors.of(makeSessionProjector(database.client))
   }),
 )

@@ -29,6 +29,7 @@ export class Database extends Context.Service<Database, DatabaseShape>()("@openc
     client.run("PRAGMA synchronous = NORMAL")
     client.run("PRAGMA foreign_keys = ON")
     client.run("PRAGMA busy_timeout = 5000")
+    client.run("PRAGMA cache_size = -32768")
     migrate(client)
     return {
       path,

@@ -7,10 +7,9 @@ export const migrations: ReadonlyArray<{ readonly tag: string; readonly statemen
     "CREATE INDEX `session_inbox_session_seq` ON `session_inbox` (`session_id`,`seq`);",
     "CREATE TABLE `session` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`title` text NOT NULL,\n\t`directory` text NOT NULL,\n\t`agent` text,\n\t`model` text,\n\t`seq` integer NOT NULL,\n\t`time_created` integer NOT NULL,\n\t`time_updated` integer NOT NULL\n);",
     "CREATE INDEX `session_time_created` ON `session` (`time_created`);",
-    "CREATE TABLE `session_message` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`session_id` text NOT NULL,\n\t`seq` integer NOT NULL,\n\t`type` text NOT NULL,\n\t`data` text NOT NULL,\n\tFOREIGN KEY (`session_id`) REFERENCES `session`(`id`) ON UPDATE no action ON DELETE cascade\n);",
+    "CREATE TABLE `session_message` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`session_id` text NOT NULL,\n\t`seq` integer NOT NULL,\n\t`type` text NOT NULL,\n\t`data` text NOT NULL,\n\tFOREIGN KEY (`session_id`) REFERENCES `session`(`id`) ON UPDATE no action ON DELETE cascade\n) WITHOUT ROWID;",
     "CREATE INDEX `session_message_session_seq` ON `session_message` (`session_id`,`seq`);",
-    "CREATE TABLE `event_sequence` (\n\t`aggregate_id` text PRIMARY KEY NOT NULL,\n\t`seq` integer NOT NULL\n);",
-    "CREATE TABLE `event` (\n\t`id` text NOT NULL,\n\t`aggregate_id` text NOT NULL,\n\t`seq` integer NOT NULL,\n\t`type` text NOT NULL,\n\t`version` integer NOT NULL,\n\t`time` integer NOT NULL,\n\t`data` text NOT NULL,\n\tPRIMARY KEY(`aggregate_id`, `seq`)\n);",
-    "CREATE UNIQUE INDEX `event_id` ON `event` (`id`);"
+    "CREATE TABLE `event` (\n\t`position` integer PRIMARY KEY NOT NULL,\n\t`id` text NOT NULL,\n\t`aggregate_id` text NOT NULL,\n\t`seq` integer NOT NULL,\n\t`type` text NOT NULL,\n\t`version` integer NOT NULL,\n\t`time` integer NOT NULL,\n\t`data` text NOT NULL\n);",
+    "CREATE UNIQUE INDEX `event_aggregate_seq` ON `event` (`aggregate_id`,`seq`);"
   ] },
 ]

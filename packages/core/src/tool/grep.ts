@@ -87,7 +87,8 @@ const aborted = () => new ToolError({ tool: "grep", message: "aborted" })
 const searchFile = async (search: Search, file: string): Promise<void> => {
   let content: Buffer
   try {
-    const handle = await fs.open(file, "r")
+    // O_NONBLOCK: opening a FIFO must not block (a regular file is unaffected by the flag).
+    const handle = await fs.open(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
     try {
       const stat = await handle.stat()
       if (!stat.isFile() || stat.size > GREP_MAX_FILE_BYTES) return
@@ -191,7 +192,8 @@ export const grep: Tool<GrepInput> = {
           }
           const stat = await fs.stat(path)
           if (stat.isDirectory()) await searchDirectory(search, path)
-          else await searchFile(search, path)
+          else if (stat.isFile()) await searchFile(search, path)
+          else throw new ToolError({ tool: "grep", message: `"${displayPath(root, path)}" is not a regular file` })
           if (search.signal.aborted) throw aborted()
 
           if (search.matches.length === 0) return "No matches found."

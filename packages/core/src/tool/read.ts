@@ -94,7 +94,8 @@ const run = async (root: string, file: string, input: ReadInput, signal: AbortSi
   }
   if (!stat.isFile()) throw new ToolError({ tool: "read", message: `"${shown}" is not a regular file` })
 
-  const handle = await fs.open(file, "r")
+  // O_NONBLOCK so that a file swapped for a FIFO after the check above cannot block the open.
+  const handle = await fs.open(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
   try {
     const head = new Uint8Array(BINARY_SNIFF_BYTES)
     const { bytesRead } = await handle.read(head, 0, head.length, 0)

@@ -35,23 +35,18 @@ CREATE TABLE `session_message` (
 	`type` text NOT NULL,
 	`data` text NOT NULL,
 	FOREIGN KEY (`session_id`) REFERENCES `session`(`id`) ON UPDATE no action ON DELETE cascade
-);
+) WITHOUT ROWID;
 --> statement-breakpoint
 CREATE INDEX `session_message_session_seq` ON `session_message` (`session_id`,`seq`);--> statement-breakpoint
-CREATE TABLE `event_sequence` (
-	`aggregate_id` text PRIMARY KEY NOT NULL,
-	`seq` integer NOT NULL
-);
---> statement-breakpoint
 CREATE TABLE `event` (
+	`position` integer PRIMARY KEY NOT NULL,
 	`id` text NOT NULL,
 	`aggregate_id` text NOT NULL,
 	`seq` integer NOT NULL,
 	`type` text NOT NULL,
 	`version` integer NOT NULL,
 	`time` integer NOT NULL,
-	`data` text NOT NULL,
-	PRIMARY KEY(`aggregate_id`, `seq`)
+	`data` text NOT NULL
 );
 --> statement-breakpoint
-CREATE UNIQUE INDEX `event_id` ON `event` (`id`);
+CREATE UNIQUE INDEX `event_aggregate_seq` ON `event` (`aggregate_id`,`seq`);
