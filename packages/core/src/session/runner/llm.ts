@@ -93,14 +93,17 @@ export class Runner extends Context.Service<
             latest?.model ?? agent.model ?? (row.model ? parseModel(row.model) : providers.defaultModel)
           const client = yield* providers.client(model)
           const transcript = session.sync.transcript(turn.sessionID)
-          const context: ContextEvent = structuredClone({
+          const built: ContextEvent = {
             sessionID: turn.sessionID,
             agentID: agent.id,
             model,
             system: systemParts(agent, row.directory, instructions),
             messages: toModelMessages(transcript),
             tools: [...modelTools],
-          }) as ContextEvent
+          } as ContextEvent
+          // Plugins get a deep copy so their edits can never reach storage or the cached tool list;
+          // without context hooks there is nobody to protect from, and the copy is skipped.
+          const context = hooks.list("context").length > 0 ? structuredClone(built) : built
           yield* shapeContext(context)
           const request: ModelRequest = {
             model,
