@@ -1,0 +1,30 @@
+// A host in its own process, for restart tests: creates sessions, prompts each once, prints
+// `{"sessions":[...]}` on stdout, then keeps running until it is killed.
+import { Effect, Layer } from "effect"
+import { HostLayer } from "../../src/host.ts"
+import { Execution } from "../../src/session/execution.ts"
+import { Session } from "../../src/session/session.ts"
+
+const spec = JSON.parse(process.argv[2]!) as {
+  database: string
+  directory: string
+  config: Record<string, unknown>
+  prompts: Array<string>
+}
+
+const program = Effect.gen(function* () {
+  const session = yield* Session
+  const execution = yield* Execution
+  const sessions: Array<string> = []
+  for (const text of spec.prompts) {
+    const info = yield* session.create({ directory: spec.directory })
+    yield* execution.prompt({ sessionID: info.id, text })
+    sessions.push(info.id)
+  }
+  process.stdout.write(`${JSON.stringify({ sessions })}\n`)
+  return yield* Effect.never
+})
+
+await Effect.runPromise(
+  program.pipe(Effect.provide(HostLayer({ database: spec.database, config: { data: spec.config, directory: spec.directory }, autoResume: false }))),
+)
