@@ -4,9 +4,11 @@ import { Config, type ConfigShape } from "./config/config.ts"
 import { Hooks } from "./plugin/hooks.ts"
 import { type InlinePlugin, PluginHost } from "./plugin/host.ts"
 import { Providers } from "./provider/registry.ts"
+import { Erase } from "./session/erase.ts"
 import { Execution } from "./session/execution.ts"
 import { Mutation } from "./session/mutation.ts"
 import { ProjectorsLive } from "./session/projector.ts"
+import { Prune } from "./session/prune.ts"
 import { Restart } from "./session/restart.ts"
 import { Runner } from "./session/runner/llm.ts"
 import { Session } from "./session/session.ts"
@@ -24,7 +26,7 @@ export interface HostOptions {
 
 /**
  * The whole host, composed: storage and bus, session read model, hooks, providers, runner, execution,
- * mutations, plugins and restart resume. Plugins are activated before any claimed session resumes, so
+ * mutations, prune and erase, plugins and restart resume. Plugins are activated before any claimed session resumes, so
  * the first resumed request already runs their `session.preflight` hooks.
  */
 export const HostLayer = (options: HostOptions) => {
@@ -34,7 +36,7 @@ export const HostLayer = (options: HostOptions) => {
   const store = Session.layer.pipe(Layer.provideMerge(bus), Layer.provideMerge(database))
   const base = Layer.mergeAll(Hooks.layer, Providers.layer).pipe(Layer.provideMerge(config))
   const runner = Runner.layer.pipe(Layer.provideMerge(Layer.merge(store, base)))
-  const execution = Layer.mergeAll(Execution.layer, Mutation.layer).pipe(Layer.provideMerge(runner))
+  const execution = Layer.mergeAll(Execution.layer, Mutation.layer, Prune.layer, Erase.layer).pipe(Layer.provideMerge(runner))
   const plugins = PluginHost.layer({ inline: options.plugins ?? [] }).pipe(
     Layer.provideMerge(execution),
   )

@@ -106,6 +106,27 @@ export namespace SessionEvent {
     Schema.Struct({ messageID: Schema.String, partID: Schema.String, by: Origin }),
   )
 
+  /** Batch prune: the listed tool/reasoning parts leave their completed assistant messages. */
+  export const Pruned = durable(
+    "session.pruned",
+    1,
+    Schema.Struct({
+      types: Schema.Array(Schema.Literals(["tool", "reasoning"])),
+      messages: Schema.Array(Schema.Struct({ messageID: Schema.String, partIDs: Schema.Array(Schema.String) })),
+      by: Origin,
+    }),
+  )
+
+  /**
+   * Journaled payloads of superseded content were replaced by tombstones. Changes no projected row; it
+   * records that the erase happened, how much went, and who asked.
+   */
+  export const Erased = durable(
+    "session.erased",
+    1,
+    Schema.Struct({ events: Schema.Number, fields: Schema.Number, bytes: Schema.Number, by: Origin }),
+  )
+
   /** Streaming text/reasoning/tool-input deltas: published live, never stored. */
   export const PartDelta = ephemeral(
     "session.part.delta",
@@ -132,5 +153,7 @@ export namespace SessionEvent {
     MessageCorrected,
     MessageRetracted,
     PartRemoved,
+    Pruned,
+    Erased,
   ] as const
 }

@@ -141,6 +141,14 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
       const d = event.data
       mapParts(event, d.messageID, (parts) => parts.filter((p) => p.id !== d.partID))
     },
+    [E.Pruned.type]: (event: Envelope<DataOf<typeof E.Pruned>>) => {
+      // One message at a time: memory stays bounded by the largest message, not the session.
+      for (const { messageID, partIDs } of event.data.messages) {
+        const remove = new Set(partIDs)
+        mapParts(event, messageID, (parts) => parts.filter((p) => !remove.has(p.id)))
+      }
+    },
+    [E.Erased.type]: () => {},
   }
 
   const readSeq = client.query<{ seq: number }, [string]>("SELECT seq FROM session WHERE id = ?")

@@ -25,6 +25,9 @@ export class Database extends Context.Service<Database, DatabaseShape>()("@openc
   static readonly open = (path: string): DatabaseShape => {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true })
     const client = new SQLite(path, { create: true, strict: true })
+    // Must precede the first table: lets pruning hand freed pages back to the file system
+    // (`incremental_vacuum`) without rewriting the whole database. A no-op on existing files.
+    client.run("PRAGMA auto_vacuum = INCREMENTAL")
     client.run("PRAGMA journal_mode = WAL")
     client.run("PRAGMA synchronous = NORMAL")
     client.run("PRAGMA foreign_keys = ON")

@@ -108,6 +108,20 @@ export const applyOps = (ops: ReadonlyArray<number>) =>
       } else if (kind === 11 && op % 5 === 0) {
         drafts.push(draft(E.Deleted, {}))
         model.sessions.delete(sessionID)
+      } else if (kind === 11 && !s.claim) {
+        const messages = s.completed
+          .map((m) => ({ m, parts: m.parts.filter((p) => p.type !== "text") }))
+          .filter((x) => x.parts.length > 0)
+        if (messages.length > 0) {
+          for (const { m } of messages) m.parts = m.parts.filter((p) => p.type === "text")
+          drafts.push(
+            draft(E.Pruned, {
+              types: ["tool", "reasoning"],
+              messages: messages.map(({ m, parts }) => ({ messageID: m.id, partIDs: parts.map((p) => p.id) })),
+              by: "user",
+            }),
+          )
+        } else drafts.push(draft(E.Erased, { events: 0, fields: 0, bytes: 0, by: "user" }))
       }
       if (drafts.length > 0) yield* bus.commit(sessionID, drafts)
     }

@@ -1,0 +1,169 @@
+import { Context, Effect, Layer, Schema } from "effect"
+import { createHash } from "node:crypto"
+import { Bus } from "../bus/bus.ts"
+import { draft } from "../bus/event.ts"
+import { Database } from "../storage/database.ts"
+import { reclaim } from "../storage/reclaim.ts"
+import { SessionNotFoundError } from "./error.ts"
+import { SessionEvent as E } from "./event.ts"
+import type { Message, Origin, Part } from "./message.ts"
+
+export const EraseSummary = Schema.Struct({
+  sessionID: Schema.String,
+  /** Journal rows rewritten. */
+  events: Schema.Number,
+  /** Content fields replaced by tombstones. */
+  fields: Schema.Number,
+  /** Bytes of content erased (the emptied fields' JSON). */
+  bytes: Schema.Number,
+})
+export type EraseSummary = typeof EraseSummary.Type
+
+/**
+ * What a journal row keeps after erasure: its id, type, version and seq, every structural field (ids,
+ * part types, states), and a tombstone with the SHA-256 of the original payload and the paths of the
+ * fields that were emptied. Replay of a tombstoned journal gives the same projection, because only
+ * content that no longer appears in the projection is erased.
+ */
+export interface Tombstone {
+  readonly sha256: string
+  readonly fields: ReadonlyArray<string>
+}
+
+type Payload = Record<string, any> & { tombstone?: Tombstone }
+
+const CONTENT_EVENTS = new Set<string>([E.MessageAdmitted.type, E.InputQueued.type, E.PartUpdated.type, E.MessageCorrected.type])
+
+/** Content of one part that is superseded in the projection, as field names to empty. */
+const supersededFields = (part: Part, current: Part | undefined): Array<string> => {
+  if (part.type === "tool") {
+    const fields: Array<string> = []
+    const same = current?.type === "tool" ? current : undefined
+    if (JSON.stringify(part.input ?? {}) !== "{}" && (!same || JSON.stringify(same.input) !== JSON.stringify(part.input))) fields.push("input")
+    if (part.output && (!same || same.output !== part.output)) fields.push("output")
+    if (part.error && (!same || same.error !== part.error)) fields.push("error")
+    return fields
+  }
+  if (!part.text) return []
+  return current && current.type === part.type && current.text === part.text ? [] : ["text"]
+}
+
+/** Empties a field; returns the bytes of what was there. */
+const empty = (part: Record<string, any>, field: string) => {
+  const before = Buffer.byteLength(JSON.stringify(part[field] ?? ""))
+  part[field] = field === "input" ? {} : ""
+  return before
+}
+
+export interface EraseShape {
+  /**
+   * Replaces the journaled payloads of this session's superseded content (corrected, retracted, removed,
+   * pruned) with tombstones, records a `session.erased` event, then rebuilds the database file (`VACUUM`)
+   * and truncates the WAL, so those bytes are gone from every database file. A deleted session's journal
+   * is erased whole. Without the journal there is nothing to rewrite; the vacuum still runs.
+   */
+  session(input: { readonly sessionID: string; readonly by: Origin }): Effect.Effect<EraseSummary, SessionNotFoundError>
+}
+
+export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/core/session/Erase") {
+  static readonly layer = Layer.effect(
+    Erase,
+    Effect.gen(function* () {
+      const bus = yield* Bus
+      const database = yield* Database
+      const { client } = database
+      const journal = client.query<{ position: number; type: string; data: string }, [string]>(
+        "SELECT position, type, data FROM event WHERE aggregate_id = ? ORDER BY seq",
+      )
+      const rewrite = client.query<unknown, [string, number]>("UPDATE event SET data = ? WHERE position = ?")
+      const readMessage = client.query<{ data: string }, [string, string]>(
+        "SELECT data FROM session_message WHERE id = ? AND session_id = ?",
+      )
+      const sessionExists = client.query<{ n: number }, [string]>("SELECT count(*) AS n FROM session WHERE id = ?")
+      const journalExists = client.query<{ n: number }, [string]>("SELECT count(*) AS n FROM event WHERE aggregate_id = ?")
+
+      /** Rewrites the journal of one session; `deleted` erases all content (no projection remains). */
+      const rewriteJournal = (sessionID: string, deleted: boolean) => {
+        const summary = { sessionID, events: 0, fields: 0, bytes: 0 }
+        // A few recent messages only: journal rows of one message are close together in seq order.
+        const cache = new Map<string, Message | null>()
+        const current = (messageID: string): Message | null => {
+          if (deleted) return null
+          let message = cache.get(messageID)
+          if (message === undefined) {
+            const row = readMessage.get(messageID, sessionID)
+            message = row ? (JSON.parse(row.data) as Message) : null
+            if (cache.size >= 16) cache.delete(cache.keys().next().value!)
+            cache.set(messageID, message)
+          }
+          return message
+        }
+        const livePart = (messageID: string, partID: string) => {
+          const message = current(messageID)
+          return message && !message.retracted ? message.parts.find((p) => p.id === partID) : undefined
+        }
+        for (const row of journal.iterate(sessionID)) {
+          if (!CONTENT_EVENTS.has(row.type)) continue
+          const data = JSON.parse(row.data) as Payload
+          const erased: Array<string> = []
+          let bytes = 0
+          if (row.type === E.MessageAdmitted.type || row.type === E.InputQueued.type) {
+            const message = data.message as { id: string; parts: Array<Part & Record<string, any>> }
+            message.parts.forEach((part, index) => {
+              for (const field of supersededFields(part, livePart(message.id, part.id))) {
+                bytes += empty(part, field)
+                erased.push(`message.parts.${index}.${field}`)
+              }
+            })
+          } else if (row.type === E.PartUpdated.type) {
+            const part = data.part as Part & Record<string, any>
+            for (const field of supersededFields(part, livePart(data.messageID, part.id))) {
+              bytes += empty(part, field)
+              erased.push(`part.${field}`)
+            }
+          } else if (data.text) {
+            const live = livePart(data.messageID, data.partID)
+            if (!(live?.type === "text" && live.text === data.text)) {
+              bytes += empty(data, "text")
+              erased.push("text")
+            }
+          }
+          if (erased.length === 0) continue
+          const previous = data.tombstone
+          data.tombstone = {
+            sha256: previous?.sha256 ?? createHash("sha256").update(row.data).digest("hex"),
+            fields: [...new Set([...(previous?.fields ?? []), ...erased])],
+          }
+          const next = JSON.stringify(data)
+          rewrite.run(next, row.position)
+          summary.events++
+          summary.fields += erased.length
+          summary.bytes += bytes
+        }
+        return summary
+      }
+
+      return Erase.of({
+        session: ({ sessionID, by }) =>
+          Effect.gen(function* () {
+            const live = sessionExists.get(sessionID)!.n > 0
+            if (!live && journalExists.get(sessionID)!.n === 0) return yield* new SessionNotFoundError({ sessionID })
+            let summary: EraseSummary = { sessionID, events: 0, fields: 0, bytes: 0 }
+            if (!live) {
+              // No aggregate left to record an event on: the rewrite is its own transaction.
+              summary = database.immediate(() => rewriteJournal(sessionID, true))
+            } else if (bus.persist) {
+              yield* bus
+                .transact<never>(sessionID, () => {
+                  summary = rewriteJournal(sessionID, false)
+                  return [draft(E.Erased, { events: summary.events, fields: summary.fields, bytes: summary.bytes, by })]
+                })
+                .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die))
+            }
+            reclaim(database, "full")
+            return summary
+          }),
+      })
+    }),
+  )
+}

@@ -1,0 +1,94 @@
+import { Schema } from "effect"
+import { statSync } from "node:fs"
+import type { DatabaseShape } from "./database.ts"
+
+const PartBytes = Schema.Struct({
+  text: Schema.Number,
+  reasoning: Schema.Number,
+  tool: Schema.Number,
+})
+
+export const SessionBytes = Schema.Struct({
+  sessionID: Schema.String,
+  title: Schema.String,
+  messages: Schema.Number,
+  /** Bytes of stored message rows (JSON), all parts included. */
+  bytes: Schema.Number,
+  /** Bytes of parts by type (their JSON encoding). */
+  parts: PartBytes,
+  /** Bytes of this session's journaled payloads (0 with the journal off). */
+  journal: Schema.Number,
+})
+
+export const DatabaseStats = Schema.Struct({
+  path: Schema.String,
+  files: Schema.Struct({ database: Schema.Number, wal: Schema.Number, shm: Schema.Number }),
+  pages: Schema.Struct({ size: Schema.Number, count: Schema.Number, free: Schema.Number }),
+  journal: Schema.Struct({ events: Schema.Number, bytes: Schema.Number }),
+  parts: PartBytes,
+  sessions: Schema.Array(SessionBytes),
+})
+export type DatabaseStats = typeof DatabaseStats.Type
+
+const fileSize = (path: string) => {
+  try {
+    return statSync(path).size
+  } catch {
+    return 0
+  }
+}
+
+/**
+ * Where the bytes are: per session and per part type, the journal, free pages and file sizes. Reads
+ * message rows one at a time, so memory stays bounded by the largest message.
+ */
+export const databaseStats = (database: DatabaseShape, options: { readonly sessionID?: string } = {}): DatabaseStats => {
+  const { client } = database
+  const pragma = (name: string) => (client.query(`PRAGMA ${name}`).get() as Record<string, number>)[name] ?? 0
+  const sessions = new Map<string, { sessionID: string; title: string; messages: number; bytes: number; parts: { text: number; reasoning: number; tool: number }; journal: number }>()
+  const sessionRows = options.sessionID
+    ? client.query<{ id: string; title: string }, [string]>("SELECT id, title FROM session WHERE id = ?").all(options.sessionID)
+    : client.query<{ id: string; title: string }, []>("SELECT id, title FROM session ORDER BY id").all()
+  for (const row of sessionRows) {
+    sessions.set(row.id, { sessionID: row.id, title: row.title, messages: 0, bytes: 0, parts: { text: 0, reasoning: 0, tool: 0 }, journal: 0 })
+  }
+  const totals = { text: 0, reasoning: 0, tool: 0 }
+  const messages = options.sessionID
+    ? client.query<{ session_id: string; data: string }, [string]>("SELECT session_id, data FROM session_message WHERE session_id = ?").iterate(options.sessionID)
+    : client.query<{ session_id: string; data: string }, []>("SELECT session_id, data FROM session_message").iterate()
+  for (const row of messages) {
+    const entry = sessions.get(row.session_id)
+    if (!entry) continue
+    entry.messages++
+    entry.bytes += Buffer.byteLength(row.data)
+    const message = JSON.parse(row.data) as { parts: Array<{ type: "text" | "reasoning" | "tool" }> }
+    for (const part of message.parts) {
+      const size = Buffer.byteLength(JSON.stringify(part))
+      entry.parts[part.type] += size
+      totals[part.type] += size
+    }
+  }
+  const journalRows = client
+    .query<{ aggregate_id: string; events: number; bytes: number }, []>(
+      "SELECT aggregate_id, count(*) AS events, sum(length(CAST(data AS BLOB))) AS bytes FROM event GROUP BY aggregate_id",
+    )
+    .all()
+  let journalEvents = 0
+  let journalBytes = 0
+  for (const row of journalRows) {
+    if (options.sessionID && row.aggregate_id !== options.sessionID) continue
+    journalEvents += row.events
+    journalBytes += row.bytes ?? 0
+    const entry = sessions.get(row.aggregate_id)
+    if (entry) entry.journal = row.bytes ?? 0
+  }
+  const path = database.path
+  return {
+    path,
+    files: path === ":memory:" ? { database: 0, wal: 0, shm: 0 } : { database: fileSize(path), wal: fileSize(`${path}-wal`), shm: fileSize(`${path}-shm`) },
+    pages: { size: pragma("page_size"), count: pragma("page_count"), free: pragma("freelist_count") },
+    journal: { events: journalEvents, bytes: journalBytes },
+    parts: totals,
+    sessions: [...sessions.values()],
+  }
+}
