@@ -72,8 +72,13 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
       const bus = yield* Bus
       const database = yield* Database
       const { client } = database
-      const journal = client.query<{ position: number; type: string; data: string }, [string]>(
-        "SELECT position, type, data FROM event WHERE aggregate_id = ? ORDER BY seq",
+      // Positions first, rows one at a time after: the loop rewrites the table it walks, and only one
+      // payload is in memory at once.
+      const positions = client.query<{ position: number }, [string]>(
+        "SELECT position FROM event WHERE aggregate_id = ? ORDER BY seq",
+      )
+      const readEvent = client.query<{ position: number; type: string; data: string }, [number]>(
+        "SELECT position, type, data FROM event WHERE position = ?",
       )
       const rewrite = client.query<unknown, [string, number]>("UPDATE event SET data = ? WHERE position = ?")
       const readMessage = client.query<{ data: string }, [string, string]>(
@@ -102,8 +107,9 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
           const message = current(messageID)
           return message && !message.retracted ? message.parts.find((p) => p.id === partID) : undefined
         }
-        for (const row of journal.iterate(sessionID)) {
-          if (!CONTENT_EVENTS.has(row.type)) continue
+        const erase = (position: number) => {
+          const row = readEvent.get(position)!
+          if (!CONTENT_EVENTS.has(row.type)) return row.data.length
           const data = JSON.parse(row.data) as Payload
           const erased: Array<string> = []
           let bytes = 0
@@ -128,7 +134,7 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
               erased.push("text")
             }
           }
-          if (erased.length === 0) continue
+          if (erased.length === 0) return row.data.length
           const previous = data.tombstone
           data.tombstone = {
             sha256: previous?.sha256 ?? createHash("sha256").update(row.data).digest("hex"),
@@ -139,6 +145,21 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
           summary.events++
           summary.fields += erased.length
           summary.bytes += bytes
+
+          return row.data.length
+        }
+        // Chunks of ~8 MB per transaction: a huge journal never sits in one transaction's dirty pages.
+        // Erasure changes no projected row and is idempotent, so an interrupted erase is finished by
+        // running it again.
+        const all = positions.all(sessionID)
+        for (let index = 0; index < all.length; ) {
+          database.immediate(() => {
+            let read = 0
+            while (index < all.length && read < 8_000_000) read += erase(all[index++]!.position)
+          })
+          // Each chunk leaves megabytes of parsed payloads behind; collecting here keeps peak memory at a
+          // chunk's worth instead of letting garbage grow with the journal.
+          Bun.gc(true)
         }
         return summary
       }
@@ -150,15 +171,13 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
             if (!live && journalExists.get(sessionID)!.n === 0) return yield* new SessionNotFoundError({ sessionID })
             let summary: EraseSummary = { sessionID, events: 0, fields: 0, bytes: 0 }
             if (!live) {
-              // No aggregate left to record an event on: the rewrite is its own transaction.
-              summary = database.immediate(() => rewriteJournal(sessionID, true))
+              // No aggregate left to record an event on: the rewrite is all there is.
+              summary = rewriteJournal(sessionID, true)
             } else if (bus.persist) {
+              summary = rewriteJournal(sessionID, false)
               yield* bus
-                .transact<never>(sessionID, () => {
-                  summary = rewriteJournal(sessionID, false)
-                  return [draft(E.Erased, { events: summary.events, fields: summary.fields, bytes: summary.bytes, by })]
-                })
-                .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die))
+                .commit(sessionID, [draft(E.Erased, { events: summary.events, fields: summary.fields, bytes: summary.bytes, by })])
+                .pipe(Effect.orDie)
             }
             reclaim(database, "full")
             return summary

@@ -36,6 +36,13 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
   const writeMessage = client.query<unknown, [string, string, string]>(
     "UPDATE session_message SET data = ? WHERE id = ? AND session_id = ?",
   )
+  // Drops parts by id inside SQLite, so a prune never brings message bodies into JS.
+  const dropParts = client.query<unknown, [string, string, string]>(
+    `UPDATE session_message SET data = json_set(data, '$.parts', (
+       SELECT json_group_array(json(p.value)) FROM json_each(session_message.data, '$.parts') p
+       WHERE p.value ->> '$.id' NOT IN (SELECT value FROM json_each(?1))))
+     WHERE id = ?2 AND session_id = ?3`,
+  )
   const insertClaim = client.query<unknown, [string, string, string, number]>(
     "INSERT INTO session_execution (session_id, turn_id, reason, attempts, time_started) VALUES (?, ?, ?, 0, ?)",
   )
@@ -142,10 +149,9 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
       mapParts(event, d.messageID, (parts) => parts.filter((p) => p.id !== d.partID))
     },
     [E.Pruned.type]: (event: Envelope<DataOf<typeof E.Pruned>>) => {
-      // One message at a time: memory stays bounded by the largest message, not the session.
       for (const { messageID, partIDs } of event.data.messages) {
-        const remove = new Set(partIDs)
-        mapParts(event, messageID, (parts) => parts.filter((p) => !remove.has(p.id)))
+        const changed = dropParts.run(JSON.stringify(partIDs), messageID, event.sessionID)
+        if (changed.changes === 0) throw new Error(`${event.type}: message ${messageID} not in session ${event.sessionID}`)
       }
     },
     [E.Erased.type]: () => {},

@@ -6,7 +6,7 @@ import { reclaim } from "../storage/reclaim.ts"
 import { admitMutation } from "./admission.ts"
 import type { BusyError, SessionNotFoundError } from "./error.ts"
 import { SessionEvent } from "./event.ts"
-import type { AssistantMessage, Origin } from "./message.ts"
+import type { Origin } from "./message.ts"
 import { Session } from "./session.ts"
 
 export const PrunableType = Schema.Literals(["tool", "reasoning"])
@@ -41,8 +41,15 @@ export class Prune extends Context.Service<Prune, PruneShape>()("@opencode-ai/co
       const bus = yield* Bus
       const session = yield* Session
       const database = yield* Database
-      const assistants = database.client.query<{ data: string }, [string]>(
-        "SELECT data FROM session_message WHERE session_id = ? AND type = 'assistant' ORDER BY seq",
+      // SQLite's JSON functions find the parts without bringing any message body into JS: a session of
+      // any size is scanned with memory bounded by one row inside SQLite.
+      const prunable = database.client.query<{ message_id: string; part_id: string; bytes: number }, [string, string]>(
+        `SELECT m.id AS message_id, p.value ->> '$.id' AS part_id, length(CAST(p.value AS BLOB)) AS bytes
+         FROM session_message m, json_each(m.data, '$.parts') p
+         WHERE m.session_id = ?1 AND m.type = 'assistant'
+           AND json_extract(m.data, '$.time.completed') IS NOT NULL
+           AND p.value ->> '$.type' IN (SELECT value FROM json_each(?2))
+         ORDER BY m.seq, p.key`,
       )
       return Prune.of({
         session: ({ sessionID, types, by }) =>
@@ -53,17 +60,14 @@ export class Prune extends Context.Service<Prune, PruneShape>()("@opencode-ai/co
               .transact(sessionID, () =>
                 admitMutation<never>(session.sync, sessionID, () => {
                   const messages: Array<{ messageID: string; partIDs: Array<string> }> = []
-                  // Row by row: only one message is parsed at a time.
-                  for (const row of assistants.iterate(sessionID)) {
-                    const message = JSON.parse(row.data) as AssistantMessage
-                    if (message.time.completed === undefined) continue
-                    const parts = message.parts.filter((p) => wanted.has(p.type as PrunableType))
-                    if (parts.length === 0) continue
-                    messages.push({ messageID: message.id, partIDs: parts.map((p) => p.id) })
-                    summary.messages++
-                    summary.parts += parts.length
-                    for (const part of parts) summary.bytes += Buffer.byteLength(JSON.stringify(part))
+                  for (const row of prunable.iterate(sessionID, JSON.stringify([...wanted]))) {
+                    const last = messages.at(-1)
+                    if (last?.messageID === row.message_id) last.partIDs.push(row.part_id)
+                    else messages.push({ messageID: row.message_id, partIDs: [row.part_id] })
+                    summary.parts++
+                    summary.bytes += row.bytes
                   }
+                  summary.messages = messages.length
                   return messages.length > 0 ? [draft(SessionEvent.Pruned, { types: [...wanted], messages, by })] : []
                 }),
               )

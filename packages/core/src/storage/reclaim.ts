@@ -10,7 +10,16 @@ export const reclaim = (database: DatabaseShape, mode: "incremental" | "full") =
   const { client } = database
   if (database.path === ":memory:") return
   client.run("PRAGMA wal_checkpoint(TRUNCATE)")
-  if (mode === "full") client.run("VACUUM")
-  else client.query("PRAGMA incremental_vacuum").all()
+  if (mode === "full") {
+    // VACUUM copies every page through the page cache (twice); with the normal cache that costs far
+    // more memory than the copy needs, so it runs with a small cache.
+    const { cache_size } = client.query("PRAGMA cache_size").get() as { cache_size: number }
+    client.run("PRAGMA cache_size = -2000")
+    try {
+      client.run("VACUUM")
+    } finally {
+      client.run(`PRAGMA cache_size = ${cache_size}`)
+    }
+  } else client.query("PRAGMA incremental_vacuum").all()
   client.run("PRAGMA wal_checkpoint(TRUNCATE)")
 }

@@ -1,0 +1,27 @@
+// One storage operation in a fresh process, so its peak memory (maxRSS) is its own.
+// argv: seed|prune|erase DB [persist]
+import { Effect, ManagedRuntime } from "effect"
+import { dirname } from "node:path"
+import { HostLayer } from "../packages/core/src/host.ts"
+import { Erase } from "../packages/core/src/session/erase.ts"
+import { Prune } from "../packages/core/src/session/prune.ts"
+import { Session } from "../packages/core/src/session/session.ts"
+import { seedBulkySession } from "../packages/core/test/support/bulky-session.ts"
+
+const [mode, database, persist] = process.argv.slice(2) as [string, string, string]
+const runtime = ManagedRuntime.make(
+  HostLayer({ database, config: { data: { events: { persist: persist === "persist" } }, directory: dirname(database) }, autoResume: false }),
+)
+const baseline = process.memoryUsage().rss
+const start = performance.now()
+const result = await runtime.runPromise(
+  Effect.gen(function* () {
+    if (mode === "seed") return { sessionID: yield* seedBulkySession({ turns: Number(process.env.BENCH_TURNS ?? 50), toolBytes: 1_000_000, directory: dirname(database) }) }
+    const sessionID = (yield* (yield* Session).list()).items[0]!.id
+    if (mode === "prune") return yield* (yield* Prune).session({ sessionID, types: ["tool", "reasoning"], by: "user" })
+    return yield* (yield* Erase).session({ sessionID, by: "user" })
+  }),
+)
+const elapsed = performance.now() - start
+await runtime.dispose()
+process.stdout.write(JSON.stringify({ result, elapsed, baselineRss: baseline, maxRss: process.resourceUsage().maxRSS * 1024 }))
