@@ -36,7 +36,7 @@ const callsOf = (calls: Array<Call>, sessionID: string) =>
 
 /** Starts a host in a child process, prompts, and SIGKILLs it while the provider holds mid-stream. */
 const killMidStream = async (database: string, directory: string, prompts: Array<string>) => {
-  const holds = prompts.map(() => server.held())
+  const aborted = server.aborted
   for (const _ of prompts) server.enqueue({ text: "working on it, step one of many", hold: true })
   const child = Bun.spawn(
     [process.execPath, join(import.meta.dirname, "support", "host-child.ts"), JSON.stringify({ database, directory, config: localModel(server), prompts })],
@@ -49,10 +49,11 @@ const killMidStream = async (database: string, directory: string, prompts: Array
     if (done) throw new Error("child exited early")
     out += new TextDecoder().decode(value)
   }
-  await Promise.all(holds)
+  // Every session's request must be mid-stream (and no scripted reply left over) before the kill.
+  await server.held(prompts.length)
   child.kill("SIGKILL")
   await child.exited
-  server.release()
+  await server.waitForAborted(aborted + prompts.length)
   return JSON.parse(out.split("\n")[0]!) as { sessions: Array<string> }
 }
 
@@ -190,8 +191,9 @@ describe("restart resume", () => {
       }),
     )
     await held
+    const aborted = server.aborted
     await first.dispose()
-    server.release()
+    await server.waitForAborted(aborted + 1)
     const calls: Array<Call> = []
     const second = makeHost({ database, directory, config: localModel(server), plugins: [{ source: "inline:recorder", plugin: recorder(calls) }] })
     const items = await second.run(

@@ -79,8 +79,8 @@ export interface OpenAIServer {
   reply(fn: ReplyHandler): void
   /** Queue replies for the next requests, used before the handler. */
   enqueue(...replies: ReadonlyArray<ScriptedReply>): void
-  /** Resolves when a held reply has sent its first chunk(s) and is waiting (immediately if one already is). */
-  held(): Promise<void>
+  /** Resolves when `count` (default 1) held replies have sent their first chunk(s) and are waiting. */
+  held(count?: number): Promise<void>
   /** Let the oldest held reply (or the next one to hold, if none is waiting yet) continue. */
   release(): void
   /** Resolves once at least `count` (default 1) replies in total were abandoned by the client. */
@@ -190,10 +190,11 @@ export const startOpenAIServer = async (options: OpenAIServerOptions = {}): Prom
   const queue: Array<ScriptedReply> = [...(options.replies ?? [])]
   let handler: ReplyHandler | undefined = options.reply
   let aborted = 0
-  // Hold bookkeeping: held replies take a ticket in arrival order; ticket t may continue once
-  // `releases > t`. `waiting` counts replies currently paused at the hold point.
-  let holdTickets = 0
-  let releases = 0
+  // Hold bookkeeping: replies paused at the hold point wait in arrival order; `release()` frees the
+  // oldest one still waiting (a reply whose client went away leaves the line without using a release),
+  // or, when none waits, is banked for the next reply to reach its hold point.
+  const line: Array<{ released: boolean }> = []
+  let credits = 0
   let waiting = 0
   let closing = false
   const waiters = makeWaiters()
@@ -212,7 +213,6 @@ export const startOpenAIServer = async (options: OpenAIServerOptions = {}): Prom
       .concat("data: [DONE]\n\n")
     // Hold after the role chunk and the first content chunk.
     const holdAt = reply.hold ? Math.min(2, events.length) : -1
-    const ticket = reply.hold ? holdTickets++ : -1
     let next = 0
     let done = false
     const markAborted = () => {
@@ -226,10 +226,17 @@ export const startOpenAIServer = async (options: OpenAIServerOptions = {}): Prom
     const stream = new ReadableStream<Uint8Array>({
       async pull(controller) {
         if (next === holdAt) {
-          waiting++
-          waiters.check()
-          await waiters.wait(() => releases > ticket || done || closing)
-          waiting--
+          if (credits > 0) credits--
+          else {
+            const entry = { released: false }
+            line.push(entry)
+            waiting++
+            waiters.check()
+            await waiters.wait(() => entry.released || done || closing)
+            waiting--
+            const index = line.indexOf(entry)
+            if (index !== -1) line.splice(index, 1)
+          }
         }
         if (done && next < events.length) return // client went away while we were held
         const event = events[next++]
@@ -302,9 +309,11 @@ export const startOpenAIServer = async (options: OpenAIServerOptions = {}): Prom
     enqueue(...replies) {
       queue.push(...replies)
     },
-    held: () => waiters.wait(() => waiting > 0),
+    held: (count = 1) => waiters.wait(() => waiting >= count),
     release() {
-      releases++
+      const entry = line.find((e) => !e.released)
+      if (entry) entry.released = true
+      else credits++
       waiters.check()
     },
     waitForAborted: (count = 1) => waiters.wait(() => aborted >= count),

@@ -1,0 +1,27 @@
+import { defineConfig } from "@hey-api/openapi-ts"
+
+/**
+ * Generates the typed client from the committed OpenAPI document (written by
+ * `packages/server/script/openapi.ts`). Run with `bun run generate` (under Bun: `bun --bun openapi-ts`).
+ * `OPENCODE_SDK_OUTPUT` redirects the output (used by `script/check.ts` to compare against `src/gen`).
+ */
+export default defineConfig({
+  input: "./openapi.json",
+  output: {
+    path: process.env.OPENCODE_SDK_OUTPUT ?? "./src/gen",
+    postProcess: [],
+  },
+  plugins: [
+    "@hey-api/client-fetch",
+    "@hey-api/typescript",
+    {
+      name: "@hey-api/sdk",
+      operations: {
+        strategy: "single",
+        containerName: "OpencodeSdk",
+        methods: "instance",
+        nesting: "operationId",
+      },
+    },
+  ],
+})

@@ -1,0 +1,104 @@
+import { Schema } from "effect"
+
+/**
+ * The HTTP error bodies. Every one is a tagged JSON object with a human `message`; the `_tag`s and fields
+ * are the public contract shared with the SDK (see DESIGN, "The mutation contract"). The mapping from the
+ * core's tags lives in `src/http/errors.ts`.
+ */
+
+export class SessionNotFoundError extends Schema.TaggedError<SessionNotFoundError>()(
+  "SessionNotFoundError",
+  { sessionID: Schema.String, message: Schema.String },
+  { httpApiStatus: 404 },
+) {}
+
+export class MessageNotFoundError extends Schema.TaggedError<MessageNotFoundError>()(
+  "MessageNotFoundError",
+  { sessionID: Schema.String, messageID: Schema.String, message: Schema.String },
+  { httpApiStatus: 404 },
+) {}
+
+export class PartNotFoundError extends Schema.TaggedError<PartNotFoundError>()(
+  "PartNotFoundError",
+  { sessionID: Schema.String, messageID: Schema.String, partID: Schema.String, message: Schema.String },
+  { httpApiStatus: 404 },
+) {}
+
+/** The session's execution claim is held (a turn runs, or waits to resume). Nothing changed; retry later. */
+export class SessionBusyError extends Schema.TaggedError<SessionBusyError>()(
+  "SessionBusyError",
+  { sessionID: Schema.String, message: Schema.String },
+  { httpApiStatus: 409 },
+) {}
+
+/** The addressed message or part exists, but the operation does not apply to it (`reason` says why). */
+export class InvalidTargetError extends Schema.TaggedError<InvalidTargetError>()(
+  "InvalidTargetError",
+  {
+    sessionID: Schema.String,
+    messageID: Schema.String,
+    partID: Schema.optional(Schema.String),
+    reason: Schema.String,
+    message: Schema.String,
+  },
+  { httpApiStatus: 400 },
+) {}
+
+/** The request could not be decoded (malformed JSON, wrong type, missing or out-of-range value). */
+export class InvalidRequestError extends Schema.TaggedError<InvalidRequestError>()(
+  "InvalidRequestError",
+  { message: Schema.String, field: Schema.optional(Schema.String) },
+  { httpApiStatus: 400 },
+) {}
+
+/** Credentials are required (the server was started with a password) and were missing or wrong. */
+export class UnauthorizedError extends Schema.TaggedError<UnauthorizedError>()(
+  "UnauthorizedError",
+  { message: Schema.String },
+  { httpApiStatus: 401 },
+) {}
+
+/** No route matches the method and path. */
+export class NotFoundError extends Schema.TaggedError<NotFoundError>()(
+  "NotFoundError",
+  { message: Schema.String },
+  { httpApiStatus: 404 },
+) {}
+
+/** The durable log was asked for, but the event journal is off (`events.persist` is false). */
+export class JournalDisabledError extends Schema.TaggedError<JournalDisabledError>()(
+  "JournalDisabledError",
+  { message: Schema.String },
+  { httpApiStatus: 409 },
+) {}
+
+/** The request body is larger than the server's limit; it was refused before being parsed. */
+export class PayloadTooLargeError extends Schema.TaggedError<PayloadTooLargeError>()(
+  "PayloadTooLargeError",
+  { message: Schema.String, limit: Schema.Number },
+  { httpApiStatus: 413 },
+) {}
+
+/** Something unexpected failed. `ref` identifies the server log entry with the details. */
+export class UnknownError extends Schema.TaggedError<UnknownError>()(
+  "UnknownError",
+  { message: Schema.String, ref: Schema.String },
+  { httpApiStatus: 500 },
+) {}
+
+/** Every error body the server can send, keyed by `_tag`. */
+export const HttpErrors = [
+  SessionNotFoundError,
+  MessageNotFoundError,
+  PartNotFoundError,
+  SessionBusyError,
+  InvalidTargetError,
+  InvalidRequestError,
+  UnauthorizedError,
+  NotFoundError,
+  JournalDisabledError,
+  PayloadTooLargeError,
+  UnknownError,
+] as const
+
+export type HttpError = InstanceType<(typeof HttpErrors)[number]>

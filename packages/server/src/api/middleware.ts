@@ -1,0 +1,29 @@
+import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
+import { InvalidRequestError, PayloadTooLargeError, UnauthorizedError, UnknownError } from "./errors.ts"
+
+/**
+ * Turns request decoding failures into `InvalidRequestError` (400, naming the field) and unexpected
+ * failures into `UnknownError` (500, with a logged `ref`). Applied to every endpoint, so every operation
+ * documents these bodies. `PayloadTooLargeError` is raised before routing (see `src/http/body-limit.ts`)
+ * and is declared here so clients know its shape.
+ */
+export class RequestErrors extends HttpApiMiddleware.Service<RequestErrors>()("@opencode-ai/server/RequestErrors", {
+  error: [InvalidRequestError, PayloadTooLargeError, UnknownError],
+}) {}
+
+/**
+ * HTTP Basic authentication (user `opencode`), enforced when the server has a password. The check runs
+ * before routing for every request (see `src/http/auth.ts`); this declaration documents the scheme and
+ * the 401 body on every operation.
+ */
+export class Authorization extends HttpApiMiddleware.Service<Authorization>()("@opencode-ai/server/Authorization", {
+  security: {
+    basic: HttpApiSecurity.basic.pipe(
+      HttpApiSecurity.annotate(
+        OpenApi.Description,
+        "HTTP Basic auth with user `opencode` and the server password; only required when the server has one.",
+      ),
+    ),
+  },
+  error: UnauthorizedError,
+}) {}

@@ -1,0 +1,193 @@
+import { OpenApi } from "effect/http-api"
+import { Api } from "./api.ts"
+
+type Json = null | boolean | number | string | Array<Json> | { [key: string]: Json }
+type JsonObject = { [key: string]: Json }
+
+const isObject = (value: Json | undefined): value is JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+const json = (schema: Json, description: string) => ({ description, content: { "application/json": { schema } } })
+const errors = (...names: Array<string>) =>
+  names.length === 1 ? ref(names[0]!) : { anyOf: names.map((name) => ref(name)) }
+
+const eventStream = (description: string) => ({
+  description,
+  content: { "text/event-stream": { schema: ref("ServerEvent") } },
+})
+
+/** Error bodies only the stream routes send, so no HttpApi endpoint registers them. */
+const streamErrorSchemas = {
+  JournalDisabledError: {
+    type: "object",
+    properties: {
+      _tag: { type: "string", enum: ["JournalDisabledError"] },
+      message: { type: "string" },
+    },
+    required: ["_tag", "message"],
+    additionalProperties: false,
+  },
+}
+
+const common = {
+  "401": json(errors("UnauthorizedError"), "UnauthorizedError"),
+  "500": json(errors("UnknownError"), "UnknownError"),
+}
+
+/**
+ * The two server-sent-event routes, which are served outside HttpApi (their response is a live stream
+ * with heartbeats and slow-consumer handling, see `src/sse.ts`), written here by hand.
+ */
+const streamPaths = {
+  "/api/event": {
+    get: {
+      tags: ["event"],
+      operationId: "event.subscribe",
+      summary: "Live events: `server.connected`, then every durable event and streaming delta",
+      description:
+        "A server-sent-event stream; each `data:` line is one JSON `ServerEvent`. A comment line is sent every 15 s. " +
+        "A subscriber that falls too far behind receives a `server.error` event and the stream ends.",
+      parameters: [
+        { name: "sessionID", in: "query", required: false, schema: { type: "string" }, description: "Only this session's events" },
+      ],
+      security: [{ basic: [] }],
+      responses: {
+        "200": eventStream("ServerEvent stream"),
+        "404": json(errors("SessionNotFoundError"), "SessionNotFoundError"),
+        ...common,
+      },
+    },
+  },
+  "/api/session/{sessionID}/log": {
+    get: {
+      tags: ["session"],
+      operationId: "session.log",
+      summary: "The session's durable events after a seq, from the journal without gaps, then live",
+      description:
+        "A server-sent-event stream of `DurableEvent`s (after `server.connected`), each with `id: <seq>`. " +
+        "Needs the event journal (`events.persist: true`); otherwise answers 409 `JournalDisabledError`. " +
+        "Without `after`, the `Last-Event-ID` header is used, else 0.",
+      parameters: [
+        { name: "sessionID", in: "path", required: true, schema: { type: "string" } },
+        {
+          name: "after",
+          in: "query",
+          required: false,
+          schema: { type: "integer", minimum: 0 },
+          description: "Send events with a greater seq (exclusive)",
+        },
+      ],
+      security: [{ basic: [] }],
+      responses: {
+        "200": eventStream("ServerEvent stream"),
+        "400": json(errors("InvalidRequestError"), "InvalidRequestError"),
+        "404": json(errors("SessionNotFoundError"), "SessionNotFoundError"),
+        "409": json(errors("JournalDisabledError"), "JournalDisabledError"),
+        ...common,
+      },
+    },
+  },
+}
+
+const NON_FINITE = ["Infinity", "-Infinity", "NaN"]
+const isNull = (member: Json) => isObject(member) && member.type === "null" && Object.keys(member).length === 1
+const NUMBER_STRING = /^\^\[\+-\]\?/
+/** Bounds of integer query parameters (their string-tree codec loses them in the document). */
+const PARAMETER_BOUNDS: Record<string, JsonObject> = { limit: { minimum: 1, maximum: 200 } }
+
+/**
+ * Tidies what Effect's generic JSON codec documents but this API never sends, so the SDK types are exact:
+ * - a number is documented as `number | "Infinity" | "-Infinity" | "NaN"`; every number here is finite;
+ * - an optional property is documented as `X | null`; absent properties are omitted, never null;
+ * - an integer query parameter is documented as a numeric string pattern; it is an integer.
+ */
+const normalize = (node: Json): Json => {
+  if (Array.isArray(node)) return node.map(normalize)
+  if (!isObject(node)) return node
+  if (Array.isArray(node.anyOf)) {
+    const members = node.anyOf
+    const finite = members.some((member) => isObject(member) && member.type === "number")
+      ? members.filter((member) => !(isObject(member) && JSON.stringify(member.enum) === JSON.stringify(NON_FINITE)))
+      : members
+    if (finite.length !== members.length) {
+      const { anyOf: _, ...rest } = node
+      return normalize(finite.length === 1 && isObject(finite[0]) ? { ...finite[0], ...rest } : { ...rest, anyOf: finite })
+    }
+  }
+  const out: JsonObject = {}
+  for (const [key, value] of Object.entries(node)) out[key] = normalize(value)
+  if (isObject(out.properties)) {
+    const required = new Set(Array.isArray(out.required) ? out.required : [])
+    for (const [name, property] of Object.entries(out.properties)) {
+      if (required.has(name) || !isObject(property) || !Array.isArray(property.anyOf)) continue
+      const members = property.anyOf.filter((member) => !isNull(member))
+      if (members.length === property.anyOf.length) continue
+      const { anyOf: _, ...rest } = property
+      out.properties[name] = members.length === 1 && isObject(members[0]) ? { ...members[0], ...rest } : { ...rest, anyOf: members }
+    }
+  }
+  if (typeof out.in === "string" && isObject(out.schema) && out.schema.type === "string") {
+    const pattern = out.schema.pattern
+    if (typeof pattern === "string" && NUMBER_STRING.test(pattern)) {
+      out.schema = { type: "integer", ...(PARAMETER_BOUNDS[String(out.name)] ?? {}) }
+    }
+  }
+  return out
+}
+
+/**
+ * Effect names error components after their encoded side (`SessionNotFoundErrorEncoded`); the wire body
+ * is exactly the tagged error, so the document uses the tag (`SessionNotFoundError`).
+ */
+const ENCODED_ERROR = /^(\w+Error)Encoded$/
+const renameErrors = (node: Json): Json => {
+  if (Array.isArray(node)) return node.map(renameErrors)
+  if (!isObject(node)) return node
+  const out: JsonObject = {}
+  for (const [key, value] of Object.entries(node)) {
+    out[key] =
+      key === "$ref" && typeof value === "string"
+        ? value.replace(/^(#\/components\/schemas\/\w+Error)Encoded$/, "$1")
+        : renameErrors(value)
+  }
+  return out
+}
+const renameErrorComponents = (schemas: Json | undefined): JsonObject => {
+  const out: JsonObject = {}
+  if (!isObject(schemas)) return out
+  for (const [name, schema] of Object.entries(schemas)) out[name.replace(ENCODED_ERROR, "$1")] = schema
+  return out
+}
+
+const sortKeys = (record: Json | undefined): JsonObject => {
+  const out: JsonObject = {}
+  if (!isObject(record)) return out
+  for (const key of Object.keys(record).sort()) out[key] = record[key]!
+  return out
+}
+
+/**
+ * The OpenAPI document the SDK is generated from, served at `GET /openapi.json` and committed as
+ * `packages/sdk/openapi.json`. Deterministic: paths and component schemas are sorted by name.
+ */
+export const openApiDocument = (): JsonObject => {
+  const spec = renameErrors(normalize(OpenApi.fromApi(Api) as unknown as Json)) as JsonObject
+  const components = isObject(spec.components) ? spec.components : {}
+  const tags = Array.isArray(spec.tags) ? spec.tags : []
+  return {
+    openapi: spec.openapi!,
+    info: spec.info!,
+    tags: [...tags, { name: "event", description: "Live events (server-sent events)" }],
+    security: spec.security ?? [],
+    paths: sortKeys({ ...(spec.paths as JsonObject), ...(streamPaths as unknown as JsonObject) }),
+    components: {
+      ...components,
+      schemas: sortKeys({ ...renameErrorComponents(components.schemas), ...streamErrorSchemas }),
+      securitySchemes: sortKeys(components.securitySchemes),
+    },
+  }
+}
+
+/** The document as committed: two-space indented, with a final newline. */
+export const openApiText = () => `${JSON.stringify(openApiDocument(), null, 2)}\n`

@@ -1,0 +1,68 @@
+import { Page, PluginStatus as CorePluginStatus, SessionInfo as CoreSessionInfo } from "@opencode-ai/core"
+import {
+  AssistantMessage as CoreAssistantMessage,
+  ReasoningPart as CoreReasoningPart,
+  SyntheticMessage as CoreSyntheticMessage,
+  TextPart as CoreTextPart,
+  ToolPart as CoreToolPart,
+  UserMessage as CoreUserMessage,
+} from "@opencode-ai/core/session/message"
+import { ModelRef as CoreModelRef } from "@opencode-ai/core/session/model-request"
+import { Schema } from "effect"
+
+/**
+ * Wire schemas. The domain shapes are the core's; here they only get identifiers, so the OpenAPI document
+ * names them as components (`Message`, `TextPart`, `SessionInfo`...) and the generated SDK gets readable
+ * types instead of inlined structures.
+ */
+
+export const TextPart = CoreTextPart.annotate({ identifier: "TextPart" })
+export const ReasoningPart = CoreReasoningPart.annotate({ identifier: "ReasoningPart" })
+export const ToolPart = CoreToolPart.annotate({ identifier: "ToolPart" })
+export const Part = Schema.Union([TextPart, ReasoningPart, ToolPart]).annotate({ identifier: "Part" })
+export const ModelRef = CoreModelRef.annotate({ identifier: "ModelRef" })
+
+const withParts = { parts: Schema.Array(Part) }
+
+export const UserMessage = CoreUserMessage.mapFields((fields) => ({
+  ...fields,
+  ...withParts,
+  model: Schema.optional(ModelRef),
+})).annotate({ identifier: "UserMessage" })
+
+export const SyntheticMessage = CoreSyntheticMessage.mapFields((fields) => ({ ...fields, ...withParts })).annotate({
+  identifier: "SyntheticMessage",
+})
+
+export const AssistantMessage = CoreAssistantMessage.mapFields((fields) => ({
+  ...fields,
+  ...withParts,
+  model: ModelRef,
+})).annotate({ identifier: "AssistantMessage" })
+
+export const Message = Schema.Union([UserMessage, SyntheticMessage, AssistantMessage]).annotate({ identifier: "Message" })
+
+export const SessionInfo = CoreSessionInfo.annotate({ identifier: "SessionInfo" })
+export const SessionPage = Page(SessionInfo).annotate({ identifier: "SessionPage" })
+export const MessagePage = Page(Message).annotate({ identifier: "MessagePage" })
+export const PluginStatus = CorePluginStatus.annotate({ identifier: "PluginStatus" })
+
+/** `<providerID>/<modelID>`, as in config. */
+export const ModelName = Schema.String.check(
+  Schema.isPattern(/^[^/\s]+\/\S.*$/, { message: 'expected "<providerID>/<modelID>"' }),
+)
+
+/** Text that is not blank. */
+export const Text = Schema.String.check(Schema.isPattern(/\S/, { message: "expected a non-empty text" }))
+
+/** A message-listing cursor: the seq the previous page ended at, as returned in `cursor`. */
+export const SeqCursor = Schema.String.check(Schema.isPattern(/^\d+$/, { message: "expected a cursor returned by a previous page" }))
+
+/** Listing page size. */
+export const Limit = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 200 }))
+
+export const Admitted = Schema.Struct({ messageID: Schema.String }).annotate({ identifier: "Admitted" })
+
+export const Health = Schema.Struct({ ok: Schema.Literal(true), version: Schema.String }).annotate({
+  identifier: "Health",
+})

@@ -1,0 +1,79 @@
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { InvalidRequestError, SessionBusyError, SessionNotFoundError } from "./errors.ts"
+import { Admitted, Limit, ModelName, SessionInfo, SessionPage, Text } from "./schema.ts"
+
+const params = { sessionID: Schema.String }
+
+/** Sessions and their turns: `session.*` operations. */
+export class SessionGroup extends HttpApiGroup.make("session")
+  .add(
+    HttpApiEndpoint.post("create", "/api/session", {
+      payload: Schema.Struct({
+        title: Schema.optionalKey(Schema.String),
+        directory: Schema.optionalKey(Schema.String),
+        agent: Schema.optionalKey(Schema.String),
+        model: Schema.optionalKey(ModelName),
+      }),
+      success: SessionInfo,
+    }).annotate(OpenApi.Summary, "Create a session"),
+    HttpApiEndpoint.get("list", "/api/session", {
+      query: { cursor: Schema.optionalKey(Schema.String), limit: Schema.optionalKey(Limit) },
+      success: SessionPage,
+    }).annotate(OpenApi.Summary, "List sessions, newest first; pass the returned cursor for the next page"),
+    HttpApiEndpoint.get("get", "/api/session/:sessionID", {
+      params,
+      success: SessionInfo,
+      error: SessionNotFoundError,
+    }).annotate(OpenApi.Summary, "Get a session"),
+    HttpApiEndpoint.patch("update", "/api/session/:sessionID", {
+      params,
+      payload: Schema.Struct({ title: Text }),
+      success: SessionInfo,
+      error: SessionNotFoundError,
+    }).annotate(OpenApi.Summary, "Rename a session"),
+    HttpApiEndpoint.delete("delete", "/api/session/:sessionID", {
+      params,
+      success: HttpApiSchema.NoContent,
+      error: SessionNotFoundError,
+    }).annotate(OpenApi.Summary, "Stop any running turn, then delete the session"),
+    HttpApiEndpoint.post("prompt", "/api/session/:sessionID/prompt", {
+      params,
+      payload: Schema.Struct({
+        text: Text,
+        agent: Schema.optionalKey(Schema.String),
+        model: Schema.optionalKey(ModelName),
+      }),
+      success: Admitted,
+      error: [SessionNotFoundError, InvalidRequestError],
+    }).annotate(
+      OpenApi.Summary,
+      "Admit a user prompt; the turn runs asynchronously (queued behind a running turn)",
+    ),
+    HttpApiEndpoint.post("synthetic", "/api/session/:sessionID/synthetic", {
+      params,
+      payload: Schema.Struct({
+        text: Text,
+        description: Schema.optionalKey(Schema.String),
+        resume: Schema.optionalKey(Schema.Boolean),
+      }),
+      success: Admitted,
+      error: [SessionNotFoundError, InvalidRequestError],
+    }).annotate(OpenApi.Summary, "Admit a host notice (origin `host`); `resume` (default true) wakes the session"),
+    HttpApiEndpoint.post("interrupt", "/api/session/:sessionID/interrupt", {
+      params,
+      success: HttpApiSchema.NoContent,
+      error: SessionNotFoundError,
+    }).annotate(OpenApi.Summary, "Stop the running or suspended turn"),
+    HttpApiEndpoint.post("wait", "/api/session/:sessionID/wait", {
+      params,
+      success: SessionInfo,
+      error: SessionNotFoundError,
+    }).annotate(OpenApi.Summary, "Return once no turn of the session runs; answers the session as it is then"),
+    HttpApiEndpoint.post("resume", "/api/session/:sessionID/resume", {
+      params,
+      success: Schema.Struct({ resumed: Schema.Boolean }),
+      error: [SessionNotFoundError, SessionBusyError],
+    }).annotate(OpenApi.Summary, "Continue the session without adding a message"),
+  )
+  .annotate(OpenApi.Description, "Sessions and their turns") {}

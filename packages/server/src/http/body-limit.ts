@@ -1,0 +1,44 @@
+import { PayloadTooLargeError } from "../api/errors.ts"
+
+/** Default request body limit: 1 MiB. */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024
+
+export const tooLarge = (limit: number) =>
+  new PayloadTooLargeError({ message: `The request body is larger than the limit of ${limit} bytes`, limit })
+
+/**
+ * Enforces the body limit before anything parses the body: a declared `Content-Length` over the limit is
+ * refused without reading; a body without one (chunked) is read up to the limit and refused as soon as it
+ * goes over, otherwise handed on buffered. Returns the request to continue with, or the refusal.
+ */
+export const limitBody = async (request: Request, limit: number): Promise<Request | PayloadTooLargeError> => {
+  if (request.body === null) return request
+  const declared = request.headers.get("content-length")
+  if (declared !== null && /^\d+$/.test(declared.trim())) {
+    // The transport frames the body by Content-Length, so it cannot be longer than declared.
+    return Number(declared) > limit ? tooLarge(limit) : request
+  }
+  const reader = request.body.getReader()
+  const chunks: Array<Uint8Array> = []
+  let total = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    total += value.byteLength
+    if (total > limit) {
+      await reader.cancel().catch(() => undefined)
+      return tooLarge(limit)
+    }
+    chunks.push(value)
+  }
+  const body = new Uint8Array(total)
+  let offset = 0
+  for (const chunk of chunks) {
+    body.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  const headers = new Headers(request.headers)
+  headers.delete("transfer-encoding")
+  headers.set("content-length", String(total))
+  return new Request(request.url, { method: request.method, headers, body, signal: request.signal })
+}

@@ -1,0 +1,97 @@
+import {
+  BusyError as CoreBusyError,
+  InvalidInputError as CoreInvalidInputError,
+  InvalidTargetError as CoreInvalidTargetError,
+  MessageNotFoundError as CoreMessageNotFoundError,
+  PartNotFoundError as CorePartNotFoundError,
+  SessionNotFoundError as CoreSessionNotFoundError,
+} from "@opencode-ai/core"
+import { Cause, Effect } from "effect"
+import {
+  InvalidRequestError,
+  InvalidTargetError,
+  MessageNotFoundError,
+  PartNotFoundError,
+  SessionBusyError,
+  SessionNotFoundError,
+  UnknownError,
+} from "../api/errors.ts"
+
+/** The core's session failures, which the HTTP layer translates (DESIGN, "The mutation contract"). */
+export type CoreError =
+  | CoreSessionNotFoundError
+  | CoreMessageNotFoundError
+  | CorePartNotFoundError
+  | CoreBusyError
+  | CoreInvalidTargetError
+  | CoreInvalidInputError
+
+/** The HTTP error each core error becomes, at the type level (distributes over unions). */
+export type ToHttp<E> = E extends CoreSessionNotFoundError
+  ? SessionNotFoundError
+  : E extends CoreMessageNotFoundError
+    ? MessageNotFoundError
+    : E extends CorePartNotFoundError
+      ? PartNotFoundError
+      : E extends CoreBusyError
+        ? SessionBusyError
+        : E extends CoreInvalidTargetError
+          ? InvalidTargetError
+          : E extends CoreInvalidInputError
+            ? InvalidRequestError
+            : never
+
+/** The one place where core tags become HTTP tags; fields are kept, `message` is the core's text. */
+export const toHttpError = (error: CoreError) => {
+  switch (error._tag) {
+    case "Session.NotFoundError":
+      return new SessionNotFoundError({ sessionID: error.sessionID, message: error.message })
+    case "Session.MessageNotFoundError":
+      return new MessageNotFoundError({ sessionID: error.sessionID, messageID: error.messageID, message: error.message })
+    case "Session.PartNotFoundError":
+      return new PartNotFoundError({
+        sessionID: error.sessionID,
+        messageID: error.messageID,
+        partID: error.partID,
+        message: error.message,
+      })
+    case "Session.BusyError":
+      return new SessionBusyError({ sessionID: error.sessionID, message: error.message })
+    case "Session.InvalidTargetError":
+      return new InvalidTargetError({
+        sessionID: error.sessionID,
+        messageID: error.messageID,
+        ...(error.partID !== undefined ? { partID: error.partID } : {}),
+        reason: error.reason,
+        message: error.message,
+      })
+    case "Session.InvalidInputError":
+      return new InvalidRequestError({
+        message: error.message,
+        ...(error.field !== undefined ? { field: error.field } : {}),
+      })
+  }
+}
+
+/** Translates the core failures of `effect` into their HTTP counterparts. */
+export const fromCore = <A, E extends CoreError, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, ToHttp<E>, R> =>
+  Effect.mapError(effect, toHttpError) as Effect.Effect<A, ToHttp<E>, R>
+
+let counter = 0
+/** A short, unique reference for an unexpected failure, printed in the log and returned to the client. */
+export const makeRef = () => `err_${Date.now().toString(36)}${(counter++ % 1296).toString(36).padStart(2, "0")}`
+
+/** Logs an unexpected failure (with its full cause) under a fresh ref; the body carries only the ref. */
+export const unknownError = (cause: Cause.Cause<unknown>, context: string) =>
+  Effect.gen(function* () {
+    const ref = makeRef()
+    yield* Effect.logError(`${context} failed unexpectedly (ref ${ref})`, cause)
+    return new UnknownError({ message: `Unexpected server error (ref ${ref}); see the server log`, ref })
+  })
+
+/** The same as `unknownError`, for code outside an Effect (the request front door). */
+export const unknownErrorSync = (cause: unknown, context: string) => {
+  const ref = makeRef()
+  console.error(`${context} failed unexpectedly (ref ${ref})`, cause)
+  return new UnknownError({ message: `Unexpected server error (ref ${ref}); see the server log`, ref })
+}

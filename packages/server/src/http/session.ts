@@ -1,0 +1,47 @@
+import { Execution, parseModel, Session } from "@opencode-ai/core"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../api/api.ts"
+import { fromCore } from "./errors.ts"
+
+/** `session.*`: the session read model and the turn controls, over the core's Session and Execution. */
+export const SessionHandlers = HttpApiBuilder.group(
+  Api,
+  "session",
+  Effect.fn(function* (handlers) {
+    const session = yield* Session
+    const execution = yield* Execution
+    return handlers.handleAll({
+      create: ({ payload }) => session.create(payload),
+      list: ({ query }) => session.list(query),
+      get: ({ params }) => fromCore(session.get(params.sessionID)),
+      update: ({ params, payload }) => fromCore(session.rename(params.sessionID, payload.title)),
+      delete: ({ params }) => fromCore(execution.remove(params.sessionID)),
+      prompt: ({ params, payload }) =>
+        fromCore(
+          execution.prompt({
+            sessionID: params.sessionID,
+            text: payload.text,
+            origin: "user",
+            ...(payload.agent !== undefined ? { agent: payload.agent } : {}),
+            ...(payload.model !== undefined ? { model: parseModel(payload.model) } : {}),
+          }),
+        ),
+      synthetic: ({ params, payload }) =>
+        fromCore(
+          execution.synthetic({
+            sessionID: params.sessionID,
+            text: payload.text,
+            // Notices admitted over HTTP are the host's, not the user's.
+            origin: "host",
+            ...(payload.description !== undefined ? { description: payload.description } : {}),
+            ...(payload.resume !== undefined ? { resume: payload.resume } : {}),
+          }),
+        ),
+      interrupt: ({ params }) => fromCore(execution.interrupt(params.sessionID)),
+      wait: ({ params }) =>
+        fromCore(execution.wait(params.sessionID).pipe(Effect.andThen(session.get(params.sessionID)))),
+      resume: ({ params }) => fromCore(execution.resume(params.sessionID)),
+    })
+  }),
+)

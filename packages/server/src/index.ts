@@ -1,0 +1,14 @@
+/** The opencode2 host HTTP server: the API definition, its OpenAPI document and `startServer`. */
+export { Api, API_VERSION } from "./api/api.ts"
+export * from "./api/errors.ts"
+export { ServerEvent, DurableEvent, TransientEvent } from "./api/event.ts"
+export { openApiDocument, openApiText } from "./api/openapi.ts"
+export {
+  AUTH_USER,
+  isLoopback,
+  ServerConfigError,
+  startServer,
+  type RunningServer,
+  type ServerOptions,
+} from "./server.ts"
+export { VERSION } from "./version.ts"

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest"
+import { fileURLToPath } from "node:url"
+import { openApiDocument } from "../src/api/openapi.ts"
+import { startTestServer } from "./support/server.ts"
+
+const SERVER_DIR = fileURLToPath(new URL("..", import.meta.url))
+
+const operations = (document: ReturnType<typeof openApiDocument>) => {
+  const out: Record<string, string> = {}
+  for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, { operationId: string }>>)) {
+    for (const [method, operation] of Object.entries(item)) out[operation.operationId] = `${method.toUpperCase()} ${path}`
+  }
+  return out
+}
+
+describe("the OpenAPI document", () => {
+  it("names every operation as the SDK exposes it", () => {
+    expect(operations(openApiDocument())).toEqual({
+      health: "GET /api/health",
+      "session.create": "POST /api/session",
+      "session.list": "GET /api/session",
+      "session.get": "GET /api/session/{sessionID}",
+      "session.update": "PATCH /api/session/{sessionID}",
+      "session.delete": "DELETE /api/session/{sessionID}",
+      "session.prompt": "POST /api/session/{sessionID}/prompt",
+      "session.synthetic": "POST /api/session/{sessionID}/synthetic",
+      "session.interrupt": "POST /api/session/{sessionID}/interrupt",
+      "session.wait": "POST /api/session/{sessionID}/wait",
+      "session.resume": "POST /api/session/{sessionID}/resume",
+      "session.log": "GET /api/session/{sessionID}/log",
+      "message.list": "GET /api/session/{sessionID}/message",
+      "message.get": "GET /api/session/{sessionID}/message/{messageID}",
+      "message.update": "PATCH /api/session/{sessionID}/message/{messageID}/part/{partID}",
+      "message.remove": "DELETE /api/session/{sessionID}/message/{messageID}",
+      "part.remove": "DELETE /api/session/{sessionID}/message/{messageID}/part/{partID}",
+      "plugin.list": "GET /api/plugin",
+      "event.subscribe": "GET /api/event",
+    })
+  })
+
+  it("is served at /openapi.json", async () => {
+    const server = await startTestServer()
+    const response = await server.fetch("/openapi.json")
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual(openApiDocument())
+  })
+
+  it("is committed up to date (packages/sdk/openapi.json)", () => {
+    const result = Bun.spawnSync([process.execPath, "run", "script/openapi.ts", "check"], {
+      cwd: SERVER_DIR,
+      stdout: "pipe",
+      stderr: "pipe",
+    })
+    expect(result.stderr.toString()).toBe("")
+    expect(result.exitCode).toBe(0)
+  })
+})

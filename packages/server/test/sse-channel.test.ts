@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest"
+import { type Frame, SseChannel } from "../src/sse.ts"
+
+const event = (n: number): Frame => ({
+  kind: "event",
+  event: { id: `evt_${n}`, type: "test", version: 1, sessionID: "ses_1", seq: n, time: 0, data: { n } },
+  id: String(n),
+})
+
+const decoder = new TextDecoder()
+
+const readAll = async (stream: ReadableStream<Uint8Array>) => {
+  let text = ""
+  const reader = stream.getReader()
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) return text
+    text += decoder.decode(value)
+  }
+}
+
+const dataLines = (text: string) =>
+  [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!) as { type: string; seq?: number })
+
+describe("an SSE subscriber channel", () => {
+  it("never blocks the publisher: past its bound it drops the queue and ends with server.error", async () => {
+    let closed = 0
+    const channel = new SseChannel({ queueLimit: 3, heartbeatMs: 60_000, onClose: () => closed++ })
+    const accepted = [1, 2, 3, 4, 5].map((n) => channel.offer(event(n)))
+    expect(accepted).toEqual([true, true, true, false, false])
+    expect(closed).toBe(1)
+    const events = dataLines(await readAll(channel.stream))
+    expect(events).toEqual([
+      { type: "server.error", data: { reason: "slow-consumer", message: expect.stringContaining("3") } },
+    ])
+    expect(closed).toBe(1)
+  })
+
+  it("writes first frames, then the backlog page by page, then accepted live frames", async () => {
+    const pages = [[event(1), event(2)], [event(3)], []]
+    let position = 0
+    const channel = new SseChannel({
+      heartbeatMs: 60_000,
+      first: [{ kind: "event", event: { type: "server.connected", data: { version: "x" } } }],
+      backlog: () => {
+        const page = pages.shift() ?? []
+        for (const frame of page) if (frame.kind === "event" && "seq" in frame.event) position = frame.event.seq
+        return page
+      },
+      accept: (frame) => !(frame.kind === "event" && "seq" in frame.event && frame.event.seq <= position),
+    })
+    // Live frames that arrive during catch-up, overlapping it.
+    channel.offer(event(3))
+    channel.offer(event(4))
+    channel.finish()
+    const text = await readAll(channel.stream)
+    expect(dataLines(text).map((e) => e.seq ?? e.type)).toEqual(["server.connected", 1, 2, 3, 4])
+    expect([...text.matchAll(/^id: (\d+)$/gm)].map((m) => m[1])).toEqual(["1", "2", "3", "4"])
+  })
+
+  it("stops queueing and releases its subscription when the reader cancels", async () => {
+    let closed = 0
+    const channel = new SseChannel({ heartbeatMs: 60_000, onClose: () => closed++ })
+    const reader = channel.stream.getReader()
+    channel.offer(event(1))
+    expect((await reader.read()).done).toBe(false)
+    await reader.cancel()
+    expect(closed).toBe(1)
+    expect(channel.offer(event(2))).toBe(false)
+  })
+
+  it("queues heartbeat comments", async () => {
+    const channel = new SseChannel({ heartbeatMs: 5 })
+    const reader = channel.stream.getReader()
+    const { value } = await reader.read()
+    expect(decoder.decode(value)).toBe(": heartbeat\n\n")
+    await reader.cancel()
+  })
+})

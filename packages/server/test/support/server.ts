@@ -1,0 +1,60 @@
+import type { ConfigData } from "@opencode-ai/core"
+import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk"
+import { join } from "node:path"
+import { afterAll } from "vitest"
+import { type RunningServer, type ServerOptions, startServer } from "../../src/server.ts"
+import { tempDir } from "./tmp.ts"
+
+export interface TestServer {
+  readonly server: RunningServer
+  readonly url: string
+  readonly client: OpencodeClient
+  readonly directory: string
+  readonly database: string
+  /** Raw fetch against the server (path relative to its URL). */
+  fetch(path: string, init?: RequestInit): Promise<Response>
+  stop(): Promise<void>
+}
+
+export interface TestServerOptions extends Partial<Omit<ServerOptions, "config">> {
+  readonly config?: ConfigData
+}
+
+const running = new Set<TestServer>()
+afterAll(async () => {
+  for (const server of running) await server.stop()
+})
+
+/** A real server on 127.0.0.1, a free port and a temporary SQLite file, with an SDK client for it. */
+export const startTestServer = async (options: TestServerOptions = {}): Promise<TestServer> => {
+  const directory = options.database ? join(options.database, "..") : tempDir()
+  const database = options.database ?? join(directory, "opencode.db")
+  const { config, ...rest } = options
+  const server = await startServer({
+    port: 0,
+    ...rest,
+    database,
+    config: { data: config ?? {}, directory },
+  })
+  const test: TestServer = {
+    server,
+    url: server.url,
+    client: createOpencodeClient({ baseUrl: server.url, ...(options.password ? { password: options.password } : {}) }),
+    directory,
+    database,
+    fetch: (path, init) => fetch(`${server.url}${path}`, init),
+    stop: async () => {
+      running.delete(test)
+      await server.stop()
+    },
+  }
+  running.add(test)
+  return test
+}
+
+/** JSON request options for raw fetch. */
+export const json = (method: string, body: unknown): RequestInit => ({
+  method,
+  headers: { "content-type": "application/json" },
+  body: typeof body === "string" ? body : JSON.stringify(body),
+})
