@@ -141,6 +141,7 @@ describe("the mutation contract in core", () => {
           correctReasoning: yield* Effect.exit(mutation.correct({ sessionID: info.id, messageID: assistant.id, partID: reasoning.id, text: "x", by })),
           removeText: yield* Effect.exit(mutation.removePart({ sessionID: info.id, messageID: assistant.id, partID: text.id, by })),
           removeFromUser: yield* Effect.exit(mutation.removePart({ sessionID: info.id, messageID: user.id, partID: user.parts[0]!.id, by })),
+          emptyCorrection: yield* Effect.exit(mutation.correct({ sessionID: info.id, messageID: user.id, partID: user.parts[0]!.id, text: "", by })),
         }
         return { exits, before, after: projectionSnapshot(client) }
       }),
@@ -151,6 +152,7 @@ describe("the mutation contract in core", () => {
     for (const key of ["retractAssistant", "correctReasoning", "removeText", "removeFromUser"] as const) {
       expect(failure(result.exits[key])).toMatchObject({ _tag: "Session.InvalidTargetError", reason: expect.any(String) })
     }
+    expect(failure(result.exits.emptyCorrection)).toMatchObject({ _tag: "Session.InvalidInputError", field: "text" })
     expect(result.after).toEqual(result.before)
     await host.dispose()
   })

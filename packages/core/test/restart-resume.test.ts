@@ -80,6 +80,10 @@ describe("restart resume", () => {
     for (const { info, items, claim } of result) {
       expect(info.status).toBe("idle")
       expect(claim).toBeUndefined()
+      // The answer the kill cut off is closed as interrupted (partial text kept), never left dangling.
+      const cutOff = items.find((m) => m.type === "assistant") as AssistantMessage
+      expect(cutOff.time.completed).toBeDefined()
+      expect(cutOff).toMatchObject({ finish: "interrupted", error: { name: "Interrupted" } })
       const notice = items.find((m) => m.type === "synthetic")!
       expect(notice).toMatchObject({ origin: "host", parts: [{ type: "text", text: RESTART_NOTICE }] })
       const last = items.at(-1) as AssistantMessage

@@ -10,7 +10,7 @@ describe("the generated client", () => {
   it("binds every operation group to one configured client", () => {
     const client = createOpencodeClient({ baseUrl: "http://127.0.0.1:4096/", password: "pw" })
     expect(client).toBeInstanceOf(OpencodeClient)
-    for (const method of ["create", "list", "get", "update", "delete", "prompt", "synthetic", "interrupt", "wait", "resume", "log"]) {
+    for (const method of ["create", "list", "get", "update", "delete", "prompt", "synthetic", "interrupt", "wait", "resume", "log", "prune", "erase"]) {
       expect(typeof (client.session as unknown as Record<string, unknown>)[method]).toBe("function")
     }
     for (const method of ["list", "get", "update", "remove"]) {
@@ -18,6 +18,7 @@ describe("the generated client", () => {
     }
     expect(typeof client.part.remove).toBe("function")
     expect(typeof client.plugin.list).toBe("function")
+    expect(typeof client.db.stats).toBe("function")
     expect(typeof client.event.subscribe).toBe("function")
     expect(typeof client.health).toBe("function")
     const config = client.http.getConfig()

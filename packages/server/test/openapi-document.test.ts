@@ -28,12 +28,15 @@ describe("the OpenAPI document", () => {
       "session.wait": "POST /api/session/{sessionID}/wait",
       "session.resume": "POST /api/session/{sessionID}/resume",
       "session.log": "GET /api/session/{sessionID}/log",
+      "session.prune": "POST /api/session/{sessionID}/prune",
+      "session.erase": "POST /api/session/{sessionID}/erase",
       "message.list": "GET /api/session/{sessionID}/message",
       "message.get": "GET /api/session/{sessionID}/message/{messageID}",
       "message.update": "PATCH /api/session/{sessionID}/message/{messageID}/part/{partID}",
       "message.remove": "DELETE /api/session/{sessionID}/message/{messageID}",
       "part.remove": "DELETE /api/session/{sessionID}/message/{messageID}/part/{partID}",
       "plugin.list": "GET /api/plugin",
+      "db.stats": "GET /api/db/stats",
       "event.subscribe": "GET /api/event",
     })
   })

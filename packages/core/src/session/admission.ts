@@ -84,6 +84,27 @@ export const boundary = (
 }
 
 /**
+ * Closes what a killed process left open in a claimed turn: assistant messages that never completed get
+ * their running tool calls failed and are completed as interrupted, so no message dangles and the
+ * partial answer stays, marked.
+ */
+export const settleCutOff = (reads: Reads, sessionID: string, turnID: string): Array<Draft> =>
+  reads.incomplete(sessionID, turnID).flatMap((message) => [
+    ...message.parts.flatMap((part) =>
+      part.type === "tool" && part.state === "running"
+        ? [draft(SessionEvent.PartUpdated, { messageID: message.id, part: { ...part, state: "error" as const, error: CUT_OFF } })]
+        : [],
+    ),
+    draft(SessionEvent.AssistantCompleted, {
+      messageID: message.id,
+      finish: "interrupted",
+      error: { name: "Interrupted", message: CUT_OFF },
+    }),
+  ])
+
+const CUT_OFF = "the server stopped while this answer was streaming"
+
+/**
  * Continues a session without adding a message. Idle: a new turn starts (`resume`). Claimed but not
  * running here (suspended by a restart): the same turn resumes, counting the attempt durably; past `cap`
  * attempts the turn fails and the claim is released instead. Running here: busy.
@@ -101,6 +122,7 @@ export const admitResume = (
     const grant = { turnID: ascending("trn"), reason: "resume" as const }
     return { decision: [...notice, draft(SessionEvent.TurnStarted, grant)], grant }
   }
+  const settled = settleCutOff(reads, sessionID, claim.turn_id)
   const attempt = claim.attempts + 1
   if (attempt > options.cap) {
     const ended = boundary(reads, sessionID, {
@@ -108,8 +130,8 @@ export const admitResume = (
       outcome: "failed",
       error: { name: "Session.ResumeExhaustedError", message: `gave up after ${options.cap} resume attempts` },
     }, { drain: true })
-    return { decision: ended.decision, exhausted: true }
+    return { decision: [...settled, ...(ended.decision as ReadonlyArray<Draft>)], exhausted: true }
   }
   const grant = { turnID: claim.turn_id, reason: "resume" as const }
-  return { decision: [...notice, draft(SessionEvent.TurnResumed, { turnID: claim.turn_id, attempt })], grant }
+  return { decision: [...settled, ...notice, draft(SessionEvent.TurnResumed, { turnID: claim.turn_id, attempt })], grant }
 }

@@ -173,7 +173,8 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
             if (!live) {
               // No aggregate left to record an event on: the rewrite is all there is.
               summary = rewriteJournal(sessionID, true)
-            } else if (bus.persist) {
+            } else if (journalExists.get(sessionID)!.n > 0) {
+              // Whatever `events.persist` says now: rows journaled while it was on still hold content.
               summary = rewriteJournal(sessionID, false)
               yield* bus
                 .commit(sessionID, [draft(E.Erased, { events: summary.events, fields: summary.fields, bytes: summary.bytes, by })])

@@ -1,10 +1,11 @@
 import type { PromptEvent, SyntheticEvent } from "@opencode-ai/plugin"
 import { Context, Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { Bus, type Decision } from "../bus/bus.ts"
+import type { Draft } from "../bus/event.ts"
 import { Config } from "../config/config.ts"
 import { ascending } from "../id/id.ts"
 import { Hooks } from "../plugin/hooks.ts"
-import { admitInput, admitResume, boundary, type Grant } from "./admission.ts"
+import { admitInput, admitResume, boundary, type Grant, settleCutOff } from "./admission.ts"
 import { type BusyError, InvalidInputError, SessionNotFoundError } from "./error.ts"
 import type { InputMessage, MessageError, Origin } from "./message.ts"
 import type { ModelRef } from "./model-request.ts"
@@ -228,9 +229,10 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           }
           const claim = session.sync.claimed(sessionID)
           if (claim && !owner) {
-            yield* decide(sessionID, () =>
-              boundary(session.sync, sessionID, { turnID: claim.turn_id, outcome: "interrupted" }, { drain: true }),
-            )
+            yield* decide<never>(sessionID, () => {
+              const ended = boundary(session.sync, sessionID, { turnID: claim.turn_id, outcome: "interrupted" }, { drain: true })
+              return { decision: [...settleCutOff(session.sync, sessionID, claim.turn_id), ...(ended.decision as ReadonlyArray<Draft>)] }
+            })
           }
         })
 

@@ -4,6 +4,7 @@ import { draft } from "../bus/event.ts"
 import { admitMutation } from "./admission.ts"
 import {
   type BusyError,
+  InvalidInputError,
   InvalidTargetError,
   MessageNotFoundError,
   PartNotFoundError,
@@ -13,7 +14,13 @@ import { SessionEvent } from "./event.ts"
 import type { Message, Origin } from "./message.ts"
 import { Session } from "./session.ts"
 
-export type MutationError = SessionNotFoundError | MessageNotFoundError | PartNotFoundError | BusyError | InvalidTargetError
+export type MutationError =
+  | SessionNotFoundError
+  | MessageNotFoundError
+  | PartNotFoundError
+  | BusyError
+  | InvalidTargetError
+  | InvalidInputError
 
 /** The host-rendered text that stands in for a retracted message. Never plugin-supplied. */
 export const placeholderFor = (message: Message) =>
@@ -76,7 +83,14 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
 
       return Mutation.of({
         correct: ({ sessionID, messageID, partID, text, by }) =>
-          apply(sessionID, messageID, (message) => {
+          text.length === 0
+            ? Effect.fail(
+                new InvalidInputError({
+                  message: "a correction needs text; retract the message or remove the part instead",
+                  field: "text",
+                }),
+              )
+            : apply(sessionID, messageID, (message) => {
             if (message.retracted) return invalid(message, "the message is retracted", partID)
             if (!completed(message)) return invalid(message, "the assistant message is not completed", partID)
             const part = message.parts.find((p) => p.id === partID)

@@ -6,7 +6,7 @@ import { Database } from "../storage/database.ts"
 import { MessageNotFoundError, SessionNotFoundError } from "./error.ts"
 import { SessionEvent } from "./event.ts"
 import type { SessionInfo } from "./info.ts"
-import type { InputMessage, Message, UserMessage } from "./message.ts"
+import type { AssistantMessage, InputMessage, Message, UserMessage } from "./message.ts"
 
 export interface SessionRow {
   id: string
@@ -64,7 +64,9 @@ export interface SessionShape {
     inbox(sessionID: string): ReadonlyArray<{ message: InputMessage; wake: boolean }>
     /** Every message of a session in seq order (the model request needs the whole transcript). */
     transcript(sessionID: string): ReadonlyArray<Message>
-    /** The most recent user prompt (its agent and model choices apply to the turn). */
+    /** Assistant messages of a turn that never completed (a crash cut them off). */
+    incomplete(sessionID: string, turnID: string): ReadonlyArray<AssistantMessage>
+    /** The most recent user prompt that is not retracted (its agent and model choices apply to the turn). */
     latestPrompt(sessionID: string): UserMessage | undefined
     /** Sessions whose claim is held, oldest claim first. */
     claimedSessions(): ReadonlyArray<string>
@@ -98,7 +100,11 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
         "SELECT data FROM session_message WHERE session_id = ? ORDER BY seq",
       )
       const readLatestPrompt = client.query<{ data: string }, [string]>(
-        "SELECT data FROM session_message WHERE session_id = ? AND type = 'user' ORDER BY seq DESC LIMIT 1",
+        "SELECT data FROM session_message WHERE session_id = ? AND type = 'user' AND json_extract(data, '$.retracted') IS NULL ORDER BY seq DESC LIMIT 1",
+      )
+      const readIncomplete = client.query<{ data: string }, [string, string]>(
+        `SELECT data FROM session_message WHERE session_id = ? AND type = 'assistant'
+           AND json_extract(data, '$.turnID') = ? AND json_extract(data, '$.time.completed') IS NULL ORDER BY seq`,
       )
       const readClaimed = client.query<{ session_id: string }, []>(
         "SELECT session_id FROM session_execution ORDER BY time_started, session_id",
@@ -201,6 +207,8 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
           claimed: (sessionID) => readClaim.get(sessionID) ?? undefined,
           inbox: (sessionID) => readInbox.all(sessionID).map((row) => JSON.parse(row.data)),
           transcript: (sessionID) => readTranscript.all(sessionID).map((row) => JSON.parse(row.data) as Message),
+          incomplete: (sessionID, turnID) =>
+            readIncomplete.all(sessionID, turnID).map((row) => JSON.parse(row.data) as AssistantMessage),
           latestPrompt: (sessionID) => {
             const row = readLatestPrompt.get(sessionID)
             return row ? (JSON.parse(row.data) as UserMessage) : undefined

@@ -2,7 +2,7 @@
 
 import type { Client, ClientMeta, Options as Options2, RequestResult, ServerSentEventsResult, TDataShape } from './client';
 import { client } from './client.gen';
-import type { EventSubscribeData, EventSubscribeErrors, EventSubscribeResponse, EventSubscribeResponses, HealthData, HealthErrors, HealthResponses, MessageGetData, MessageGetErrors, MessageGetResponses, MessageListData, MessageListErrors, MessageListResponses, MessageRemoveData, MessageRemoveErrors, MessageRemoveResponses, MessageUpdateData, MessageUpdateErrors, MessageUpdateResponses, PartRemoveData, PartRemoveErrors, PartRemoveResponses, PluginListData, PluginListErrors, PluginListResponses, SessionCreateData, SessionCreateErrors, SessionCreateResponses, SessionDeleteData, SessionDeleteErrors, SessionDeleteResponses, SessionGetData, SessionGetErrors, SessionGetResponses, SessionInterruptData, SessionInterruptErrors, SessionInterruptResponses, SessionListData, SessionListErrors, SessionListResponses, SessionLogData, SessionLogErrors, SessionLogResponse, SessionLogResponses, SessionPromptData, SessionPromptErrors, SessionPromptResponses, SessionResumeData, SessionResumeErrors, SessionResumeResponses, SessionSyntheticData, SessionSyntheticErrors, SessionSyntheticResponses, SessionUpdateData, SessionUpdateErrors, SessionUpdateResponses, SessionWaitData, SessionWaitErrors, SessionWaitResponses } from './types.gen';
+import type { DbStatsData, DbStatsErrors, DbStatsResponses, EventSubscribeData, EventSubscribeErrors, EventSubscribeResponse, EventSubscribeResponses, HealthData, HealthErrors, HealthResponses, MessageGetData, MessageGetErrors, MessageGetResponses, MessageListData, MessageListErrors, MessageListResponses, MessageRemoveData, MessageRemoveErrors, MessageRemoveResponses, MessageUpdateData, MessageUpdateErrors, MessageUpdateResponses, PartRemoveData, PartRemoveErrors, PartRemoveResponses, PluginListData, PluginListErrors, PluginListResponses, SessionCreateData, SessionCreateErrors, SessionCreateResponses, SessionDeleteData, SessionDeleteErrors, SessionDeleteResponses, SessionEraseData, SessionEraseErrors, SessionEraseResponses, SessionGetData, SessionGetErrors, SessionGetResponses, SessionInterruptData, SessionInterruptErrors, SessionInterruptResponses, SessionListData, SessionListErrors, SessionListResponses, SessionLogData, SessionLogErrors, SessionLogResponse, SessionLogResponses, SessionPromptData, SessionPromptErrors, SessionPromptResponses, SessionPruneData, SessionPruneErrors, SessionPruneResponses, SessionResumeData, SessionResumeErrors, SessionResumeResponses, SessionSyntheticData, SessionSyntheticErrors, SessionSyntheticResponses, SessionUpdateData, SessionUpdateErrors, SessionUpdateResponses, SessionWaitData, SessionWaitErrors, SessionWaitResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -43,6 +43,19 @@ class HeyApiRegistry<T> {
     
     set(value: T, key?: string): void {
         this.instances.set(key ?? this.defaultKey, value);
+    }
+}
+
+export class Db extends HeyApiClient {
+    /**
+     * Bytes per session and per part type, the journal, pages and file sizes (one session with `sessionID`)
+     */
+    public stats<ThrowOnError extends boolean = false>(options?: Options<DbStatsData, ThrowOnError>): RequestResult<DbStatsResponses, DbStatsErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<DbStatsResponses, DbStatsErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/db/stats',
+            ...options
+        });
     }
 }
 
@@ -139,6 +152,17 @@ export class Session extends HeyApiClient {
     }
     
     /**
+     * Replace the journaled payloads of superseded content with tombstones, then rebuild the database file
+     */
+    public erase<ThrowOnError extends boolean = false>(options: Options<SessionEraseData, ThrowOnError>): RequestResult<SessionEraseResponses, SessionEraseErrors, ThrowOnError> {
+        return (options.client ?? this.client).post<SessionEraseResponses, SessionEraseErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/session/{sessionID}/erase',
+            ...options
+        });
+    }
+    
+    /**
      * Stop the running or suspended turn
      */
     public interrupt<ThrowOnError extends boolean = false>(options: Options<SessionInterruptData, ThrowOnError>): RequestResult<SessionInterruptResponses, SessionInterruptErrors, ThrowOnError> {
@@ -169,6 +193,21 @@ export class Session extends HeyApiClient {
         return (options.client ?? this.client).post<SessionPromptResponses, SessionPromptErrors, ThrowOnError>({
             security: [{ scheme: 'basic', type: 'http' }],
             url: '/api/session/{sessionID}/prompt',
+            ...options,
+            headers: {
+                'Content-Type': 'application/json',
+                ...options.headers
+            }
+        });
+    }
+    
+    /**
+     * Remove every tool and/or reasoning part (`types`, default both) of the completed assistant messages (between turns only)
+     */
+    public prune<ThrowOnError extends boolean = false>(options: Options<SessionPruneData, ThrowOnError>): RequestResult<SessionPruneResponses, SessionPruneErrors, ThrowOnError> {
+        return (options.client ?? this.client).post<SessionPruneResponses, SessionPruneErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/session/{sessionID}/prune',
             ...options,
             headers: {
                 'Content-Type': 'application/json',
@@ -298,6 +337,11 @@ export class OpencodeSdk extends HeyApiClient {
             url: '/api/health',
             ...options
         });
+    }
+    
+    private _db?: Db;
+    get db(): Db {
+        return this._db ??= new Db({ client: this.client });
     }
     
     private _event?: Event_;

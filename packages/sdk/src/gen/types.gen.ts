@@ -39,6 +39,30 @@ export type AssistantMessage = {
     };
 };
 
+export type DatabaseStats = {
+    path: string;
+    files: {
+        database: number;
+        wal: number;
+        shm: number;
+    };
+    pages: {
+        size: number;
+        count: number;
+        free: number;
+    };
+    journal: {
+        events: number;
+        bytes: number;
+    };
+    parts: {
+        text: number;
+        reasoning: number;
+        tool: number;
+    };
+    sessions: Array<SessionBytes>;
+};
+
 /**
  * A committed, versioned session event.
  */
@@ -50,6 +74,13 @@ export type DurableEvent = {
     seq: number;
     time: number;
     data: unknown;
+};
+
+export type EraseSummary = {
+    sessionID: string;
+    events: number;
+    fields: number;
+    bytes: number;
 };
 
 export type Health = {
@@ -120,6 +151,15 @@ export type PluginStatus = {
     error?: string;
 };
 
+export type PrunableType = 'tool' | 'reasoning';
+
+export type PruneSummary = {
+    sessionID: string;
+    messages: number;
+    parts: number;
+    bytes: number;
+};
+
 export type ReasoningPart = {
     id: string;
     type: 'reasoning';
@@ -153,6 +193,19 @@ export type SessionBusyError = {
     _tag: 'SessionBusyError';
     sessionID: string;
     message: string;
+};
+
+export type SessionBytes = {
+    sessionID: string;
+    title: string;
+    messages: number;
+    bytes: number;
+    parts: {
+        text: number;
+        reasoning: number;
+        tool: number;
+    };
+    journal: number;
 };
 
 export type SessionInfo = {
@@ -253,6 +306,49 @@ export type UserMessage = {
     agent?: string;
     model?: ModelRef;
 };
+
+export type DbStatsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        sessionID?: string;
+    };
+    url: '/api/db/stats';
+};
+
+export type DbStatsErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * SessionNotFoundError
+     */
+    404: SessionNotFoundError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type DbStatsError = DbStatsErrors[keyof DbStatsErrors];
+
+export type DbStatsResponses = {
+    /**
+     * DatabaseStats
+     */
+    200: DatabaseStats;
+};
+
+export type DbStatsResponse = DbStatsResponses[keyof DbStatsResponses];
 
 export type EventSubscribeData = {
     body?: never;
@@ -578,6 +674,49 @@ export type SessionUpdateResponses = {
 };
 
 export type SessionUpdateResponse = SessionUpdateResponses[keyof SessionUpdateResponses];
+
+export type SessionEraseData = {
+    body?: never;
+    path: {
+        sessionID: string;
+    };
+    query?: never;
+    url: '/api/session/{sessionID}/erase';
+};
+
+export type SessionEraseErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * SessionNotFoundError
+     */
+    404: SessionNotFoundError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type SessionEraseError = SessionEraseErrors[keyof SessionEraseErrors];
+
+export type SessionEraseResponses = {
+    /**
+     * EraseSummary
+     */
+    200: EraseSummary;
+};
+
+export type SessionEraseResponse = SessionEraseResponses[keyof SessionEraseResponses];
 
 export type SessionInterruptData = {
     body?: never;
@@ -955,6 +1094,55 @@ export type SessionPromptResponses = {
 };
 
 export type SessionPromptResponse = SessionPromptResponses[keyof SessionPromptResponses];
+
+export type SessionPruneData = {
+    body: {
+        types?: Array<PrunableType>;
+    };
+    path: {
+        sessionID: string;
+    };
+    query?: never;
+    url: '/api/session/{sessionID}/prune';
+};
+
+export type SessionPruneErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * SessionNotFoundError
+     */
+    404: SessionNotFoundError;
+    /**
+     * SessionBusyError
+     */
+    409: SessionBusyError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type SessionPruneError = SessionPruneErrors[keyof SessionPruneErrors];
+
+export type SessionPruneResponses = {
+    /**
+     * PruneSummary
+     */
+    200: PruneSummary;
+};
+
+export type SessionPruneResponse = SessionPruneResponses[keyof SessionPruneResponses];
 
 export type SessionResumeData = {
     body?: never;

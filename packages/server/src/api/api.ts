@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "effect/http-api"
+import { DbGroup } from "./db.ts"
 import { ServerEvent } from "./event.ts"
 import { HealthGroup } from "./health.ts"
 import { MessageGroup, PartGroup } from "./message.ts"
@@ -19,6 +20,7 @@ export class Api extends HttpApi.make("opencode2")
   .add(MessageGroup)
   .add(PartGroup)
   .add(PluginGroup)
+  .add(DbGroup)
   .middleware(RequestErrors)
   .middleware(Authorization)
   // The event streams are served outside HttpApi (see `src/http/events.ts`); their payload schema is

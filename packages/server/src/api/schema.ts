@@ -1,4 +1,12 @@
-import { Page, PluginStatus as CorePluginStatus, SessionInfo as CoreSessionInfo } from "@opencode-ai/core"
+import {
+  DatabaseStats as CoreDatabaseStats,
+  EraseSummary as CoreEraseSummary,
+  Page,
+  PluginStatus as CorePluginStatus,
+  PrunableType as CorePrunableType,
+  PruneSummary as CorePruneSummary,
+  SessionInfo as CoreSessionInfo,
+} from "@opencode-ai/core"
 import {
   AssistantMessage as CoreAssistantMessage,
   ReasoningPart as CoreReasoningPart,
@@ -8,6 +16,7 @@ import {
   UserMessage as CoreUserMessage,
 } from "@opencode-ai/core/session/message"
 import { ModelRef as CoreModelRef } from "@opencode-ai/core/session/model-request"
+import { SessionBytes as CoreSessionBytes } from "@opencode-ai/core/storage/stats"
 import { Schema } from "effect"
 
 /**
@@ -66,3 +75,21 @@ export const Admitted = Schema.Struct({ messageID: Schema.String }).annotate({ i
 export const Health = Schema.Struct({ ok: Schema.Literal(true), version: Schema.String }).annotate({
   identifier: "Health",
 })
+
+/** A part type batch prune can remove. */
+export const PrunableType = CorePrunableType.annotate({ identifier: "PrunableType" })
+
+/** What one batch prune removed (`messages` touched, `parts` removed, `bytes` of their JSON). */
+export const PruneSummary = CorePruneSummary.annotate({ identifier: "PruneSummary" })
+
+/** What one erase rewrote in the journal (`events` rewritten, `fields` tombstoned, `bytes` of content). */
+export const EraseSummary = CoreEraseSummary.annotate({ identifier: "EraseSummary" })
+
+/** One session's bytes: message rows, parts by type, journaled payloads. */
+export const SessionBytes = CoreSessionBytes.annotate({ identifier: "SessionBytes" })
+
+/** Where the database's bytes are: files, pages, journal, part types and sessions. */
+export const DatabaseStats = CoreDatabaseStats.mapFields((fields) => ({
+  ...fields,
+  sessions: Schema.Array(SessionBytes),
+})).annotate({ identifier: "DatabaseStats" })

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { InvalidRequestError, SessionBusyError, SessionNotFoundError } from "./errors.ts"
-import { Admitted, Limit, ModelName, SessionInfo, SessionPage, Text } from "./schema.ts"
+import { Admitted, EraseSummary, Limit, ModelName, PrunableType, PruneSummary, SessionInfo, SessionPage, Text } from "./schema.ts"
 
 const params = { sessionID: Schema.String }
 
@@ -75,5 +75,27 @@ export class SessionGroup extends HttpApiGroup.make("session")
       success: Schema.Struct({ resumed: Schema.Boolean }),
       error: [SessionNotFoundError, SessionBusyError],
     }).annotate(OpenApi.Summary, "Continue the session without adding a message"),
+    HttpApiEndpoint.post("prune", "/api/session/:sessionID/prune", {
+      params,
+      payload: Schema.Struct({
+        /** Part types to remove; default both. */
+        types: Schema.optionalKey(
+          Schema.Array(PrunableType).check(Schema.isMinLength(1, { message: "expected at least one part type" })),
+        ),
+      }),
+      success: PruneSummary,
+      error: [SessionNotFoundError, SessionBusyError],
+    }).annotate(
+      OpenApi.Summary,
+      "Remove every tool and/or reasoning part (`types`, default both) of the completed assistant messages (between turns only)",
+    ),
+    HttpApiEndpoint.post("erase", "/api/session/:sessionID/erase", {
+      params,
+      success: EraseSummary,
+      error: SessionNotFoundError,
+    }).annotate(
+      OpenApi.Summary,
+      "Replace the journaled payloads of superseded content with tombstones, then rebuild the database file",
+    ),
   )
   .annotate(OpenApi.Description, "Sessions and their turns") {}

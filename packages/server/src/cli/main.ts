@@ -1,71 +1,130 @@
 #!/usr/bin/env bun
 /**
- * `opencode2 serve`: starts the host and its HTTP API. A minimal entry point; flags:
- *
- *   --port N          port (default 4096; 0 picks a free one)
- *   --hostname HOST   interface (default 127.0.0.1; non-loopback needs OPENCODE_SERVER_PASSWORD)
- *   --db PATH         database file (default OPENCODE_DB, else $XDG_DATA_HOME/opencode2/opencode.db)
- *   --cors ORIGIN     allow a browser origin (repeatable; "*" for any)
- *   --no-resume       do not resume sessions left running by a previous process
- *
- * Prints `opencode2 listening on http://HOST:PORT` once ready; stops cleanly on SIGINT/SIGTERM.
+ * The `opencode2` command line: `serve`, `run`, `session list|show|prune`, `db stats|erase`, `openapi`.
+ * Each command lives in its own file and declares its flags (see `command.ts`); this file dispatches and
+ * turns failures into exit codes: 0 success, 1 failure (message on stderr), 2 usage error (usage on
+ * stderr), 130 a `run` stopped with Ctrl-C.
  */
-import { Config, resolveDatabasePath } from "@opencode-ai/core"
-import { Effect } from "effect"
-import { parseArgs } from "node:util"
-import { startServer } from "../server.ts"
+import { VERSION } from "../version.ts"
+import {
+  type AnyCommand,
+  EXIT_FAILURE,
+  EXIT_OK,
+  EXIT_USAGE,
+  HelpRequested,
+  helpText,
+  type Io,
+  parseCommand,
+  processIo,
+  UsageError,
+  usageLine,
+} from "./command.ts"
+import { dbErase, dbStats } from "./db.ts"
+import { openapi } from "./openapi.ts"
+import { run } from "./run.ts"
+import { serve } from "./serve.ts"
+import { sessionList, sessionPrune, sessionShow } from "./session.ts"
 
-const usage = "usage: opencode2 serve [--port N] [--hostname HOST] [--db PATH] [--cors ORIGIN]... [--no-resume]"
+/** Top-level commands, and the groups (`session`, `db`) with their subcommands. */
+const commands: ReadonlyArray<AnyCommand> = [serve, run, sessionList, sessionShow, sessionPrune, dbStats, dbErase, openapi]
+const groups: Record<string, string> = {
+  session: "Sessions: list them, show a transcript, prune tool and reasoning parts.",
+  db: "The database: where the bytes are, and erasing superseded content from the journal.",
+}
 
-export const main = async (argv: ReadonlyArray<string>, env: Record<string, string | undefined> = process.env) => {
-  const [command, ...rest] = argv
-  if (command !== "serve") {
-    console.error(usage)
-    return 2
+const find = (name: string) => commands.find((command) => command.name === name)
+
+const overview = (group?: string) => {
+  const shown = group ? commands.filter((c) => c.name.startsWith(`${group} `)) : commands
+  const width = Math.max(...shown.map((c) => c.name.length))
+  return [
+    group ? `usage: opencode2 ${group} <command> [options]` : "usage: opencode2 <command> [options]",
+    "",
+    group ? groups[group]! : "The opencode2 host: an HTTP API over sessions and turns, and tools for its database.",
+    "",
+    "Commands:",
+    ...shown.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    "",
+    `Run \`opencode2 ${group ? `${group} ` : ""}<command> --help\` for a command's arguments and options.`,
+    ...(group ? [] : ["Environment: OPENCODE_CONFIG, OPENCODE_DB, OPENCODE_SERVER_PASSWORD, XDG_CONFIG_HOME, XDG_DATA_HOME."]),
+    "",
+  ].join("\n")
+}
+
+const isHelp = (arg: string | undefined) => arg === "--help" || arg === "-h" || arg === "help"
+
+/** Finds the command named by the leading arguments; returns it with the rest of argv. */
+const resolve = (argv: ReadonlyArray<string>, io: Io): { command: AnyCommand; rest: ReadonlyArray<string> } | number => {
+  const [first, second, ...more] = argv
+  if (first === undefined) {
+    io.err(overview().trimEnd())
+    return EXIT_USAGE
   }
-  const { values } = parseArgs({
-    args: [...rest],
-    options: {
-      port: { type: "string" },
-      hostname: { type: "string" },
-      db: { type: "string" },
-      cors: { type: "string", multiple: true },
-      "no-resume": { type: "boolean" },
-    },
-    strict: true,
-  })
-  const port = values.port === undefined ? 4096 : Number(values.port)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`invalid --port ${values.port}`)
-    return 2
+  if (first === "--version" || first === "-v" || first === "version") {
+    io.out(VERSION)
+    return EXIT_OK
   }
-  const config = await Effect.runPromise(Config.load(process.cwd(), env))
-  const password = env.OPENCODE_SERVER_PASSWORD || undefined
-  const server = await startServer({
-    port,
-    ...(values.hostname ? { hostname: values.hostname } : {}),
-    database: resolveDatabasePath(values.db, env),
-    config,
-    ...(values["no-resume"] ? { autoResume: false } : {}),
-    ...(password ? { password } : {}),
-    ...(values.cors?.length ? { cors: values.cors } : {}),
-  })
-  console.log(`opencode2 listening on ${server.url}`)
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve()
-    process.once("SIGINT", stop)
-    process.once("SIGTERM", stop)
-  })
-  await server.stop()
-  return 0
+  if (isHelp(first)) {
+    // `opencode2 help session prune` is `opencode2 session prune --help`.
+    if (second === undefined || second.startsWith("-")) {
+      io.write(overview())
+      return EXIT_OK
+    }
+    return resolve([second, ...more, "--help"], io)
+  }
+  if (first in groups) {
+    if (isHelp(second)) {
+      io.write(overview(first))
+      return EXIT_OK
+    }
+    const command = second !== undefined && !second.startsWith("-") ? find(`${first} ${second}`) : undefined
+    if (!command) {
+      io.err(second === undefined ? `opencode2 ${first}: missing command` : `opencode2 ${first}: unknown command "${second}"`)
+      io.err(overview(first).trimEnd())
+      return EXIT_USAGE
+    }
+    return { command, rest: more }
+  }
+  const command = find(first)
+  if (!command) {
+    io.err(`opencode2: unknown command "${first}"`)
+    io.err(overview().trimEnd())
+    return EXIT_USAGE
+  }
+  return { command, rest: argv.slice(1) }
+}
+
+/** Runs the command line `argv` (without the executable and script) and resolves to the exit code. */
+export const main = async (argv: ReadonlyArray<string>, io: Io = processIo()): Promise<number> => {
+  const resolved = resolve(argv, io)
+  if (typeof resolved === "number") return resolved
+  const { command, rest } = resolved
+  try {
+    const parsed = parseCommand(command, rest)
+    if (parsed instanceof HelpRequested) {
+      io.write(helpText(parsed.command))
+      return EXIT_OK
+    }
+    return await command.run(parsed, io)
+  } catch (cause) {
+    if (cause instanceof UsageError) {
+      const target = cause.command ?? command
+      io.err(`opencode2 ${target.name}: ${cause.message}`)
+      io.err(usageLine(target))
+      io.err(`Run \`opencode2 ${target.name} --help\` for details.`)
+      return EXIT_USAGE
+    }
+    io.err(`error: ${cause instanceof Error ? cause.message : String(cause)}`)
+    return EXIT_FAILURE
+  }
 }
 
 if (import.meta.main) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (error: unknown) => {
-      console.error(error instanceof Error ? error.message : String(error))
-      process.exit(1)
+      console.error(`error: ${error instanceof Error ? error.message : String(error)}`)
+      process.exit(EXIT_FAILURE)
     },
   )
 }

@@ -5,6 +5,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/api.ts"
 import { openApiDocument } from "../api/openapi.ts"
 import { AuthorizationLive } from "./auth.ts"
+import { DbHandlers } from "./db.ts"
 import { Fallback } from "./fallback.ts"
 import { HealthHandlers } from "./health.ts"
 import { MessageHandlers, PartHandlers } from "./message.ts"
@@ -29,7 +30,14 @@ const OpenApiRoute = HttpRouter.add(
  * the API middleware (request errors, auth) and the router fallback (404 / 500 bodies).
  */
 export const appLayer = (options: AppOptions) => {
-  const handlers = Layer.mergeAll(HealthHandlers, SessionHandlers, MessageHandlers, PartHandlers, PluginHandlers).pipe(
+  const handlers = Layer.mergeAll(
+    HealthHandlers,
+    SessionHandlers,
+    MessageHandlers,
+    PartHandlers,
+    PluginHandlers,
+    DbHandlers,
+  ).pipe(
     // Middleware is looked up in the handlers' context when routes are built.
     Layer.provideMerge(Layer.mergeAll(RequestErrorsLive, AuthorizationLive(options.password))),
     Layer.provide(Layer.succeedContext(options.host)),

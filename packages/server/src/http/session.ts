@@ -1,16 +1,27 @@
-import { Execution, parseModel, Session } from "@opencode-ai/core"
+import { Erase, Execution, parseModel, Prune, Session } from "@opencode-ai/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/api.ts"
 import { fromCore } from "./errors.ts"
 
-/** `session.*`: the session read model and the turn controls, over the core's Session and Execution. */
+/** Storage operations admitted over HTTP are attributed to the user. */
+const by = "user"
+
+/** Batch prune's default: both part types. */
+const ALL_TYPES = ["tool", "reasoning"] as const
+
+/**
+ * `session.*`: the session read model and the turn controls, over the core's Session and Execution, plus
+ * the storage operations on one session (prune, erase).
+ */
 export const SessionHandlers = HttpApiBuilder.group(
   Api,
   "session",
   Effect.fn(function* (handlers) {
     const session = yield* Session
     const execution = yield* Execution
+    const prune = yield* Prune
+    const erase = yield* Erase
     return handlers.handleAll({
       create: ({ payload }) => session.create(payload),
       list: ({ query }) => session.list(query),
@@ -42,6 +53,9 @@ export const SessionHandlers = HttpApiBuilder.group(
       wait: ({ params }) =>
         fromCore(execution.wait(params.sessionID).pipe(Effect.andThen(session.get(params.sessionID)))),
       resume: ({ params }) => fromCore(execution.resume(params.sessionID)),
+      prune: ({ params, payload }) =>
+        fromCore(prune.session({ sessionID: params.sessionID, types: payload.types ?? ALL_TYPES, by })),
+      erase: ({ params }) => fromCore(erase.session({ sessionID: params.sessionID, by })),
     })
   }),
 )

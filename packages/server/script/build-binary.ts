@@ -1,0 +1,29 @@
+/**
+ * `bun run script/build-binary.ts [--outfile PATH]`: compiles the `opencode2` CLI (with the server, the
+ * core and its migrations, which ship as generated TypeScript) into one self-contained executable with
+ * `bun build --compile`. Default output `packages/server/bin/opencode2` (gitignored).
+ */
+import { parseArgs } from "node:util"
+import { fileURLToPath } from "node:url"
+
+export const SERVER_DIR = fileURLToPath(new URL("..", import.meta.url))
+export const ENTRY = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url))
+export const DEFAULT_OUTFILE = fileURLToPath(new URL("../bin/opencode2", import.meta.url))
+
+/** Builds the binary at `outfile`; rejects with bun's output when the build fails. */
+export const buildBinary = async (outfile: string = DEFAULT_OUTFILE): Promise<string> => {
+  const child = Bun.spawn([process.execPath, "build", "--compile", "--outfile", outfile, ENTRY], {
+    cwd: SERVER_DIR,
+    stdout: "pipe",
+    stderr: "pipe",
+  })
+  const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()])
+  if (code !== 0) throw new Error(`bun build --compile failed (exit ${code}):\n${stderr}${stdout}`)
+  return outfile
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({ args: process.argv.slice(2), options: { outfile: { type: "string" } }, strict: true })
+  const outfile = await buildBinary(values.outfile)
+  console.log(`built ${outfile}`)
+}

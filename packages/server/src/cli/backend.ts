@@ -1,0 +1,204 @@
+/**
+ * What the session and db commands work against: the local database directly through the core's
+ * services (the default), or a running server through the SDK (`--attach URL`). Both speak the wire
+ * types and fail with `CommandError`s carrying the same HTTP error tags, so a command does not care which
+ * one it has.
+ */
+import {
+  Bus,
+  Config,
+  type ConfigShape,
+  Database,
+  databaseStats,
+  Erase,
+  Prune,
+  resolveDatabasePath,
+  Session,
+} from "@opencode-ai/core"
+import { ProjectorsLive } from "@opencode-ai/core/session/projector"
+import type {
+  DatabaseStats,
+  EraseSummary,
+  Message,
+  PrunableType,
+  PruneSummary,
+  SessionInfo,
+} from "@opencode-ai/sdk"
+import { createOpencodeClient } from "@opencode-ai/sdk"
+import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
+import { existsSync } from "node:fs"
+import { type CoreError, fromCore } from "../http/errors.ts"
+import { CommandError, type Io } from "./command.ts"
+
+export interface Backend {
+  /** The database path or server URL, for messages. */
+  readonly where: string
+  /** Every session, newest first. */
+  sessions(): AsyncIterable<SessionInfo>
+  session(sessionID: string): Promise<SessionInfo>
+  /** A session's messages in seq order. */
+  messages(sessionID: string): AsyncIterable<Message>
+  prune(sessionID: string, types: ReadonlyArray<PrunableType>): Promise<PruneSummary>
+  erase(sessionID: string): Promise<EraseSummary>
+  stats(sessionID?: string): Promise<DatabaseStats>
+  close(): Promise<void>
+}
+
+/** Attributed to the user, as over HTTP. */
+const by = "user"
+const PAGE = 200
+
+/** Loads `opencode.json` as the server does (`OPENCODE_CONFIG`, the directory, then XDG). */
+export const loadConfig = async (io: Io): Promise<ConfigShape> => {
+  const exit = await Effect.runPromiseExit(Config.load(io.cwd, io.env))
+  if (Exit.isSuccess(exit)) return exit.value
+  const failure = Cause.findErrorOption(exit.cause)
+  if (Option.isSome(failure)) throw new CommandError(`invalid config ${failure.value.path}: ${failure.value.message}`, "ConfigError")
+  throw Cause.squash(exit.cause)
+}
+
+/** `--db`, else `OPENCODE_DB`, else `$XDG_DATA_HOME/opencode2/opencode.db`. */
+export const databasePath = (flag: string | undefined, io: Io) => resolveDatabasePath(flag, io.env)
+
+/** The core services a local command needs: storage, the bus, the session read model, prune and erase. */
+const localLayer = (path: string, config: ConfigShape) => {
+  const database = Database.layer(path)
+  const bus = Bus.layer({ persist: config.data.events?.persist === true }).pipe(Layer.provide(ProjectorsLive))
+  const store = Session.layer.pipe(Layer.provideMerge(bus), Layer.provideMerge(database))
+  return Layer.mergeAll(Prune.layer, Erase.layer).pipe(Layer.provideMerge(store))
+}
+
+/**
+ * The local database, opened through the core (migrations run as on server start). Refuses a path
+ * that does not exist rather than creating an empty database there.
+ */
+export const openLocal = async (path: string, config: ConfigShape): Promise<Backend> => {
+  if (path !== ":memory:" && !existsSync(path)) {
+    throw new CommandError(`no database at ${path} (pass --db PATH or set OPENCODE_DB)`)
+  }
+  const runtime = ManagedRuntime.make(localLayer(path, config))
+  const run = async <A, E extends CoreError>(effect: Effect.Effect<A, E, Prune | Erase | Session | Database>): Promise<A> => {
+    const exit = await runtime.runPromiseExit(fromCore(effect))
+    if (Exit.isSuccess(exit)) return exit.value
+    const failure = Cause.findErrorOption(exit.cause)
+    if (Option.isSome(failure)) throw new CommandError(failure.value.message, failure.value._tag)
+    throw Cause.squash(exit.cause)
+  }
+  try {
+    await runtime.context()
+  } catch (cause) {
+    await runtime.dispose().catch(() => undefined)
+    throw new CommandError(`cannot open ${path}: ${cause instanceof Error ? cause.message : String(cause)}`)
+  }
+  return {
+    where: path,
+    async *sessions() {
+      let cursor: string | undefined
+      do {
+        const page = await run(Session.use((s) => s.list({ limit: PAGE, ...(cursor ? { cursor } : {}) })))
+        yield* page.items as ReadonlyArray<SessionInfo>
+        cursor = page.cursor
+      } while (cursor)
+    },
+    session: (sessionID) => run(Session.use((s) => s.get(sessionID))) as Promise<SessionInfo>,
+    async *messages(sessionID) {
+      let cursor: string | undefined
+      do {
+        const page = await run(Session.use((s) => s.messages(sessionID, { limit: PAGE, order: "asc", ...(cursor ? { cursor } : {}) })))
+        yield* page.items as ReadonlyArray<Message>
+        cursor = page.cursor
+      } while (cursor)
+    },
+    prune: (sessionID, types) => run(Prune.use((p) => p.session({ sessionID, types, by }))),
+    erase: (sessionID) => run(Erase.use((e) => e.session({ sessionID, by }))),
+    stats: (sessionID) =>
+      run(
+        Effect.gen(function* () {
+          if (sessionID !== undefined) yield* Session.use((s) => s.get(sessionID))
+          const database = yield* Database
+          return databaseStats(database, sessionID !== undefined ? { sessionID } : {}) as DatabaseStats
+        }),
+      ),
+    close: () => runtime.dispose(),
+  }
+}
+
+type Result<T> = { data?: T; error?: unknown; response?: Response }
+
+/**
+ * Awaits one SDK call against `url`: its data, or a `CommandError` with the typed body's message and
+ * `_tag` (with a hint for the one error the user fixes in their environment), or a clear message when
+ * the server cannot be reached.
+ */
+export const sdkCaller =
+  (url: string) =>
+  async <T>(request: Promise<Result<T>>): Promise<T> => {
+    let result: Result<T>
+    try {
+      result = await request
+    } catch (cause) {
+      throw unreachable(url, cause)
+    }
+    if (result.error === undefined && result.data !== undefined) return result.data
+    // The client reports a failed connection as the error value, without a response.
+    if (result.response === undefined || result.error instanceof Error) throw unreachable(url, result.error)
+    const body = (typeof result.error === "object" && result.error !== null ? result.error : {}) as { _tag?: string; message?: string }
+    const message = body.message ?? `request failed with status ${result.response?.status ?? "unknown"}`
+    const hint = body._tag === "UnauthorizedError" ? " (set OPENCODE_SERVER_PASSWORD)" : ""
+    throw new CommandError(`${message}${hint}`, body._tag)
+  }
+
+/** A server, through the SDK. The password comes from `OPENCODE_SERVER_PASSWORD`. */
+export const openRemote = (url: string, io: Io): Backend => {
+  const password = io.env.OPENCODE_SERVER_PASSWORD || undefined
+  const client = createOpencodeClient({ baseUrl: url, ...(password ? { password } : {}) })
+  const call = sdkCaller(url)
+  return {
+    where: url,
+    async *sessions() {
+      let cursor: string | undefined
+      do {
+        const page = await call(client.session.list({ query: { limit: PAGE, ...(cursor ? { cursor } : {}) } }))
+        yield* page.items
+        cursor = page.cursor
+      } while (cursor)
+    },
+    session: (sessionID) => call(client.session.get({ path: { sessionID } })),
+    async *messages(sessionID) {
+      let cursor: string | undefined
+      do {
+        const page = await call(
+          client.message.list({ path: { sessionID }, query: { limit: PAGE, order: "asc", ...(cursor ? { cursor } : {}) } }),
+        )
+        yield* page.items
+        cursor = page.cursor
+      } while (cursor)
+    },
+    prune: (sessionID, types) => call(client.session.prune({ path: { sessionID }, body: { types: [...types] } })),
+    erase: (sessionID) => call(client.session.erase({ path: { sessionID } })),
+    stats: (sessionID) => call(client.db.stats(sessionID !== undefined ? { query: { sessionID } } : {})),
+    close: async () => {},
+  }
+}
+
+/** A connection failure (refused, DNS, TLS) as a clear message. */
+export const unreachable = (url: string, cause: unknown) =>
+  new CommandError(`cannot reach the server at ${url}: ${cause instanceof Error ? cause.message : String(cause)}`)
+
+/** `--attach URL` when given, else the local database (`--db` / `OPENCODE_DB` / XDG) with the loaded config. */
+export const openBackend = async (flags: { readonly attach?: string; readonly db?: string }, io: Io): Promise<Backend> =>
+  flags.attach !== undefined ? openRemote(flags.attach, io) : openLocal(databasePath(flags.db, io), await loadConfig(io))
+
+/** Opens a backend, runs `fn`, and closes it whatever happens. */
+export const withBackend = async <A>(
+  flags: { readonly attach?: string; readonly db?: string },
+  io: Io,
+  fn: (backend: Backend) => Promise<A>,
+): Promise<A> => {
+  const backend = await openBackend(flags, io)
+  try {
+    return await fn(backend)
+  } finally {
+    await backend.close()
+  }
+}

@@ -1,0 +1,56 @@
+import { startServer } from "../server.ts"
+import { databasePath, loadConfig } from "./backend.ts"
+import { defineCommand, EXIT_OK, integerFlag } from "./command.ts"
+
+export const DEFAULT_PORT = 4096
+
+/** Resolves once the process receives SIGINT or SIGTERM. */
+export const termination = () =>
+  new Promise<NodeJS.Signals>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off("SIGINT", stop)
+      process.off("SIGTERM", stop)
+      resolve(signal)
+    }
+    process.on("SIGINT", stop)
+    process.on("SIGTERM", stop)
+  })
+
+/** `opencode2 serve`: the host and its HTTP API, until SIGINT/SIGTERM. */
+export const serve = defineCommand({
+  name: "serve",
+  summary: "Start the host and serve its HTTP API until SIGINT or SIGTERM.",
+  synopsis: "[--hostname HOST] [--port N] [--db PATH] [--no-resume] [--cors ORIGIN]...",
+  details: [
+    "Prints `opencode2 listening on http://HOST:PORT` once it accepts requests.",
+    "OPENCODE_SERVER_PASSWORD turns on HTTP Basic auth (user `opencode`); binding a non-loopback",
+    "address without it is refused. OPENCODE_CONFIG names the config file; OPENCODE_DB the database.",
+  ],
+  flags: {
+    hostname: { type: "string", value: "HOST", description: "Interface to bind (default 127.0.0.1)" },
+    port: { type: "string", value: "N", description: `Port (default ${DEFAULT_PORT}; 0 picks a free one)` },
+    db: { type: "string", value: "PATH", description: "Database file (default OPENCODE_DB, else $XDG_DATA_HOME/opencode2/opencode.db)" },
+    "no-resume": { type: "boolean", description: "Do not resume sessions left running by a previous process (config server.autoResume)" },
+    cors: { type: "string", multiple: true, value: "ORIGIN", description: 'Allow a browser origin ("*" for any)' },
+  },
+  positionals: [],
+  async run({ flags }, io): Promise<number> {
+    const port = integerFlag(serve, "port", flags.port, { min: 0, max: 65535 }) ?? DEFAULT_PORT
+    const config = await loadConfig(io)
+    const password = io.env.OPENCODE_SERVER_PASSWORD || undefined
+    const stopped = termination()
+    const server = await startServer({
+      port,
+      ...(flags.hostname ? { hostname: flags.hostname } : {}),
+      database: databasePath(flags.db, io),
+      config,
+      ...(flags["no-resume"] ? { autoResume: false } : {}),
+      ...(password ? { password } : {}),
+      ...(flags.cors?.length ? { cors: flags.cors } : {}),
+    })
+    io.out(`opencode2 listening on ${server.url}`)
+    await stopped
+    await server.stop()
+    return EXIT_OK
+  },
+})

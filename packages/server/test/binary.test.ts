@@ -1,0 +1,74 @@
+import { Database } from "bun:sqlite"
+import { createOpencodeClient } from "@opencode-ai/sdk"
+import { existsSync, mkdirSync } from "node:fs"
+import { join } from "node:path"
+import { beforeAll, describe, expect, it } from "vitest"
+import { buildBinary } from "../script/build-binary.ts"
+import { LISTENING, readRest, readUntil, runCli, spawnCli } from "./support/cli.ts"
+import { tempDir } from "./support/tmp.ts"
+
+/** The compiled `opencode2`, built once for this file into a temporary directory. */
+let binary: string
+beforeAll(async () => {
+  binary = await buildBinary(join(tempDir("oc2-binary-"), "opencode2"))
+}, 120_000)
+
+/** `opencode2 serve --port 0 --db PATH` from the binary; resolves with its URL once it listens. */
+const serve = async (cwd: string, db: string) => {
+  const child = spawnCli(["serve", "--port", "0", "--db", db], { cwd, command: [binary] })
+  const { text, reader } = await readUntil(child.stdout, (out) => LISTENING.test(out))
+  const match = LISTENING.exec(text)
+  if (!match) throw new Error(`serve exited (${await child.exited}) before listening: ${await new Response(child.stderr).text()}`)
+  const rest = readRest(reader)
+  return { child, url: match[1]!, stdout: async () => text + (await rest) }
+}
+
+describe("the compiled opencode2 binary", () => {
+  it("serves a turn through the SDK, stops cleanly on SIGTERM, and keeps the turn in the database", async () => {
+    expect(existsSync(binary)).toBe(true)
+    const cwd = tempDir()
+    mkdirSync(join(cwd, "config"), { recursive: true })
+    const db = join(cwd, "data", "binary.db")
+
+    const first = await serve(cwd, db)
+    const client = createOpencodeClient({ baseUrl: first.url })
+    expect((await client.health()).data?.ok).toBe(true)
+    const session = (await client.session.create({ body: { title: "compiled" } })).data!
+    const admitted = (await client.session.prompt({ path: { sessionID: session.id }, body: { text: "from the binary" } })).data!
+    expect((await client.session.wait({ path: { sessionID: session.id } })).data?.status).toBe("idle")
+    const messages = (await client.message.list({ path: { sessionID: session.id } })).data!.items
+    expect(messages.map((m) => m.type)).toEqual(["user", "assistant"])
+    expect(messages[1]!.parts).toEqual([{ id: expect.stringMatching(/^prt_/), type: "text", text: "You said: from the binary" }])
+
+    first.child.kill("SIGTERM")
+    expect(await first.child.exited).toBe(0)
+    expect((await first.stdout()).trim().split("\n")).toEqual([`opencode2 listening on ${first.url}`])
+
+    // The file holds the turn...
+    const sqlite = new Database(db, { readonly: true })
+    try {
+      const rows = sqlite
+        .query<{ id: string; type: string }, [string]>("SELECT id, type FROM session_message WHERE session_id = ? ORDER BY seq")
+        .all(session.id)
+      expect(rows.map((r) => r.type)).toEqual(["user", "assistant"])
+      expect(rows[0]!.id).toBe(admitted.messageID)
+    } finally {
+      sqlite.close()
+    }
+
+    // ...and a second start of the binary on it serves the same transcript.
+    const second = await serve(cwd, db)
+    const again = createOpencodeClient({ baseUrl: second.url })
+    expect((await again.message.list({ path: { sessionID: session.id } })).data!.items).toEqual(messages)
+    second.child.kill("SIGTERM")
+    expect(await second.child.exited).toBe(0)
+
+    // The other commands run from the binary too.
+    const list = await runCli(["session", "list", "--db", db], { cwd, command: [binary] })
+    expect(list.code, list.stderr).toBe(0)
+    expect(list.stdout).toMatch(new RegExp(`^${session.id} +compiled +idle `))
+    const run = await runCli(["run", "once more", "--session", session.id, "--db", db], { cwd, command: [binary] })
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stdout).toBe("You said: once more\n")
+  })
+})
