@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { openApiDocument } from "../src/api/openapi.ts"
 import { startTestServer } from "./support/server.ts"
@@ -56,5 +59,20 @@ describe("the OpenAPI document", () => {
     })
     expect(result.stderr.toString()).toBe("")
     expect(result.exitCode).toBe(0)
+  })
+
+  it("fails the freshness check when a route changed without regeneration", () => {
+    // The committed document as it was before a route was added: one operation missing.
+    const committed = JSON.parse(readFileSync(join(SERVER_DIR, "..", "sdk", "openapi.json"), "utf8"))
+    delete committed.paths["/api/db/stats"]
+    const stale = join(mkdtempSync(join(tmpdir(), "oc2-openapi-")), "openapi.json")
+    writeFileSync(stale, `${JSON.stringify(committed, null, 2)}\n`)
+    const result = Bun.spawnSync([process.execPath, "run", "script/openapi.ts", "check", stale], {
+      cwd: SERVER_DIR,
+      stdout: "pipe",
+      stderr: "pipe",
+    })
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr.toString()).toContain("is stale: the HTTP API changed")
   })
 })
