@@ -1,6 +1,7 @@
 // One storage operation in a fresh process, so its peak memory (maxRSS) is its own.
 // argv: seed|prune|erase DB [persist]
 import { Effect, ManagedRuntime } from "effect"
+import { readFileSync } from "node:fs"
 import { dirname } from "node:path"
 import { HostLayer } from "../packages/core/src/host.ts"
 import { Erase } from "../packages/core/src/session/erase.ts"
@@ -24,4 +25,6 @@ const result = await runtime.runPromise(
 )
 const elapsed = performance.now() - start
 await runtime.dispose()
-process.stdout.write(JSON.stringify({ result, elapsed, baselineRss: baseline, maxRss: process.resourceUsage().maxRSS * 1024 }))
+// VmHWM is this process image's own peak (maxRSS would carry over the spawning parent's high-water mark).
+const peak = Number(/VmHWM:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))![1]) * 1024
+process.stdout.write(JSON.stringify({ result, elapsed, baselineRss: baseline, maxRss: peak }))

@@ -23,7 +23,7 @@ export const run = async () => {
     const prune = await child("prune", plain, "no-journal")
     const pruned = prune.result.bytes ?? 0
     line("prune throughput", `${(pruned / 1024 / 1024 / (prune.elapsed / 1000)).toFixed(1)} MB/s (${mib(pruned)} in ${ms(prune.elapsed)})`)
-    line("prune peak memory (process maxRSS; baseline at start)", `${mib(prune.maxRss)} (baseline ${mib(prune.baselineRss)})`)
+    line("prune peak memory (process VmHWM; baseline at start)", `${mib(prune.maxRss)} (baseline ${mib(prune.baselineRss)})`)
     line("database file before / after prune", `${mib(size)} / ${mib(statSync(plain).size)}`)
 
     const journaled = join(dir, "journal.db")
@@ -32,7 +32,7 @@ export const run = async () => {
     const before = statSync(journaled).size
     const erase = await child("erase", journaled, "persist")
     line("erase time (journal on, after prune)", `${ms(erase.elapsed)} (${erase.result.events} events, ${mib(erase.result.bytes ?? 0)} erased)`)
-    line("erase peak memory (process maxRSS)", mib(erase.maxRss))
+    line("erase peak memory (process VmHWM)", mib(erase.maxRss))
     line("database file before / after erase", `${mib(before)} / ${mib(statSync(journaled).size)}`)
   } finally {
     rmSync(dir, { recursive: true, force: true })
