@@ -4,14 +4,11 @@ import { Effect, ManagedRuntime } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Bus } from "../packages/core/src/bus/bus.ts"
-import { draft } from "../packages/core/src/bus/event.ts"
-import { ascending } from "../packages/core/src/id/id.ts"
-import { SessionEvent } from "../packages/core/src/session/event.ts"
 import { Session } from "../packages/core/src/session/session.ts"
 import { StoreLayer } from "../packages/core/src/storage/layer.ts"
 import { startServer } from "../packages/server/src/server.ts"
-import { line, ms, now, percentile, section, summary } from "./stats.ts"
+import { seedMessages } from "./seed.ts"
+import { line, now, percentile, section, summary } from "./stats.ts"
 
 /** Seeds `count` messages (alternating prompts and notices) into a new session of the database file. */
 const seed = async (database: string, count: number, directory: string) => {
@@ -19,22 +16,8 @@ const seed = async (database: string, count: number, directory: string) => {
   const sessionID = await runtime.runPromise(
     Effect.gen(function* () {
       const session = yield* Session
-      const bus = yield* Bus
       const info = yield* session.create({ directory, title: `${count} messages` })
-      for (let i = 0; i < count; i++) {
-        yield* bus.commit(info.id, [
-          draft(SessionEvent.MessageAdmitted, {
-            message: {
-              id: ascending("msg"),
-              sessionID: info.id,
-              type: i % 2 ? "synthetic" : "user",
-              origin: i % 2 ? "plugin:bench" : "user",
-              parts: [{ id: ascending("prt"), type: "text", text: `message ${i} ${"lorem ipsum ".repeat(10)}` }],
-              time: { created: i },
-            },
-          }),
-        ])
-      }
+      yield* seedMessages(info.id, count)
       return info.id
     }),
   )

@@ -3,15 +3,12 @@ import { Effect, ManagedRuntime, Stream } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Bus } from "../packages/core/src/bus/bus.ts"
-import { draft } from "../packages/core/src/bus/event.ts"
 import { HostLayer } from "../packages/core/src/host.ts"
-import { ascending } from "../packages/core/src/id/id.ts"
 import { makeOffline } from "../packages/core/src/provider/offline.ts"
-import { SessionEvent } from "../packages/core/src/session/event.ts"
 import { Execution } from "../packages/core/src/session/execution.ts"
 import { Session } from "../packages/core/src/session/session.ts"
 import { toModelMessages } from "../packages/core/src/session/transcript.ts"
+import { seedMessages } from "./seed.ts"
 import { line, ms, now, percentile, section } from "./stats.ts"
 
 const TURNS = 200
@@ -24,22 +21,8 @@ const measure = async (prior: number) => {
       Effect.gen(function* () {
         const session = yield* Session
         const execution = yield* Execution
-        const bus = yield* Bus
         const info = yield* session.create({ directory: dir })
-        for (let i = 0; i < prior; i++) {
-          yield* bus.commit(info.id, [
-            draft(SessionEvent.MessageAdmitted, {
-              message: {
-                id: ascending("msg"),
-                sessionID: info.id,
-                type: i % 2 ? "synthetic" : "user",
-                origin: i % 2 ? "host" : "user",
-                parts: [{ id: ascending("prt"), type: "text", text: `prior message ${i}: ${"lorem ipsum ".repeat(8)}` }],
-                time: { created: i },
-              },
-            }),
-          ])
-        }
+        yield* seedMessages(info.id, prior)
         const offline = makeOffline()
         const totals: Array<number> = []
         const model: Array<number> = []

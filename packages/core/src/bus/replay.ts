@@ -2,18 +2,8 @@ import type { Database as SQLite } from "bun:sqlite"
 import type { DatabaseShape } from "../storage/database.ts"
 import { decode } from "./bus.ts"
 import type { Durable, Envelope } from "./event.ts"
+import { journalReader } from "./journal.ts"
 import type { ProjectorSet } from "./projector.ts"
-
-interface JournalRow {
-  position: number
-  id: string
-  aggregate_id: string
-  seq: number
-  type: string
-  version: number
-  time: number
-  data: string
-}
 
 /**
  * Rebuilds the projection from a journal into an empty database: every journaled event, in commit order,
@@ -22,13 +12,11 @@ interface JournalRow {
  */
 export const replay = (source: SQLite, target: DatabaseShape, projectors: ProjectorSet, batch = 5_000): number => {
   const definitions = new Map<string, Durable>(projectors.definitions.map((d) => [`${d.type}@${d.version}`, d]))
-  const read = source.query<JournalRow, [number, number]>(
-    "SELECT position, id, aggregate_id, seq, type, version, time, data FROM event WHERE position > ? ORDER BY position LIMIT ?",
-  )
+  const journal = journalReader(source)
   let after = 0
   let applied = 0
   for (;;) {
-    const rows = read.all(after, batch)
+    const rows = journal.afterPosition(after, batch)
     if (rows.length === 0) break
     target.immediate(() => {
       for (const row of rows) {

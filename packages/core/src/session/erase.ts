@@ -2,6 +2,7 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { Bus } from "../bus/bus.ts"
 import { draft } from "../bus/event.ts"
+import { journalReader } from "../bus/journal.ts"
 import { Database } from "../storage/database.ts"
 import { reclaim } from "../storage/reclaim.ts"
 import { SessionNotFoundError } from "./error.ts"
@@ -85,7 +86,7 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
         "SELECT data FROM session_message WHERE id = ? AND session_id = ?",
       )
       const sessionExists = client.query<{ n: number }, [string]>("SELECT count(*) AS n FROM session WHERE id = ?")
-      const journalExists = client.query<{ n: number }, [string]>("SELECT count(*) AS n FROM event WHERE aggregate_id = ?")
+      const journal = journalReader(client)
 
       /** Rewrites the journal of one session; `deleted` erases all content (no projection remains). */
       const rewriteJournal = (sessionID: string, deleted: boolean) => {
@@ -168,12 +169,12 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
         session: ({ sessionID, by }) =>
           Effect.gen(function* () {
             const live = sessionExists.get(sessionID)!.n > 0
-            if (!live && journalExists.get(sessionID)!.n === 0) return yield* new SessionNotFoundError({ sessionID })
+            if (!live && !journal.has(sessionID)) return yield* new SessionNotFoundError({ sessionID })
             let summary: EraseSummary = { sessionID, events: 0, fields: 0, bytes: 0 }
             if (!live) {
               // No aggregate left to record an event on: the rewrite is all there is.
               summary = rewriteJournal(sessionID, true)
-            } else if (journalExists.get(sessionID)!.n > 0) {
+            } else if (journal.has(sessionID)) {
               // Whatever `events.persist` says now: rows journaled while it was on still hold content.
               summary = rewriteJournal(sessionID, false)
               yield* bus

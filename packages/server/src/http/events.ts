@@ -1,4 +1,4 @@
-import { type Bus, type Database, isDurable, type Session } from "@opencode-ai/core"
+import { type Bus, type Database, isDurable, journalReader, type Session, toEnvelope } from "@opencode-ai/core"
 import type { ServerEvent } from "../api/event.ts"
 import { InvalidRequestError, JournalDisabledError, SessionNotFoundError } from "../api/errors.ts"
 import { type Frame, SSE_HEADERS, SseChannel, type SseOptions } from "../sse.ts"
@@ -12,16 +12,6 @@ export interface EventServices {
   readonly sse: SseOptions
   /** Open channels, so stopping the server can end them. */
   readonly channels: Set<SseChannel>
-}
-
-interface JournalRow {
-  id: string
-  aggregate_id: string
-  seq: number
-  type: string
-  version: number
-  time: number
-  data: string
 }
 
 const connected: Frame = { kind: "event", event: { type: "server.connected", data: { version: VERSION } } }
@@ -89,12 +79,8 @@ export const logStream = (services: EventServices, request: Request, url: URL, s
       new InvalidRequestError({ message: `Invalid query parameter "after": expected a non-negative integer seq`, field: "after" }),
     )
   }
-  const client = services.database.client
-  const page = client.query<JournalRow, [string, number, number]>(
-    "SELECT id, aggregate_id, seq, type, version, time, data FROM event WHERE aggregate_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-  )
-  const any = client.query<{ seq: number }, [string]>("SELECT seq FROM event WHERE aggregate_id = ? LIMIT 1")
-  if (!services.session.sync.row(sessionID) && !any.get(sessionID)) return missingSession(sessionID)
+  const journal = journalReader(services.database.client)
+  if (!services.session.sync.row(sessionID) && !journal.has(sessionID)) return missingSession(sessionID)
 
   let after = Number(raw)
   const frame = (event: ServerEvent & { seq: number }): Frame => ({ kind: "event", event, id: String(event.seq) })
@@ -102,17 +88,9 @@ export const logStream = (services: EventServices, request: Request, url: URL, s
     first: [connected],
     // Catch-up runs on the reading side, page by page, while live events wait in the queue.
     backlog: () =>
-      page.all(sessionID, after, PAGE).map((row) => {
+      journal.ofSession(sessionID, after, PAGE).map((row) => {
         after = row.seq
-        return frame({
-          id: row.id,
-          type: row.type,
-          version: row.version,
-          sessionID: row.aggregate_id,
-          seq: row.seq,
-          time: row.time,
-          data: JSON.parse(row.data),
-        })
+        return frame(toEnvelope(row) as ServerEvent & { seq: number })
       }),
     // Live events the catch-up already sent are skipped; the rest advance the position.
     accept: (f) => {
