@@ -25,7 +25,7 @@ export interface HooksShape {
   run<K extends HookName>(
     name: K,
     event: HookEvents[K],
-    options?: { readonly timeout?: number; readonly each?: (pluginID: string) => void; readonly before?: () => void },
+    options?: { readonly timeout?: number; readonly each?: (pluginID: string) => void },
   ): Effect.Effect<void, HookError>
 }
 
@@ -55,7 +55,6 @@ export class Hooks extends Context.Service<Hooks, HooksShape>()("@opencode-ai/co
       run: (name, event, options = {}) =>
         Effect.gen(function* () {
           for (const registration of [...(registry.get(name) ?? [])]) {
-            options.before?.()
             let call = Effect.suspend(() => registration.run(event)).pipe(
               Effect.catchDefect((defect) => Effect.fail(defect)),
               Effect.mapError(
