@@ -1,5 +1,4 @@
 import { Effect, Layer } from "effect"
-import { Bus } from "./bus/bus.ts"
 import { Config, type ConfigShape } from "./config/config.ts"
 import { Hooks } from "./plugin/hooks.ts"
 import { type InlinePlugin, PluginHost } from "./plugin/host.ts"
@@ -7,12 +6,10 @@ import { Providers } from "./provider/registry.ts"
 import { Erase } from "./session/erase.ts"
 import { Execution } from "./session/execution.ts"
 import { Mutation } from "./session/mutation.ts"
-import { ProjectorsLive } from "./session/projector.ts"
 import { Prune } from "./session/prune.ts"
 import { Restart } from "./session/restart.ts"
 import { Runner } from "./session/runner/llm.ts"
-import { Session } from "./session/session.ts"
-import { Database } from "./storage/database.ts"
+import { StoreLayer } from "./storage/layer.ts"
 
 export interface HostOptions {
   /** SQLite file path, or `:memory:`. */
@@ -31,9 +28,7 @@ export interface HostOptions {
  */
 export const HostLayer = (options: HostOptions) => {
   const config = Config.layer(options.config)
-  const database = Database.layer(options.database)
-  const bus = Bus.layer({ persist: options.config.data.events?.persist === true }).pipe(Layer.provide(ProjectorsLive))
-  const store = Session.layer.pipe(Layer.provideMerge(bus), Layer.provideMerge(database))
+  const store = StoreLayer({ path: options.database, persist: options.config.data.events?.persist === true })
   const base = Layer.mergeAll(Hooks.layer, Providers.layer).pipe(Layer.provideMerge(config))
   const runner = Runner.layer.pipe(Layer.provideMerge(Layer.merge(store, base)))
   const execution = Layer.mergeAll(Execution.layer, Mutation.layer, Prune.layer, Erase.layer).pipe(Layer.provideMerge(runner))

@@ -11,6 +11,7 @@ import type { InputMessage, MessageError, Origin } from "./message.ts"
 import type { ModelRef } from "./model-request.ts"
 import { Runner, type TurnOutcome } from "./runner/llm.ts"
 import { Session } from "./session.ts"
+import { Turns } from "./turns.ts"
 
 export interface PromptInput {
   readonly sessionID: string
@@ -49,19 +50,13 @@ export interface ExecutionShape {
   running(sessionID: string): boolean
 }
 
-interface Owner {
-  turnID: string
-  fiber?: Fiber.Fiber<void, unknown>
-  readonly idle: Deferred.Deferred<void>
-}
-
 /** How many resume attempts a claimed turn gets before it is failed and released. */
 export const DEFAULT_RESUME_ATTEMPTS = 10
 
 /**
  * Owns the turn loops of this process: one busy period per session, draining admitted input turn by turn.
- * Every start and end of a turn is a committed admission decision (see `admission.ts`); the in-memory
- * owner map only records which claims this process is actively running, so a claim without an owner is a
+ * Every start and end of a turn is a committed admission decision (see `admission.ts`); `Turns` only
+ * records which claims this process is actively running, so a claim without an entry there is a
  * suspended turn (left by a killed or stopped process) waiting to be resumed.
  */
 export class Execution extends Context.Service<Execution, ExecutionShape>()("@opencode-ai/core/session/Execution") {
@@ -74,7 +69,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
       const hooks = yield* Hooks
       const config = yield* Config
       const cap = config.data.server?.resumeAttempts ?? DEFAULT_RESUME_ATTEMPTS
-      const owners = new Map<string, Owner>()
+      const owners = yield* Turns
       /** Admissions whose plugin hook threw: the turn they start fails with this error, recorded. */
       const failures = new Map<string, MessageError>()
       let stopping = false
@@ -88,7 +83,6 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           stopping = true
         }).pipe(Effect.andThen(Scope.close(loops, Exit.void))),
       )
-      session.setRunningProbe((sessionID) => owners.has(sessionID))
 
       /** Runs a decision; a granted turn is registered inside the transaction and its loop forked after. */
       const decide = <E>(sessionID: string, make: () => { decision: Decision<E>; grant?: Grant }): Effect.Effect<Grant | undefined, E> =>

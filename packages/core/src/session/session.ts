@@ -6,6 +6,7 @@ import { Database } from "../storage/database.ts"
 import { MessageNotFoundError, SessionNotFoundError } from "./error.ts"
 import { SessionEvent } from "./event.ts"
 import type { SessionInfo } from "./info.ts"
+import { Turns } from "./turns.ts"
 import type { AssistantMessage, InputMessage, Message, UserMessage } from "./message.ts"
 
 export interface SessionRow {
@@ -39,9 +40,6 @@ export interface CreateSessionInput {
   readonly model?: string
 }
 
-/** Which sessions have a turn running in this process; the claim alone cannot tell running from suspended. */
-export type RunningProbe = (sessionID: string) => boolean
-
 /**
  * The session read model and its lifecycle events: create, rename, delete, and reads of sessions and
  * messages straight from the projection.
@@ -71,8 +69,6 @@ export interface SessionShape {
     /** Sessions whose claim is held, oldest claim first. */
     claimedSessions(): ReadonlyArray<string>
   }
-  /** Lets the execution layer report which claims belong to a running turn (status `busy` vs `suspended`). */
-  setRunningProbe(probe: RunningProbe): void
 }
 
 export class Session extends Context.Service<Session, SessionShape>()("@opencode-ai/core/session/Session") {
@@ -81,7 +77,8 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
     Effect.gen(function* () {
       const { client } = yield* Database
       const bus = yield* Bus
-      let running: RunningProbe = () => false
+      // The claim alone cannot tell a running turn from a suspended one; the running turns can.
+      const turns = yield* Turns
 
       const selectSession = `SELECT s.*, (SELECT count(*) FROM session_execution e WHERE e.session_id = s.id) AS claimed FROM session s`
       const readSession = client.query<SessionRow, [string]>(`${selectSession} WHERE s.id = ?`)
@@ -126,7 +123,7 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
         ...(row.model ? { model: row.model } : {}),
         seq: row.seq,
         time: { created: row.time_created, updated: row.time_updated },
-        status: row.claimed ? (running(row.id) ? "busy" : "suspended") : "idle",
+        status: row.claimed ? (turns.has(row.id) ? "busy" : "suspended") : "idle",
       })
 
       const get = (sessionID: string) =>
@@ -214,9 +211,6 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
             return row ? (JSON.parse(row.data) as UserMessage) : undefined
           },
           claimedSessions: () => readClaimed.all().map((row) => row.session_id),
-        },
-        setRunningProbe: (probe) => {
-          running = probe
         },
       })
     }),

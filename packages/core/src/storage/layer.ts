@@ -1,15 +1,29 @@
 import { Layer } from "effect"
 import { Bus } from "../bus/bus.ts"
+import { Erase } from "../session/erase.ts"
 import { ProjectorsLive } from "../session/projector.ts"
+import { Prune } from "../session/prune.ts"
 import { Session } from "../session/session.ts"
+import { Turns } from "../session/turns.ts"
 import { Database } from "./database.ts"
 
-/**
- * The event-sourced store: database, projectors, bus and the session read model, wired together.
- * `persist` turns the event journal on.
- */
-export const StoreLayer = (options: { readonly path: string; readonly persist: boolean }) => {
+export interface StoreOptions {
+  /** SQLite file path, or `:memory:`. */
+  readonly path: string
+  /** Whether committed events are also appended to the journal (`events.persist`). */
+  readonly persist: boolean
+}
+
+/** The event-sourced store: database, projectors, bus and the session read model, wired together. */
+export const StoreLayer = (options: StoreOptions) => {
   const database = Database.layer(options.path)
   const bus = Bus.layer({ persist: options.persist }).pipe(Layer.provide(ProjectorsLive))
-  return Session.layer.pipe(Layer.provideMerge(bus), Layer.provideMerge(database))
+  return Session.layer.pipe(Layer.provideMerge(bus), Layer.provideMerge(database), Layer.provideMerge(Turns.layer))
 }
+
+/**
+ * The store plus prune and erase, without turns, providers or plugins: what maintenance commands need to
+ * work on a database file directly.
+ */
+export const MaintenanceLayer = (options: StoreOptions) =>
+  Layer.mergeAll(Prune.layer, Erase.layer).pipe(Layer.provideMerge(StoreLayer(options)))

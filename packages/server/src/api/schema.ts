@@ -5,6 +5,7 @@ import {
   PluginStatus as CorePluginStatus,
   PrunableType as CorePrunableType,
   PruneSummary as CorePruneSummary,
+  SessionBytes as CoreSessionBytes,
   SessionInfo as CoreSessionInfo,
 } from "@opencode-ai/core"
 import {
@@ -16,7 +17,6 @@ import {
   UserMessage as CoreUserMessage,
 } from "@opencode-ai/core/session/message"
 import { ModelRef as CoreModelRef } from "@opencode-ai/core/session/model-request"
-import { SessionBytes as CoreSessionBytes } from "@opencode-ai/core/storage/stats"
 import { Schema } from "effect"
 
 /**

@@ -5,17 +5,16 @@
  * one it has.
  */
 import {
-  Bus,
   Config,
   type ConfigShape,
   Database,
   databaseStats,
   Erase,
+  MaintenanceLayer,
   Prune,
   resolveDatabasePath,
   Session,
 } from "@opencode-ai/core"
-import { ProjectorsLive } from "@opencode-ai/core/session/projector"
 import type {
   DatabaseStats,
   EraseSummary,
@@ -25,7 +24,7 @@ import type {
   SessionInfo,
 } from "@opencode-ai/sdk"
 import { createOpencodeClient } from "@opencode-ai/sdk"
-import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
+import { Cause, Effect, Exit, ManagedRuntime, Option } from "effect"
 import { existsSync } from "node:fs"
 import { type CoreError, fromCore } from "../http/errors.ts"
 import { CommandError, type Io } from "./command.ts"
@@ -61,12 +60,8 @@ export const loadConfig = async (io: Io): Promise<ConfigShape> => {
 export const databasePath = (flag: string | undefined, io: Io) => resolveDatabasePath(flag, io.env)
 
 /** The core services a local command needs: storage, the bus, the session read model, prune and erase. */
-const localLayer = (path: string, config: ConfigShape) => {
-  const database = Database.layer(path)
-  const bus = Bus.layer({ persist: config.data.events?.persist === true }).pipe(Layer.provide(ProjectorsLive))
-  const store = Session.layer.pipe(Layer.provideMerge(bus), Layer.provideMerge(database))
-  return Layer.mergeAll(Prune.layer, Erase.layer).pipe(Layer.provideMerge(store))
-}
+const localLayer = (path: string, config: ConfigShape) =>
+  MaintenanceLayer({ path, persist: config.data.events?.persist === true })
 
 /**
  * The local database, opened through the core (migrations run as on server start). Refuses a path
