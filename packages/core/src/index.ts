@@ -1,6 +1,6 @@
 /** The opencode2 host core: event-sourced sessions, turns, providers, tools and plugins. */
 export { Bus, isDurable, type BusEvent } from "./bus/bus.ts"
-export type { Envelope, Transient } from "./bus/event.ts"
+export { EnvelopeSchema, type Envelope, type Transient } from "./bus/event.ts"
 export { journalReader, toEnvelope, type JournalRow } from "./bus/journal.ts"
 export { replay, projectionSnapshot } from "./bus/replay.ts"
 export { Config, ConfigError, ConfigSchema, type ConfigData, type ConfigShape } from "./config/config.ts"

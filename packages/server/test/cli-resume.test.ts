@@ -1,3 +1,4 @@
+import type { ConfigData } from "@opencode-ai/core"
 import { createOpencodeClient } from "@opencode-ai/sdk"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -5,12 +6,9 @@ import { describe, expect, it } from "vitest"
 import { type OpenAIServer, startOpenAIServer } from "../../core/test/support/openai-server.ts"
 import { LISTENING, readRest, readUntil, runCli, spawnCli } from "./support/cli.ts"
 import { tempDir } from "./support/tmp.ts"
+import { localProviderConfig } from "./support/e2e-setup.ts"
 
-const configFor = (model: OpenAIServer, extra: Record<string, unknown> = {}) => ({
-  model: "local/test-model",
-  provider: { local: { type: "openai-compatible", baseURL: model.url, models: { "test-model": {} } } },
-  ...extra,
-})
+const configFor = (model: OpenAIServer, extra: ConfigData = {}) => localProviderConfig(model.url, extra)
 
 /** `opencode2 serve --port 0 ...args` from source; resolves once it listens. */
 const serve = async (cwd: string, args: ReadonlyArray<string>, env: Record<string, string>) => {

@@ -5,6 +5,7 @@ import { startOpenAIServer } from "../../core/test/support/openai-server.ts"
 import { readRest, readUntil, runCli, spawnCli } from "./support/cli.ts"
 import { startTestServer } from "./support/server.ts"
 import { tempDir } from "./support/tmp.ts"
+import { localProviderConfig } from "./support/e2e-setup.ts"
 
 const SESSION = /^session (ses_\w+)$/m
 
@@ -45,10 +46,7 @@ describe("opencode2 run", () => {
       const config = join(cwd, "opencode.json")
       writeFileSync(
         config,
-        JSON.stringify({
-          model: "local/test-model",
-          provider: { local: { type: "openai-compatible", baseURL: model.url, models: { "test-model": {} } } },
-        }),
+        JSON.stringify(localProviderConfig(model.url)),
       )
       model.enqueue({ text: "streamed word by word", hold: true })
       const child = spawnCli(["run", "go", "--db", join(cwd, "stream.db")], { cwd, env: { OPENCODE_CONFIG: config } })

@@ -5,6 +5,7 @@ import { startOpenAIServer } from "../../core/test/support/openai-server.ts"
 import { runCli } from "./support/cli.ts"
 import { startTestServer } from "./support/server.ts"
 import { tempDir } from "./support/tmp.ts"
+import { localProviderConfig } from "./support/e2e-setup.ts"
 
 /** One offline turn: user prompt, assistant (reasoning + tool call), assistant (final text). */
 const turn = async (client: OpencodeClient, title: string) => {
@@ -135,10 +136,7 @@ describe("opencode2 session prune", () => {
       const db = join(cwd, "busy.db")
       const server = await startTestServer({
         database: db,
-        config: {
-          model: "local/test-model",
-          provider: { local: { type: "openai-compatible", baseURL: model.url, models: { "test-model": {} } } },
-        },
+        config: localProviderConfig(model.url),
       })
       const idle = (await server.client.session.create({ body: { title: "idle" } })).data!.id
       model.enqueue({ reasoning: "hmm", text: "done" })

@@ -2,6 +2,7 @@ import type { AssistantMessage, Message, OpencodeClient, ToolPart } from "@openc
 import { describe, expect, it } from "vitest"
 import { startOpenAIServer } from "../../core/test/support/openai-server.ts"
 import { startTestServer } from "./support/server.ts"
+import { localProviderConfig } from "./support/e2e-setup.ts"
 
 /** A session with one offline turn: user prompt, assistant (reasoning + tool), assistant (final text). */
 const withTurn = async (client: OpencodeClient) => {
@@ -153,10 +154,7 @@ describe("message routes and the mutation contract over the SDK", () => {
     const model = await startOpenAIServer()
     try {
       const { client } = await startTestServer({
-        config: {
-          model: "local/test-model",
-          provider: { local: { type: "openai-compatible", baseURL: model.url, models: { "test-model": {} } } },
-        },
+        config: localProviderConfig(model.url),
       })
       const session = (await client.session.create({ body: {} })).data!
       const sessionID = session.id
@@ -197,10 +195,7 @@ describe("message routes and the mutation contract over the SDK", () => {
     const model = await startOpenAIServer()
     try {
       const { client } = await startTestServer({
-        config: {
-          model: "local/test-model",
-          provider: { local: { type: "openai-compatible", baseURL: model.url, models: { "test-model": {} } } },
-        },
+        config: localProviderConfig(model.url),
       })
       const sessionID = (await client.session.create({ body: {} })).data!.id
       model.enqueue({ text: "never finished", hold: true })

@@ -3,6 +3,7 @@ import { Database } from "bun:sqlite"
 import { describe, expect, it } from "vitest"
 import { startOpenAIServer } from "../../core/test/support/openai-server.ts"
 import { json, startTestServer } from "./support/server.ts"
+import { localProviderConfig } from "./support/e2e-setup.ts"
 
 /** A session with one offline turn: user prompt, assistant (reasoning + tool), assistant (final text). */
 const withTurn = async (client: OpencodeClient) => {
@@ -73,10 +74,7 @@ describe("storage routes over the SDK", () => {
     const model = await startOpenAIServer()
     try {
       const { client } = await startTestServer({
-        config: {
-          model: "local/test-model",
-          provider: { local: { type: "openai-compatible", baseURL: model.url, models: { "test-model": {} } } },
-        },
+        config: localProviderConfig(model.url),
       })
       const sessionID = (await client.session.create({ body: {} })).data!.id
       model.enqueue({ reasoning: "thinking it over", text: "first answer" })

@@ -1,3 +1,4 @@
+import { EnvelopeSchema } from "@opencode-ai/core"
 import { Schema } from "effect"
 
 /**
@@ -6,15 +7,10 @@ import { Schema } from "effect"
  * deltas) carry no id or seq; `server.*` events come from the stream itself.
  */
 
-export const DurableEvent = Schema.Struct({
-  id: Schema.String,
-  type: Schema.String,
-  version: Schema.Number,
-  sessionID: Schema.String,
-  seq: Schema.Number,
-  time: Schema.Number,
-  data: Schema.Unknown,
-}).annotate({ identifier: "DurableEvent", description: "A committed, versioned session event." })
+export const DurableEvent = EnvelopeSchema.annotate({
+  identifier: "DurableEvent",
+  description: "A committed, versioned session event.",
+})
 
 export const TransientEvent = Schema.Struct({
   type: Schema.String,
