@@ -1,6 +1,6 @@
 // A host in its own process, for restart tests: creates sessions, prompts each once, prints
 // `{"sessions":[...]}` on stdout, then keeps running until it is killed.
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { HostLayer } from "../../src/host.ts"
 import { Execution } from "../../src/session/execution.ts"
 import { Session } from "../../src/session/session.ts"

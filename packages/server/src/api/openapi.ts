@@ -130,7 +130,7 @@ const normalize = (node: Json): Json => {
   if (typeof out.in === "string" && isObject(out.schema) && out.schema.type === "string") {
     const pattern = out.schema.pattern
     if (typeof pattern === "string" && NUMBER_STRING.test(pattern)) {
-      out.schema = { type: "integer", ...(PARAMETER_BOUNDS[String(out.name)] ?? {}) }
+      out.schema = { type: "integer", ...PARAMETER_BOUNDS[String(out.name)] }
     }
   }
   return out

@@ -73,24 +73,33 @@ export class Runner extends Context.Service<
         })
       }
 
+      /**
+       * The agent, model and step limit of a turn, resolved once from one read: the latest prompt's
+       * choices, else the session's, else config. Input admitted mid-turn waits for the turn boundary, so
+       * the latest prompt cannot change while a turn runs; every step and the limit agree.
+       */
+      const resolve = (sessionID: string) => {
+        const row = session.sync.row(sessionID)
+        const latest = session.sync.latestPrompt(sessionID)
+        const agent = selectAgent(config.data, latest?.agent ?? row?.agent ?? undefined)
+        const model: ModelRef =
+          latest?.model ?? agent.model ?? (row?.model ? parseModel(row.model) : providers.defaultModel)
+        return { agent, model, steps: agent.steps }
+      }
+
       /** One primary model request and its tool calls. Returns whether the model asked to continue. */
-      const step = (turn: Turn, reason: TurnReason, index: number) =>
+      const step = (turn: Turn, reason: TurnReason, index: number, selection: ReturnType<typeof resolve>) =>
         Effect.gen(function* () {
           const row = session.sync.row(turn.sessionID)
           if (!row) return yield* Effect.interrupt
-          // The latest prompt may name its own agent and model; otherwise the session's apply.
-          const latest = session.sync.latestPrompt(turn.sessionID)
-          const agentID = latest?.agent ?? row.agent ?? undefined
+          const { agent, model } = selection
           yield* hooks.run(
             "preflight",
-            Object.freeze({ sessionID: turn.sessionID, agentID: agentID ?? "build", reason, step: index }),
+            Object.freeze({ sessionID: turn.sessionID, agentID: agent.id, reason, step: index }),
             { timeout: preflightTimeout },
           )
 
-          // Agent and context selection happen after preflight, so plugin state established there applies.
-          const agent = selectAgent(config.data, agentID)
-          const model: ModelRef =
-            latest?.model ?? agent.model ?? (row.model ? parseModel(row.model) : providers.defaultModel)
+          // Context selection happens after preflight, so plugin state established there applies.
           const client = yield* providers.client(model)
           const transcript = session.sync.transcript(turn.sessionID)
           const built: ContextEvent = {
@@ -116,7 +125,7 @@ export class Runner extends Context.Service<
           yield* commit(turn.sessionID, [
             draft(SessionEvent.AssistantStarted, { messageID, turnID: turn.turnID, agent: agent.id, model }),
           ])
-          const state = new StreamState(turn.sessionID, messageID)
+          const state = new StreamState(messageID)
           const finished = yield* Effect.gen(function* () {
             yield* client.stream(request).pipe(
               Stream.runForEach((event) =>
@@ -173,9 +182,9 @@ export class Runner extends Context.Service<
 
       const run = (turn: Turn) =>
         Effect.gen(function* () {
-          const limit = selectAgent(config.data, session.sync.row(turn.sessionID)?.agent ?? undefined).steps
-          for (let index = 1; index <= limit; index++) {
-            const more = yield* step(turn, index === 1 ? turn.reason : "continue", index)
+          const selection = resolve(turn.sessionID)
+          for (let index = 1; index <= selection.steps; index++) {
+            const more = yield* step(turn, index === 1 ? turn.reason : "continue", index, selection)
             if (!more) break
           }
           return { outcome: "completed" } as TurnOutcome
@@ -200,13 +209,13 @@ export class Runner extends Context.Service<
       const fail = (turn: Turn, error: MessageError) =>
         Effect.gen(function* () {
           const messageID = ascending("msg")
-          const agent = selectAgent(config.data, session.sync.row(turn.sessionID)?.agent ?? undefined)
+          const { agent, model } = resolve(turn.sessionID)
           yield* commit(turn.sessionID, [
             draft(SessionEvent.AssistantStarted, {
               messageID,
               turnID: turn.turnID,
               agent: agent.id,
-              model: agent.model ?? providers.defaultModel,
+              model,
             }),
             draft(SessionEvent.AssistantCompleted, { messageID, finish: "error", error }),
           ])
@@ -230,10 +239,7 @@ class StreamState {
   private readonly calls: Array<ToolPart> = []
   private readonly settled = new Set<string>()
 
-  constructor(
-    private readonly sessionID: string,
-    private readonly messageID: string,
-  ) {}
+  constructor(private readonly messageID: string) {}
 
   apply(
     event: ProviderEvent,
