@@ -9,14 +9,7 @@ export { Hooks, HookError } from "./plugin/hooks.ts"
 export { PluginHost, PluginStatus, type InlinePlugin } from "./plugin/host.ts"
 export { Providers, parseModel } from "./provider/registry.ts"
 export * as SessionErrors from "./session/error.ts"
-export {
-  BusyError,
-  InvalidInputError,
-  InvalidTargetError,
-  MessageNotFoundError,
-  PartNotFoundError,
-  SessionNotFoundError,
-} from "./session/error.ts"
+export * from "./session/error.ts"
 export { SessionEvent } from "./session/event.ts"
 export { Erase, EraseSummary } from "./session/erase.ts"
 export { Execution } from "./session/execution.ts"

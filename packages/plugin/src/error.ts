@@ -1,73 +1,103 @@
+import { Schema } from "effect"
+
 /**
- * What a failed session operation rejects with (Promise flavour) or fails with (Effect flavour): a plain
- * object with a `_tag` and the fields that identify the target. Compare `_tag`; `message` is for humans.
+ * Failures of session operations, declared once: the host fails with these classes (Effect flavour), a
+ * Promise plugin's call rejects with a plain object of the same `_tag`, fields and `message`, and the HTTP
+ * layer maps each tag to its own (see the README's error table). Compare `_tag`; `message` is for humans.
  *
  * ```ts
  * try { await ctx.session.message.remove({ sessionID, messageID }) }
  * catch (e) { if (isSessionError(e, "Session.BusyError")) scheduleRetry() }
  * ```
  */
-export interface SessionNotFoundError {
-  readonly _tag: "Session.NotFoundError"
-  readonly sessionID: string
-  readonly message: string
+
+export class SessionNotFoundError extends Schema.TaggedError<SessionNotFoundError>()("Session.NotFoundError", {
+  sessionID: Schema.String,
+}) {
+  override get message() {
+    return `Session ${this.sessionID} not found`
+  }
 }
 
-export interface MessageNotFoundError {
-  readonly _tag: "Session.MessageNotFoundError"
-  readonly sessionID: string
-  readonly messageID: string
-  readonly message: string
+export class MessageNotFoundError extends Schema.TaggedError<MessageNotFoundError>()("Session.MessageNotFoundError", {
+  sessionID: Schema.String,
+  messageID: Schema.String,
+}) {
+  override get message() {
+    return `Message ${this.messageID} not found in session ${this.sessionID}`
+  }
 }
 
-export interface PartNotFoundError {
-  readonly _tag: "Session.PartNotFoundError"
-  readonly sessionID: string
-  readonly messageID: string
-  readonly partID: string
-  readonly message: string
+export class PartNotFoundError extends Schema.TaggedError<PartNotFoundError>()("Session.PartNotFoundError", {
+  sessionID: Schema.String,
+  messageID: Schema.String,
+  partID: Schema.String,
+}) {
+  override get message() {
+    return `Part ${this.partID} not found in message ${this.messageID}`
+  }
 }
 
-/** The session's turn is running or suspended awaiting resume. Retry later with backoff; it is not a reservation. */
-export interface BusyError {
-  readonly _tag: "Session.BusyError"
-  readonly sessionID: string
-  readonly message: string
+/**
+ * The session's execution claim is held: a turn is running or suspended awaiting resume. Nothing changed.
+ * Retry later with backoff; a retry is not a reservation.
+ */
+export class BusyError extends Schema.TaggedError<BusyError>()("Session.BusyError", {
+  sessionID: Schema.String,
+}) {
+  override get message() {
+    return `Session ${this.sessionID} is busy: a turn is running or waiting to resume`
+  }
 }
 
 /** The target exists but the operation does not apply to it (e.g. retracting an assistant message). */
-export interface InvalidTargetError {
-  readonly _tag: "Session.InvalidTargetError"
-  readonly sessionID: string
-  readonly messageID: string
-  readonly partID?: string
-  readonly reason: string
-  readonly message: string
+export class InvalidTargetError extends Schema.TaggedError<InvalidTargetError>()("Session.InvalidTargetError", {
+  sessionID: Schema.String,
+  messageID: Schema.String,
+  partID: Schema.optional(Schema.String),
+  reason: Schema.String,
+}) {
+  override get message() {
+    return this.reason
+  }
 }
 
-/** Input the host refused before doing anything (empty text, wrong type). */
-export interface InvalidInputError {
-  readonly _tag: "Session.InvalidInputError"
-  readonly message: string
-  readonly field?: string
-}
+/** Input refused before anything happened: empty text, wrong type, out-of-range value. */
+export class InvalidInputError extends Schema.TaggedError<InvalidInputError>()("Session.InvalidInputError", {
+  message: Schema.String,
+  field: Schema.optional(Schema.String),
+}) {}
 
-export type SessionError =
-  | SessionNotFoundError
-  | MessageNotFoundError
-  | PartNotFoundError
-  | BusyError
-  | InvalidTargetError
-  | InvalidInputError
+/** Every failure of a session operation. */
+export const SessionError = Schema.Union([
+  SessionNotFoundError,
+  MessageNotFoundError,
+  PartNotFoundError,
+  BusyError,
+  InvalidTargetError,
+  InvalidInputError,
+])
+export type SessionError = typeof SessionError.Type
 
 export type SessionErrorTag = SessionError["_tag"]
 
-/** Narrows an unknown rejection to a session error, optionally of one tag. */
+/**
+ * What a failure looks like as data: its `_tag`, its fields and its `message`, without the `Error`
+ * machinery. A Promise plugin's call rejects with exactly this shape.
+ */
+export type SessionErrorBody<T extends SessionErrorTag = SessionErrorTag> = Extract<
+  typeof SessionError.Encoded,
+  { readonly _tag: T }
+> & { readonly message: string }
+
+/** Narrows an unknown rejection to a session error body, optionally of one tag. */
 export const isSessionError = <T extends SessionErrorTag | undefined = undefined>(
   error: unknown,
   tag?: T,
-): error is T extends SessionErrorTag ? Extract<SessionError, { _tag: T }> : SessionError =>
+): error is T extends SessionErrorTag ? SessionErrorBody<T> : SessionErrorBody =>
   typeof error === "object" &&
   error !== null &&
   typeof (error as { _tag?: unknown })._tag === "string" &&
-  (tag === undefined ? (error as { _tag: string })._tag.startsWith("Session.") : (error as { _tag: string })._tag === tag)
+  (tag === undefined
+    ? (error as { _tag: string })._tag.startsWith("Session.")
+    : (error as { _tag: string })._tag === tag)

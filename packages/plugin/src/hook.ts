@@ -1,51 +1,87 @@
-import type { ModelRef } from "./message.ts"
+import { Schema } from "effect"
+import { ModelRef } from "./message.ts"
+
+/**
+ * Hook payloads, declared once as Schemas: plugins receive these shapes, the host builds them, and the
+ * provider-neutral model request (`session.context`) is made of the same parts.
+ */
 
 /** Where a system part came from. The host sets it; whatever a plugin writes here is overwritten. */
-export type SystemOrigin =
-  | { readonly type: "agent"; readonly agentID: string }
-  | { readonly type: "host"; readonly name: "default" }
-  | { readonly type: "instructions" }
-  | { readonly type: "plugin"; readonly pluginID: string }
+export const SystemOrigin = Schema.Union([
+  Schema.Struct({ type: Schema.Literal("agent"), agentID: Schema.String }),
+  Schema.Struct({ type: Schema.Literal("host"), name: Schema.Literal("default") }),
+  Schema.Struct({ type: Schema.Literal("instructions") }),
+  Schema.Struct({ type: Schema.Literal("plugin"), pluginID: Schema.String }),
+])
+export type SystemOrigin = typeof SystemOrigin.Type
 
 /** One system part of a model request. `id` follows the part through reordering. */
-export interface SystemPart {
-  id: string
-  text: string
-  origin: SystemOrigin
-}
+export const SystemPart = Schema.Struct({
+  id: Schema.mutableKey(Schema.String),
+  text: Schema.mutableKey(Schema.String),
+  origin: Schema.mutableKey(SystemOrigin),
+})
+export type SystemPart = typeof SystemPart.Type
 
-export type ModelMessage =
-  | { role: "user"; content: Array<{ type: "text"; text: string }> }
-  | {
-      role: "assistant"
-      content: Array<
-        | { type: "text"; text: string }
-        | { type: "reasoning"; text: string }
-        | { type: "tool-call"; callID: string; tool: string; input: unknown }
-      >
-    }
-  | { role: "tool"; content: Array<{ type: "tool-result"; callID: string; tool: string; output: string; isError: boolean }> }
+// Texts are mutable: a `session.context` hook may rewrite them in its copy (e.g. to redact).
+export const ModelTextPart = Schema.Struct({ type: Schema.Literal("text"), text: Schema.mutableKey(Schema.String) })
+export const ModelReasoningPart = Schema.Struct({
+  type: Schema.Literal("reasoning"),
+  text: Schema.mutableKey(Schema.String),
+})
+export const ModelToolCallPart = Schema.Struct({
+  type: Schema.Literal("tool-call"),
+  callID: Schema.String,
+  tool: Schema.String,
+  input: Schema.Unknown,
+})
+export const ModelToolResultPart = Schema.Struct({
+  type: Schema.Literal("tool-result"),
+  callID: Schema.String,
+  tool: Schema.String,
+  output: Schema.mutableKey(Schema.String),
+  isError: Schema.Boolean,
+})
 
-export interface ModelTool {
-  name: string
-  description: string
-  parameters: Record<string, unknown>
-}
+/** One message of a model request, in the provider-neutral form. */
+export const ModelMessage = Schema.Union([
+  Schema.Struct({ role: Schema.Literal("user"), content: Schema.mutable(Schema.Array(ModelTextPart)) }),
+  Schema.Struct({
+    role: Schema.Literal("assistant"),
+    content: Schema.mutable(Schema.Array(Schema.Union([ModelTextPart, ModelReasoningPart, ModelToolCallPart]))),
+  }),
+  Schema.Struct({ role: Schema.Literal("tool"), content: Schema.mutable(Schema.Array(ModelToolResultPart)) }),
+])
+export type ModelMessage = typeof ModelMessage.Type
+
+/** A tool as the model sees it: name, description and a JSON Schema for its input. */
+export const ModelTool = Schema.Struct({
+  name: Schema.String,
+  description: Schema.String,
+  parameters: Schema.Record(Schema.String, Schema.Unknown),
+})
+export type ModelTool = typeof ModelTool.Type
 
 /** `session.prompt`: before a user prompt is admitted. Edit `text` to change what is stored. */
-export interface PromptEvent {
-  readonly sessionID: string
-  readonly agentID?: string
-  text: string
-}
+export const PromptEvent = Schema.Struct({
+  sessionID: Schema.String,
+  agentID: Schema.optional(Schema.String),
+  text: Schema.mutableKey(Schema.String),
+})
+export type PromptEvent = typeof PromptEvent.Type
 
 /** `session.synthetic`: before a notice is stored. Edit `text` to change what is stored. */
-export interface SyntheticEvent {
-  readonly sessionID: string
-  readonly origin: string
-  readonly description?: string
-  text: string
-}
+export const SyntheticEvent = Schema.Struct({
+  sessionID: Schema.String,
+  origin: Schema.String,
+  description: Schema.optional(Schema.String),
+  text: Schema.mutableKey(Schema.String),
+})
+export type SyntheticEvent = typeof SyntheticEvent.Type
+
+/** Why a primary model request is made. */
+export const PreflightReason = Schema.Literals(["prompt", "synthetic", "resume", "continue"])
+export type PreflightReason = typeof PreflightReason.Type
 
 /**
  * `session.preflight`: awaited before agent and context selection of every primary model request — an
@@ -53,27 +89,30 @@ export interface SyntheticEvent {
  * restart resume (`resume`). Frozen and read-only: establish plugin state here. It may fire several times
  * per session; key state by session and agent. A throw or timeout fails that turn (recorded), nothing more.
  */
-export interface PreflightEvent {
-  readonly sessionID: string
-  readonly agentID: string
-  readonly reason: "prompt" | "synthetic" | "resume" | "continue"
+export const PreflightEvent = Schema.Struct({
+  sessionID: Schema.String,
+  agentID: Schema.String,
+  reason: PreflightReason,
   /** 1 for the turn's first request, then +1 per tool-loop step. */
-  readonly step: number
-}
+  step: Schema.Number,
+})
+export type PreflightEvent = typeof PreflightEvent.Type
 
 /**
  * `session.context`: the outgoing request, as copies. Edits shape this request only and never reach
  * storage. Parts you add to `system` get your plugin's origin whatever you write; ids stay with parts.
  */
-export interface ContextEvent {
-  readonly sessionID: string
-  readonly agentID: string
-  readonly model: ModelRef
-  system: Array<SystemPart>
-  messages: Array<ModelMessage>
-  tools: Array<ModelTool>
-}
+export const ContextEvent = Schema.Struct({
+  sessionID: Schema.String,
+  agentID: Schema.String,
+  model: ModelRef,
+  system: Schema.mutableKey(Schema.mutable(Schema.Array(SystemPart))),
+  messages: Schema.mutableKey(Schema.mutable(Schema.Array(ModelMessage))),
+  tools: Schema.mutableKey(Schema.mutable(Schema.Array(ModelTool))),
+})
+export type ContextEvent = typeof ContextEvent.Type
 
+/** Every hook's payload, by hook name. */
 export interface HookEvents {
   readonly prompt: PromptEvent
   readonly preflight: PreflightEvent

@@ -1,89 +1,131 @@
+import { Schema } from "effect"
+
 /**
- * The transcript and session shapes plugins read. The host serves exactly these shapes over HTTP too.
- * Every message and part has a stable id that never changes, whatever corrections or removals happen.
+ * The transcript and session shapes: what plugins read, what the host stores and serves over HTTP, and
+ * what the SDK's types are generated from. Declared once, here. Every message and part has a stable id
+ * that never changes, whatever corrections or removals happen.
  */
 
-/** `user`, `host`, or `plugin:<id>`. */
-export type Origin = string
+/** Who put a message into the transcript: `user`, `host`, or `plugin:<id>`. */
+export const Origin = Schema.String.check(Schema.isPattern(/^(user|host|plugin:.+)$/))
+export type Origin = typeof Origin.Type
 
-export interface TextPart {
-  readonly id: string
-  readonly type: "text"
-  readonly text: string
-}
+/** A model, as `{ providerID, modelID }` (config writes it `"<providerID>/<modelID>"`). */
+export const ModelRef = Schema.Struct({ providerID: Schema.String, modelID: Schema.String }).annotate({
+  identifier: "ModelRef",
+})
+export type ModelRef = typeof ModelRef.Type
 
-export interface ReasoningPart {
-  readonly id: string
-  readonly type: "reasoning"
-  readonly text: string
-}
+export const TextPart = Schema.Struct({
+  id: Schema.String,
+  type: Schema.Literal("text"),
+  text: Schema.String,
+}).annotate({ identifier: "TextPart" })
+export type TextPart = typeof TextPart.Type
 
-export interface ToolPart {
-  readonly id: string
-  readonly type: "tool"
-  readonly callID: string
-  readonly tool: string
-  readonly input: unknown
-  readonly state: "running" | "completed" | "error"
-  readonly output?: string
-  readonly error?: string
-}
+export const ReasoningPart = Schema.Struct({
+  id: Schema.String,
+  type: Schema.Literal("reasoning"),
+  text: Schema.String,
+}).annotate({ identifier: "ReasoningPart" })
+export type ReasoningPart = typeof ReasoningPart.Type
 
-export type Part = TextPart | ReasoningPart | ToolPart
+export const ToolState = Schema.Literals(["running", "completed", "error"])
+export type ToolState = typeof ToolState.Type
 
-interface MessageBase {
-  readonly id: string
-  readonly sessionID: string
-  readonly seq: number
-  readonly origin: Origin
-  readonly parts: ReadonlyArray<Part>
+export const ToolPart = Schema.Struct({
+  id: Schema.String,
+  type: Schema.Literal("tool"),
+  callID: Schema.String,
+  tool: Schema.String,
+  input: Schema.Unknown,
+  state: ToolState,
+  output: Schema.optional(Schema.String),
+  error: Schema.optional(Schema.String),
+}).annotate({ identifier: "ToolPart" })
+export type ToolPart = typeof ToolPart.Type
+
+export const Part = Schema.Union([TextPart, ReasoningPart, ToolPart]).annotate({ identifier: "Part" })
+export type Part = typeof Part.Type
+
+/** Set on a retracted message; its content is gone from the projection, its id, seq and role stay. */
+export const Retraction = Schema.Struct({ time: Schema.Number, by: Origin })
+export type Retraction = typeof Retraction.Type
+
+/** Why an assistant message stopped early, recorded on the message. */
+export const MessageError = Schema.Struct({ name: Schema.String, message: Schema.String })
+export type MessageError = typeof MessageError.Type
+
+export const Usage = Schema.Struct({
+  input: Schema.Number,
+  output: Schema.Number,
+  reasoning: Schema.optional(Schema.Number),
+})
+export type Usage = typeof Usage.Type
+
+const common = {
+  id: Schema.String,
+  sessionID: Schema.String,
+  seq: Schema.Number,
+  origin: Origin,
+  parts: Schema.Array(Part),
   /** Present once retracted: the content is gone, id/seq/role stay, `placeholder` is host-rendered. */
-  readonly retracted?: { readonly time: number; readonly by: Origin }
-  readonly placeholder?: string
+  retracted: Schema.optional(Retraction),
+  placeholder: Schema.optional(Schema.String),
 }
 
-export interface ModelRef {
-  readonly providerID: string
-  readonly modelID: string
-}
+export const UserMessage = Schema.Struct({
+  ...common,
+  type: Schema.Literal("user"),
+  time: Schema.Struct({ created: Schema.Number }),
+  agent: Schema.optional(Schema.String),
+  model: Schema.optional(ModelRef),
+}).annotate({ identifier: "UserMessage" })
+export type UserMessage = typeof UserMessage.Type
 
-export interface UserMessage extends MessageBase {
-  readonly type: "user"
-  readonly time: { readonly created: number }
-  readonly agent?: string
-  readonly model?: ModelRef
-}
+export const SyntheticMessage = Schema.Struct({
+  ...common,
+  type: Schema.Literal("synthetic"),
+  time: Schema.Struct({ created: Schema.Number }),
+  description: Schema.optional(Schema.String),
+}).annotate({ identifier: "SyntheticMessage" })
+export type SyntheticMessage = typeof SyntheticMessage.Type
 
-export interface SyntheticMessage extends MessageBase {
-  readonly type: "synthetic"
-  readonly time: { readonly created: number }
-  readonly description?: string
-}
+export const AssistantMessage = Schema.Struct({
+  ...common,
+  type: Schema.Literal("assistant"),
+  time: Schema.Struct({ created: Schema.Number, completed: Schema.optional(Schema.Number) }),
+  turnID: Schema.String,
+  agent: Schema.String,
+  model: ModelRef,
+  finish: Schema.optional(Schema.String),
+  error: Schema.optional(MessageError),
+  usage: Schema.optional(Usage),
+}).annotate({ identifier: "AssistantMessage" })
+export type AssistantMessage = typeof AssistantMessage.Type
 
-export interface AssistantMessage extends MessageBase {
-  readonly type: "assistant"
-  readonly time: { readonly created: number; readonly completed?: number }
-  readonly turnID: string
-  readonly agent: string
-  readonly model: ModelRef
-  readonly finish?: string
-  readonly error?: { readonly name: string; readonly message: string }
-  readonly usage?: { readonly input: number; readonly output: number; readonly reasoning?: number }
-}
+export const Message = Schema.Union([UserMessage, SyntheticMessage, AssistantMessage]).annotate({
+  identifier: "Message",
+})
+export type Message = typeof Message.Type
 
-export type Message = UserMessage | SyntheticMessage | AssistantMessage
+/** A session as served: its row plus whether its execution claim is held. */
+export const SessionInfo = Schema.Struct({
+  id: Schema.String,
+  title: Schema.String,
+  directory: Schema.String,
+  agent: Schema.optional(Schema.String),
+  model: Schema.optional(Schema.String),
+  seq: Schema.Number,
+  time: Schema.Struct({ created: Schema.Number, updated: Schema.Number }),
+  /** `idle`, `busy` (a turn runs in this process) or `suspended` (claim held, no turn running: awaiting resume). */
+  status: Schema.Literals(["idle", "busy", "suspended"]),
+}).annotate({ identifier: "SessionInfo" })
+export type SessionInfo = typeof SessionInfo.Type
 
-export interface SessionInfo {
-  readonly id: string
-  readonly title: string
-  readonly directory: string
-  readonly agent?: string
-  readonly model?: string
-  readonly seq: number
-  readonly time: { readonly created: number; readonly updated: number }
-  readonly status: "idle" | "busy" | "suspended"
-}
-
+/** One page of a cursor-paginated listing; `cursor` is present when more items follow. */
+export const Page = <S extends Schema.Top>(item: S) =>
+  Schema.Struct({ items: Schema.Array(item), cursor: Schema.optional(Schema.String) })
 export interface Page<A> {
   readonly items: ReadonlyArray<A>
   readonly cursor?: string

@@ -1,101 +1,25 @@
+import { SyntheticMessage, UserMessage } from "@opencode-ai/plugin"
 import { Schema } from "effect"
-import { ModelRef } from "./model-request.ts"
 
 /**
- * The transcript as stored and served. Every message and every part has a stable id: correction and
- * removal address parts by id, and ids never change.
+ * The transcript as stored and served. The shapes are declared once in `@opencode-ai/plugin` (plugins,
+ * the HTTP API and the SDK see exactly these) and re-exported here for the core's modules.
  */
-
-/** Who put a message into the transcript: `user`, `host`, or `plugin:<id>`. */
-export const Origin = Schema.String.check(Schema.isPattern(/^(user|host|plugin:.+)$/))
-export type Origin = typeof Origin.Type
-
-export const TextPart = Schema.Struct({
-  id: Schema.String,
-  type: Schema.Literal("text"),
-  text: Schema.String,
-})
-export type TextPart = typeof TextPart.Type
-
-export const ReasoningPart = Schema.Struct({
-  id: Schema.String,
-  type: Schema.Literal("reasoning"),
-  text: Schema.String,
-})
-export type ReasoningPart = typeof ReasoningPart.Type
-
-export const ToolState = Schema.Literals(["running", "completed", "error"])
-
-export const ToolPart = Schema.Struct({
-  id: Schema.String,
-  type: Schema.Literal("tool"),
-  callID: Schema.String,
-  tool: Schema.String,
-  input: Schema.Unknown,
-  state: ToolState,
-  output: Schema.optional(Schema.String),
-  error: Schema.optional(Schema.String),
-})
-export type ToolPart = typeof ToolPart.Type
-
-export const Part = Schema.Union([TextPart, ReasoningPart, ToolPart])
-export type Part = typeof Part.Type
-
-/** Set on a retracted message; its content is gone from the projection, its id, seq and role stay. */
-export const Retraction = Schema.Struct({ time: Schema.Number, by: Origin })
-
-/** Why an assistant message stopped early, recorded on the message. */
-export const MessageError = Schema.Struct({ name: Schema.String, message: Schema.String })
-export type MessageError = typeof MessageError.Type
-
-export const Usage = Schema.Struct({
-  input: Schema.Number,
-  output: Schema.Number,
-  reasoning: Schema.optional(Schema.Number),
-})
-
-const common = {
-  id: Schema.String,
-  sessionID: Schema.String,
-  seq: Schema.Number,
-  origin: Origin,
-  parts: Schema.Array(Part),
-  retracted: Schema.optional(Retraction),
-  placeholder: Schema.optional(Schema.String),
-}
-
-export const UserMessage = Schema.Struct({
-  ...common,
-  type: Schema.Literal("user"),
-  time: Schema.Struct({ created: Schema.Number }),
-  agent: Schema.optional(Schema.String),
-  model: Schema.optional(ModelRef),
-})
-export type UserMessage = typeof UserMessage.Type
-
-export const SyntheticMessage = Schema.Struct({
-  ...common,
-  type: Schema.Literal("synthetic"),
-  time: Schema.Struct({ created: Schema.Number }),
-  description: Schema.optional(Schema.String),
-})
-export type SyntheticMessage = typeof SyntheticMessage.Type
-
-export const AssistantMessage = Schema.Struct({
-  ...common,
-  type: Schema.Literal("assistant"),
-  time: Schema.Struct({ created: Schema.Number, completed: Schema.optional(Schema.Number) }),
-  turnID: Schema.String,
-  agent: Schema.String,
-  model: ModelRef,
-  finish: Schema.optional(Schema.String),
-  error: Schema.optional(MessageError),
-  usage: Schema.optional(Usage),
-})
-export type AssistantMessage = typeof AssistantMessage.Type
-
-export const Message = Schema.Union([UserMessage, SyntheticMessage, AssistantMessage])
-export type Message = typeof Message.Type
+export {
+  AssistantMessage,
+  Message,
+  MessageError,
+  Origin,
+  Part,
+  ReasoningPart,
+  Retraction,
+  SyntheticMessage,
+  TextPart,
+  ToolPart,
+  ToolState,
+  Usage,
+  UserMessage,
+} from "@opencode-ai/plugin"
 
 /** A user or synthetic message as admitted, before it has a seq (it may wait in the inbox). */
 export const InputMessage = Schema.Union([

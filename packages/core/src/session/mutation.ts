@@ -2,25 +2,13 @@ import { Context, Effect, Layer } from "effect"
 import { Bus, type Decision } from "../bus/bus.ts"
 import { draft } from "../bus/event.ts"
 import { admitMutation } from "./admission.ts"
-import {
-  type BusyError,
-  InvalidInputError,
-  InvalidTargetError,
-  MessageNotFoundError,
-  PartNotFoundError,
-  type SessionNotFoundError,
-} from "./error.ts"
+import { InvalidInputError, InvalidTargetError, MessageNotFoundError, PartNotFoundError, type SessionError } from "./error.ts"
 import { SessionEvent } from "./event.ts"
 import type { Message, Origin } from "./message.ts"
 import { Session } from "./session.ts"
 
-export type MutationError =
-  | SessionNotFoundError
-  | MessageNotFoundError
-  | PartNotFoundError
-  | BusyError
-  | InvalidTargetError
-  | InvalidInputError
+/** A mutation fails with any session error (see `@opencode-ai/plugin`'s `SessionError`). */
+export type MutationError = SessionError
 
 /** The host-rendered text that stands in for a retracted message. Never plugin-supplied. */
 export const placeholderFor = (message: Message) =>

@@ -1,57 +1,32 @@
 import {
   DatabaseStats as CoreDatabaseStats,
   EraseSummary as CoreEraseSummary,
-  Page,
   PluginStatus as CorePluginStatus,
   PrunableType as CorePrunableType,
   PruneSummary as CorePruneSummary,
   SessionBytes as CoreSessionBytes,
-  SessionInfo as CoreSessionInfo,
 } from "@opencode-ai/core"
-import {
-  AssistantMessage as CoreAssistantMessage,
-  ReasoningPart as CoreReasoningPart,
-  SyntheticMessage as CoreSyntheticMessage,
-  TextPart as CoreTextPart,
-  ToolPart as CoreToolPart,
-  UserMessage as CoreUserMessage,
-} from "@opencode-ai/core/session/message"
-import { ModelRef as CoreModelRef } from "@opencode-ai/core/session/model-request"
+import { Message, Page, SessionInfo } from "@opencode-ai/plugin"
 import { Schema } from "effect"
 
 /**
- * Wire schemas. The domain shapes are the core's; here they only get identifiers, so the OpenAPI document
- * names them as components (`Message`, `TextPart`, `SessionInfo`...) and the generated SDK gets readable
- * types instead of inlined structures.
+ * Wire schemas. Messages, parts and sessions are the public shapes of `@opencode-ai/plugin` (declared
+ * there once, with their component names); the storage summaries are the core's, given identifiers here
+ * so the OpenAPI document names them as components and the generated SDK gets readable types.
  */
+export {
+  AssistantMessage,
+  Message,
+  ModelRef,
+  Part,
+  ReasoningPart,
+  SessionInfo,
+  SyntheticMessage,
+  TextPart,
+  ToolPart,
+  UserMessage,
+} from "@opencode-ai/plugin"
 
-export const TextPart = CoreTextPart.annotate({ identifier: "TextPart" })
-export const ReasoningPart = CoreReasoningPart.annotate({ identifier: "ReasoningPart" })
-export const ToolPart = CoreToolPart.annotate({ identifier: "ToolPart" })
-export const Part = Schema.Union([TextPart, ReasoningPart, ToolPart]).annotate({ identifier: "Part" })
-export const ModelRef = CoreModelRef.annotate({ identifier: "ModelRef" })
-
-const withParts = { parts: Schema.Array(Part) }
-
-export const UserMessage = CoreUserMessage.mapFields((fields) => ({
-  ...fields,
-  ...withParts,
-  model: Schema.optional(ModelRef),
-})).annotate({ identifier: "UserMessage" })
-
-export const SyntheticMessage = CoreSyntheticMessage.mapFields((fields) => ({ ...fields, ...withParts })).annotate({
-  identifier: "SyntheticMessage",
-})
-
-export const AssistantMessage = CoreAssistantMessage.mapFields((fields) => ({
-  ...fields,
-  ...withParts,
-  model: ModelRef,
-})).annotate({ identifier: "AssistantMessage" })
-
-export const Message = Schema.Union([UserMessage, SyntheticMessage, AssistantMessage]).annotate({ identifier: "Message" })
-
-export const SessionInfo = CoreSessionInfo.annotate({ identifier: "SessionInfo" })
 export const SessionPage = Page(SessionInfo).annotate({ identifier: "SessionPage" })
 export const MessagePage = Page(Message).annotate({ identifier: "MessagePage" })
 export const PluginStatus = CorePluginStatus.annotate({ identifier: "PluginStatus" })
