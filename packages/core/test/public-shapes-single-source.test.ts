@@ -9,7 +9,15 @@ import * as ModelRequest from "../src/session/model-request.ts"
 
 describe("public shapes are declared once, in @opencode-ai/plugin", () => {
   it("the core's message, part, session and model-request schemas are the plugin package's", () => {
-    for (const name of ["Message", "UserMessage", "SyntheticMessage", "AssistantMessage", "Part", "TextPart", "ToolPart"]) {
+    for (const name of [
+      "Message",
+      "UserMessage",
+      "SyntheticMessage",
+      "AssistantMessage",
+      "Part",
+      "TextPart",
+      "ToolPart",
+    ]) {
       expect(Messages[name as keyof typeof Messages], name).toBe(Public[name as keyof typeof Public])
     }
     expect(Info.SessionInfo).toBe(Public.SessionInfo)

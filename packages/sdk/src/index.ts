@@ -15,11 +15,7 @@
  */
 import { type Client, createClient, createConfig } from "./gen/client/index.ts"
 import { OpencodeSdk } from "./gen/sdk.gen.ts"
-import type {
-  EventSubscribeError,
-  ServerEvent,
-  SessionLogError,
-} from "./gen/types.gen.ts"
+import type { EventSubscribeError, LogEvent, ServerEvent, SessionLogError } from "./gen/types.gen.ts"
 
 export * from "./gen/types.gen.ts"
 export { OpencodeSdk } from "./gen/sdk.gen.ts"
@@ -93,7 +89,8 @@ export class OpencodeClient extends OpencodeSdk {
   }
 
   /**
-   * `GET /api/event`: `server.connected`, then every durable event and streaming delta, live. Ends when the
+   * `GET /api/event`: `server.connected`, then every durable event and streaming delta, live, typed as the
+   * `ServerEvent` union: narrow on `type` and `data` is that event's data. Ends when the
    * server ends the stream (after a `server.error` event if the subscriber fell too far behind) or when
    * `signal` aborts. Opening it fails with `EventStreamError` (e.g. 404 `SessionNotFoundError`).
    */
@@ -113,7 +110,7 @@ export class OpencodeClient extends OpencodeSdk {
    * in order and without gaps, then live ones. Needs `events.persist: true` on the server (else
    * `EventStreamError` with a 409 `JournalDisabledError`).
    */
-  async *log(options: LogOptions): AsyncGenerator<ServerEvent, void, undefined> {
+  async *log(options: LogOptions): AsyncGenerator<LogEvent, void, undefined> {
     const failure = this.#failure()
     const { stream } = await this.session.log({
       path: { sessionID: options.sessionID },

@@ -1,7 +1,7 @@
 /** The opencode2 host HTTP server: the API definition, its OpenAPI document and `startServer`. */
 export { Api, API_VERSION } from "./api/api.ts"
 export * from "./api/errors.ts"
-export { ServerEvent, DurableEvent, TransientEvent } from "./api/event.ts"
+export { ServerEvent, DurableEvent, LogEvent } from "./api/event.ts"
 export { openApiDocument, openApiText } from "./api/openapi.ts"
 export {
   AUTH_USER,

@@ -1,4 +1,4 @@
-import { Bus, type ConfigShape, Database, HostLayer, type InlinePlugin, Session } from "@opencode-ai/core"
+import { Bus, type ConfigShape, HostLayer, type InlinePlugin, Session } from "@opencode-ai/core"
 import { Context, Layer, type LogLevel, ManagedRuntime, References } from "effect"
 import { HttpRouter } from "effect/http"
 import { appLayer } from "./http/app.ts"
@@ -6,9 +6,9 @@ import { AUTH_USER, authorized, unauthorized } from "./http/auth.ts"
 import { DEFAULT_BODY_LIMIT, limitBody } from "./http/body-limit.ts"
 import { type CorsOrigins, makeCors, withHeaders } from "./http/cors.ts"
 import { unknownErrorSync } from "./http/errors.ts"
-import { type EventServices, eventStream, logStream } from "./http/events.ts"
+import { type EventServices, eventStream, logStream, type OpenStream } from "./http/events.ts"
 import { errorResponse } from "./http/respond.ts"
-import type { SseChannel, SseOptions } from "./sse.ts"
+import type { SseOptions } from "./sse.ts"
 
 export interface ServerOptions {
   /** Interface to bind. Default `127.0.0.1`; anything not loopback needs a `password`. */
@@ -103,11 +103,10 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
   }
 
   const web = HttpRouter.toWebHandler(appLayer({ host, password, logLevel }), { disableLogger: true })
-  const channels = new Set<SseChannel>()
+  const channels = new Set<OpenStream>()
   const events: EventServices = {
     bus: Context.get(host, Bus),
     session: Context.get(host, Session),
-    database: Context.get(host, Database),
     sse: options.sse ?? {},
     channels,
   }

@@ -1,7 +1,8 @@
-import { Context, Effect, Layer, Schema } from "effect"
+import { Cause, Context, Effect, Layer, Option, Queue, Schema, Stream } from "effect"
 import { ascending } from "../id/id.ts"
 import { Database } from "../storage/database.ts"
 import { type Draft, type Durable, type Envelope, type Ephemeral, InvalidEventError, type Transient } from "./event.ts"
+import { journalReader, toEnvelope } from "./journal.ts"
 import { Projectors } from "./projector.ts"
 
 export type BusEvent = Envelope | Transient
@@ -29,7 +30,49 @@ export interface BusShape {
   publish<S extends Schema.Top>(definition: Ephemeral<string, S>, sessionID: string, data: S["Type"]): void
   /** Registers a listener for every event published after this call; returns the unsubscribe function. */
   subscribe(listener: Listener): () => void
+  /**
+   * The event with its `data` in its JSON encoding (exactly what the journal stores). Live frames and
+   * log frames use this one encoding.
+   */
+  encode<E extends BusEvent>(event: E): E
+  /**
+   * One session's durable log: its journaled events with `seq > after`, in seq order and without gaps,
+   * read page by page as the stream is pulled; with `follow`, then the events committed from now on.
+   * Every event is in its JSON encoding (see `encode`). Needs the journal (`JournalDisabledError`); a
+   * follower that falls `bufferLimit` live events behind fails with `LogOverflowError`.
+   */
+  log(options: LogOptions): Stream.Stream<Envelope, JournalDisabledError | LogOverflowError>
+  /** Whether the journal holds any event of the session (it may outlive a deleted session). */
+  journaled(sessionID: string): boolean
 }
+
+export interface LogOptions {
+  readonly sessionID: string
+  /** Events with a greater seq (exclusive). Default 0: the whole journal. */
+  readonly after?: number
+  /** After the journal, keep streaming events as they commit. Default false. */
+  readonly follow?: boolean
+  /** Live events a follower may have waiting. Default 10 000. */
+  readonly bufferLimit?: number
+}
+
+/** The durable log was asked for, but the event journal is off (`events.persist` is false). */
+export class JournalDisabledError extends Schema.TaggedError<JournalDisabledError>()("Bus.JournalDisabledError", {}) {
+  override get message() {
+    return "The durable log needs the event journal, which is off; set `events.persist: true` in opencode.json"
+  }
+}
+
+/** A log follower fell too far behind the live events; reconnect with `after` = the last seq it got. */
+export class LogOverflowError extends Schema.TaggedError<LogOverflowError>()("Bus.LogOverflowError", {
+  limit: Schema.Number,
+}) {
+  override get message() {
+    return `The subscriber fell more than ${this.limit} events behind and was disconnected; reconnect to continue`
+  }
+}
+
+const LOG_PAGE = 500
 
 class Rejected {
   constructor(readonly error: unknown) {}
@@ -44,6 +87,16 @@ const codecOf = (definition: Durable) => {
     codecs.set(definition, codec)
   }
   return codec
+}
+
+const encoders = new WeakMap<Ephemeral, (data: unknown) => unknown>()
+const encoderOf = (definition: Ephemeral) => {
+  let encode = encoders.get(definition)
+  if (!encode) {
+    encode = Schema.encodeSync(definition.data as unknown as Schema.Codec<unknown, unknown>)
+    encoders.set(definition, encode)
+  }
+  return encode
 }
 
 /** Decodes journaled data against its declaration (replay). */
@@ -78,6 +131,10 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
           "INSERT INTO event (id, aggregate_id, seq, type, version, time, data) VALUES (?, ?, ?, ?, ?, ?, ?)",
         )
         const listeners = new Set<Listener>()
+        const reader = journalReader(client)
+        // The JSON encoding of each live event's data, computed when it is validated, so live frames are
+        // encoded exactly like journaled ones without encoding twice.
+        const encodings = new WeakMap<BusEvent, unknown>()
 
         const deliver = (event: BusEvent) => {
           for (const listener of listeners) {
@@ -107,12 +164,18 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
               data: decoded,
             }
             projectors.project(envelope)
+            encodings.set(envelope, encoded)
             if (options.persist) {
               journal.run(envelope.id, sessionID, seq, envelope.type, envelope.version, time, JSON.stringify(encoded))
             }
             envelopes.push(envelope)
           }
           return envelopes
+        }
+
+        const subscribe = (listener: Listener) => {
+          listeners.add(listener)
+          return () => void listeners.delete(listener)
         }
 
         const transact = <E>(sessionID: string, decide: () => Decision<E>) =>
@@ -137,11 +200,50 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
           persist: options.persist,
           transact,
           commit: (sessionID, drafts) => transact<never>(sessionID, () => drafts),
-          publish: (definition, sessionID, data) => deliver({ type: definition.type, sessionID, data }),
-          subscribe: (listener) => {
-            listeners.add(listener)
-            return () => void listeners.delete(listener)
+          publish: (definition, sessionID, data) => {
+            const event: Transient = { type: definition.type, sessionID, data }
+            encodings.set(event, encoderOf(definition)(data))
+            deliver(event)
           },
+          subscribe,
+          encode: (event) => (encodings.has(event) ? { ...event, data: encodings.get(event) } : event),
+          journaled: (sessionID) => options.persist && reader.has(sessionID),
+          log: ({ sessionID, after = 0, follow = false, bufferLimit = 10_000 }) =>
+            Stream.unwrap(
+              Effect.gen(function* () {
+                if (!options.persist) return yield* Effect.fail(new JournalDisabledError())
+                let position = after
+                const live = yield* Queue.bounded<Envelope, LogOverflowError>(Math.max(1, bufferLimit))
+                if (follow) {
+                  // Subscribe before the first journal read: anything committed from now on is queued,
+                  // anything before is in the journal, and the overlap is dropped by seq.
+                  const unsubscribe = subscribe((event) => {
+                    if (!isDurable(event) || event.sessionID !== sessionID) return
+                    if (!Queue.offerUnsafe(live, event)) {
+                      Queue.failCauseUnsafe(live, Cause.fail(new LogOverflowError({ limit: bufferLimit })))
+                    }
+                  })
+                  yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
+                }
+                const journal = Stream.paginate(after, (from: number) =>
+                  Effect.sync(() => {
+                    const rows = reader.ofSession(sessionID, from, LOG_PAGE)
+                    const last = rows.at(-1)?.seq
+                    if (last !== undefined) position = last
+                    return [rows.map(toEnvelope), rows.length === LOG_PAGE && last !== undefined ? Option.some(last) : Option.none()] as const
+                  }),
+                )
+                if (!follow) return journal
+                const tail = Stream.fromQueue(live).pipe(
+                  Stream.filter((event) => event.seq > position),
+                  Stream.map((event) => {
+                    position = event.seq
+                    return { ...event, data: encodings.has(event) ? encodings.get(event) : event.data }
+                  }),
+                )
+                return Stream.concat(journal, tail)
+              }),
+            ),
         })
       }),
     )

@@ -23,7 +23,7 @@ export {
 
 /** A user or synthetic message as admitted, before it has a seq (it may wait in the inbox). */
 export const InputMessage = Schema.Union([
-  UserMessage.mapFields(({ seq: _, ...rest }) => rest),
-  SyntheticMessage.mapFields(({ seq: _, ...rest }) => rest),
-])
+  UserMessage.mapFields(({ seq: _, ...rest }) => rest).annotate({ identifier: "InputUserMessage" }),
+  SyntheticMessage.mapFields(({ seq: _, ...rest }) => rest).annotate({ identifier: "InputSyntheticMessage" }),
+]).annotate({ identifier: "InputMessage" })
 export type InputMessage = typeof InputMessage.Type

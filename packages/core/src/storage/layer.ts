@@ -6,6 +6,7 @@ import { Prune } from "../session/prune.ts"
 import { Session } from "../session/session.ts"
 import { Turns } from "../session/turns.ts"
 import { Database } from "./database.ts"
+import { Stats } from "./stats.ts"
 
 export interface StoreOptions {
   /** SQLite file path, or `:memory:`. */
@@ -18,7 +19,11 @@ export interface StoreOptions {
 export const StoreLayer = (options: StoreOptions) => {
   const database = Database.layer(options.path)
   const bus = Bus.layer({ persist: options.persist }).pipe(Layer.provide(ProjectorsLive))
-  return Session.layer.pipe(Layer.provideMerge(bus), Layer.provideMerge(database), Layer.provideMerge(Turns.layer))
+  return Layer.merge(Session.layer, Stats.layer).pipe(
+    Layer.provideMerge(bus),
+    Layer.provideMerge(database),
+    Layer.provideMerge(Turns.layer),
+  )
 }
 
 /**

@@ -1,6 +1,6 @@
-import { Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { statSync } from "node:fs"
-import type { DatabaseShape } from "./database.ts"
+import { Database, type DatabaseShape } from "./database.ts"
 
 const PartBytes = Schema.Struct({
   text: Schema.Number,
@@ -91,4 +91,21 @@ export const databaseStats = (database: DatabaseShape, options: { readonly sessi
     parts: totals,
     sessions: [...sessions.values()],
   }
+}
+
+/**
+ * Storage statistics as a service, so callers (the HTTP API, the CLI) never reach into the database
+ * themselves. `session` narrows the report to one session (the caller checks it exists).
+ */
+export class Stats extends Context.Service<
+  Stats,
+  { report(options?: { readonly sessionID?: string }): Effect.Effect<DatabaseStats> }
+>()("@opencode-ai/core/storage/Stats") {
+  static readonly layer = Layer.effect(
+    Stats,
+    Effect.gen(function* () {
+      const database = yield* Database
+      return Stats.of({ report: (options = {}) => Effect.sync(() => databaseStats(database, options)) })
+    }),
+  )
 }

@@ -63,7 +63,7 @@ export class Event_ extends HeyApiClient {
     /**
      * Live events: `server.connected`, then every durable event and streaming delta
      *
-     * A server-sent-event stream; each `data:` line is one JSON `ServerEvent`. A comment line is sent every 15 s. A subscriber that falls too far behind receives a `server.error` event and the stream ends.
+     * A server-sent-event stream; each `data:` line is one JSON `ServerEvent`, discriminated on `type`. A comment line is sent every 15 s. A subscriber that falls too far behind receives a `server.error` event and the stream ends.
      */
     public subscribe<ThrowOnError extends boolean = false>(options?: Options<EventSubscribeData, ThrowOnError, EventSubscribeResponse>): Promise<ServerSentEventsResult<EventSubscribeResponses>> {
         return (options?.client ?? this.client).sse.get<EventSubscribeResponses, EventSubscribeErrors, ThrowOnError>({

@@ -66,15 +66,7 @@ export type DatabaseStats = {
 /**
  * A committed, versioned session event.
  */
-export type DurableEvent = {
-    id: string;
-    type: string;
-    version: number;
-    sessionID: string;
-    seq: number;
-    time: number;
-    data: unknown;
-};
+export type DurableEvent = SessionAssistantCompletedEvent | SessionAssistantStartedEvent | SessionCreatedEvent | SessionDeletedEvent | SessionErasedEvent | SessionInputQueuedEvent | SessionMessageAdmittedEvent | SessionMessageCorrectedEvent | SessionMessageRetractedEvent | SessionPartRemovedEvent | SessionPartUpdatedEvent | SessionPrunedEvent | SessionRenamedEvent | SessionTurnEndedEvent | SessionTurnResumedEvent | SessionTurnStartedEvent;
 
 export type EraseSummary = {
     sessionID: string;
@@ -86,6 +78,43 @@ export type EraseSummary = {
 export type Health = {
     ok: true;
     version: string;
+};
+
+export type InputMessage = InputUserMessage | InputSyntheticMessage;
+
+export type InputSyntheticMessage = {
+    id: string;
+    sessionID: string;
+    origin: string;
+    parts: Array<Part>;
+    retracted?: {
+        time: number;
+        by: string;
+    };
+    placeholder?: string;
+    type: 'synthetic';
+    time: {
+        created: number;
+    };
+    description?: string;
+};
+
+export type InputUserMessage = {
+    id: string;
+    sessionID: string;
+    origin: string;
+    parts: Array<Part>;
+    retracted?: {
+        time: number;
+        by: string;
+    };
+    placeholder?: string;
+    type: 'user';
+    time: {
+        created: number;
+    };
+    agent?: string;
+    model?: ModelRef;
 };
 
 export type InvalidRequestError = {
@@ -107,6 +136,8 @@ export type JournalDisabledError = {
     _tag: 'JournalDisabledError';
     message: string;
 };
+
+export type LogEvent = ServerConnectedEvent | ServerErrorEvent | SessionAssistantCompletedEvent | SessionAssistantStartedEvent | SessionCreatedEvent | SessionDeletedEvent | SessionErasedEvent | SessionInputQueuedEvent | SessionMessageAdmittedEvent | SessionMessageCorrectedEvent | SessionMessageRetractedEvent | SessionPartRemovedEvent | SessionPartUpdatedEvent | SessionPrunedEvent | SessionRenamedEvent | SessionTurnEndedEvent | SessionTurnResumedEvent | SessionTurnStartedEvent;
 
 export type Message = UserMessage | SyntheticMessage | AssistantMessage;
 
@@ -187,7 +218,44 @@ export type ServerErrorEvent = {
     };
 };
 
-export type ServerEvent = ServerConnectedEvent | ServerErrorEvent | DurableEvent | TransientEvent;
+export type ServerEvent = ServerConnectedEvent | ServerErrorEvent | SessionAssistantCompletedEvent | SessionAssistantStartedEvent | SessionCreatedEvent | SessionDeletedEvent | SessionErasedEvent | SessionInputQueuedEvent | SessionMessageAdmittedEvent | SessionMessageCorrectedEvent | SessionMessageRetractedEvent | SessionPartRemovedEvent | SessionPartUpdatedEvent | SessionPrunedEvent | SessionRenamedEvent | SessionTurnEndedEvent | SessionTurnResumedEvent | SessionTurnStartedEvent | SessionPartDeltaEvent;
+
+export type SessionAssistantCompletedEvent = {
+    id: string;
+    type: 'session.assistant.completed';
+    version: number;
+    sessionID: string;
+    seq: number;
+    time: number;
+    data: {
+        messageID: string;
+        finish?: string;
+        error?: {
+            name: string;
+            message: string;
+        };
+        usage?: {
+            input: number;
+            output: number;
+            reasoning?: number;
+        };
+    };
+};
+
+export type SessionAssistantStartedEvent = {
+    id: string;
+    type: 'session.assistant.started';
+    version: number;
+    sessionID: string;
+    seq: number;
+    time: number;
+    data: {
+        messageID: string;
+        turnID: string;
+        agent: string;
+        model: ModelRef;
+    };
+};
 
 export type SessionBusyError = {
     _tag: 'SessionBusyError';
@@ -208,6 +276,46 @@ export type SessionBytes = {
     journal: number;
 };
 
+export type SessionCreatedEvent = {
+    id: string;
+    type: 'session.created';
+    version: number;
+    sessionID: string;
+    seq: number;
+    time: number;
+    data: {
+        title: string;
+        directory: string;
+        agent?: string;
+        model?: string;
+    };
+};
+
+export type SessionDeletedEvent = {
+    id: string;
+    type: 'session.deleted';
+    version: number;
+    sessionID: string;
+    seq: number;
+    time: number;
+    data: unknown;
+};
+
+export type SessionErasedEvent = {
+    id: string;
+    type: 'session.erased';
+    version: number;
+    sessionID: string;
+    seq: number;
+    time: number;
+    data: {
+        events: number;
+        fields: number;
+        bytes: number;
+        by: string;
+    };
+};
+
 export type SessionInfo = {
     id: string;
     title: string;
@@ -222,6 +330,60 @@ export type SessionInfo = {
     status: 'idle' | 'busy' | 'suspended';
 };
 
+export type SessionInputQueuedEvent = {
+    id: string;
+    type: 'session.input.queued';
+    version: number;
+    sessionID: string;
+    seq: number;
+    time: number;
+    data: {
+        message: InputMessage;
+        wake: boolean;
+    };
+};
+
+export type SessionMessageAdmittedEvent = {
+    id: string;
+    type: 'session.message.admitted';
+    version: number;
+    sessionID: string;
+    seq: number;
+    time: number;
+    data: {
+        message: InputMessage;
+    };
+};
+
+export type SessionMessageCorrectedEvent = {
+    id: string;
+    type: 'session.message.corrected';
+    version: number;
+    sessionID: string;
+    seq: number;
+    time: number;
+    data: {
+        messageID: string;
+        partID: string;
+        text: string;
+        by: string;
+    };
+};
+
+export type SessionMessageRetractedEvent = {
+    id: string;
+    type: 'session.message.retracted';
+    version: number;
+    sessionID: string;
+    seq: number;
+    time: number;
+    data: {
+        messageID: string;
+        placeholder: string;
+        by: string;
+    };
+};
+
 export type SessionNotFoundError = {
     _tag: 'SessionNotFoundError';
     sessionID: string;
@@ -231,6 +393,119 @@ export type SessionNotFoundError = {
 export type SessionPage = {
     items: Array<SessionInfo>;
     cursor?: string;
+};
+
+/**
+ * An ephemeral event (a streaming delta): published live, never stored, no seq.
+ */
+export type SessionPartDeltaEvent = {
+    type: 'session.part.delta';
+    sessionID: string;
+    data: {
+        messageID: string;
+        partID: string;
+        field: 'text' | 'reasoning';
+        delta: string;
+    };
+};
+
+export type SessionPartRemovedEvent = {
+    id: string;
+    type: 'session.part.removed';
+    version: number;
+    sessionID: string;
+    seq: number;
+    time: number;
+    data: {
+        messageID: string;
+        partID: string;
+        by: string;
+    };
+};
+
+export type SessionPartUpdatedEvent = {
+    id: string;
+    type: 'session.part.updated';
+    version: number;
+    sessionID: string;
+    seq: number;
+    time: number;
+    data: {
+        messageID: string;
+        part: Part;
+    };
+};
+
+export type SessionPrunedEvent = {
+    id: string;
+    type: 'session.pruned';
+    version: number;
+    sessionID: string;
+    seq: number;
+    time: number;
+    data: {
+        types: Array<'tool' | 'reasoning'>;
+        messages: Array<{
+            messageID: string;
+            partIDs: Array<string>;
+        }>;
+        by: string;
+    };
+};
+
+export type SessionRenamedEvent = {
+    id: string;
+    type: 'session.renamed';
+    version: number;
+    sessionID: string;
+    seq: number;
+    time: number;
+    data: {
+        title: string;
+    };
+};
+
+export type SessionTurnEndedEvent = {
+    id: string;
+    type: 'session.turn.ended';
+    version: number;
+    sessionID: string;
+    seq: number;
+    time: number;
+    data: {
+        turnID: string;
+        outcome: 'completed' | 'interrupted' | 'failed';
+        error?: {
+            name: string;
+            message: string;
+        };
+    };
+};
+
+export type SessionTurnResumedEvent = {
+    id: string;
+    type: 'session.turn.resumed';
+    version: number;
+    sessionID: string;
+    seq: number;
+    time: number;
+    data: {
+        turnID: string;
+        attempt: number;
+    };
+};
+
+export type SessionTurnStartedEvent = {
+    id: string;
+    type: 'session.turn.started';
+    version: number;
+    sessionID: string;
+    seq: number;
+    time: number;
+    data: {
+        turnID: string;
+        reason: 'prompt' | 'synthetic' | 'resume' | 'continue';
+    };
 };
 
 export type SyntheticMessage = {
@@ -266,15 +541,6 @@ export type ToolPart = {
     state: 'running' | 'completed' | 'error';
     output?: string;
     error?: string;
-};
-
-/**
- * An ephemeral event (a streaming delta); never stored.
- */
-export type TransientEvent = {
-    type: string;
-    sessionID: string;
-    data: unknown;
 };
 
 export type UnauthorizedError = {
@@ -802,9 +1068,9 @@ export type SessionLogError = SessionLogErrors[keyof SessionLogErrors];
 
 export type SessionLogResponses = {
     /**
-     * ServerEvent stream
+     * LogEvent stream
      */
-    200: ServerEvent;
+    200: LogEvent;
 };
 
 export type SessionLogResponse = SessionLogResponses[keyof SessionLogResponses];

@@ -1,6 +1,6 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { DbGroup } from "./db.ts"
-import { ServerEvent } from "./event.ts"
+import { DurableEvent, LogEvent, ServerEvent } from "./event.ts"
 import { HealthGroup } from "./health.ts"
 import { MessageGroup, PartGroup } from "./message.ts"
 import { Authorization, RequestErrors } from "./middleware.ts"
@@ -25,7 +25,7 @@ export class Api extends HttpApi.make("opencode2")
   .middleware(Authorization)
   // The event streams are served outside HttpApi (see `src/http/events.ts`); their payload schema is
   // registered here so the document can reference it.
-  .annotate(HttpApi.AdditionalSchemas, [ServerEvent])
+  .annotate(HttpApi.AdditionalSchemas, [ServerEvent, LogEvent, DurableEvent])
   .annotateMerge(
     OpenApi.annotations({
       title: "opencode2",

@@ -12,9 +12,9 @@ const json = (schema: Json, description: string) => ({ description, content: { "
 const errors = (...names: Array<string>) =>
   names.length === 1 ? ref(names[0]!) : { anyOf: names.map((name) => ref(name)) }
 
-const eventStream = (description: string) => ({
+const eventStream = (schema: string, description: string) => ({
   description,
-  content: { "text/event-stream": { schema: ref("ServerEvent") } },
+  content: { "text/event-stream": { schema: ref(schema) } },
 })
 
 /** Error bodies only the stream routes send, so no HttpApi endpoint registers them. */
@@ -46,14 +46,15 @@ const streamPaths = {
       operationId: "event.subscribe",
       summary: "Live events: `server.connected`, then every durable event and streaming delta",
       description:
-        "A server-sent-event stream; each `data:` line is one JSON `ServerEvent`. A comment line is sent every 15 s. " +
+        "A server-sent-event stream; each `data:` line is one JSON `ServerEvent`, discriminated on `type`. " +
+        "A comment line is sent every 15 s. " +
         "A subscriber that falls too far behind receives a `server.error` event and the stream ends.",
       parameters: [
         { name: "sessionID", in: "query", required: false, schema: { type: "string" }, description: "Only this session's events" },
       ],
       security: [{ basic: [] }],
       responses: {
-        "200": eventStream("ServerEvent stream"),
+        "200": eventStream("ServerEvent", "ServerEvent stream"),
         "404": json(errors("SessionNotFoundError"), "SessionNotFoundError"),
         ...common,
       },
@@ -80,7 +81,7 @@ const streamPaths = {
       ],
       security: [{ basic: [] }],
       responses: {
-        "200": eventStream("ServerEvent stream"),
+        "200": eventStream("LogEvent", "LogEvent stream"),
         "400": json(errors("InvalidRequestError"), "InvalidRequestError"),
         "404": json(errors("SessionNotFoundError"), "SessionNotFoundError"),
         "409": json(errors("JournalDisabledError"), "JournalDisabledError"),

@@ -7,13 +7,12 @@
 import {
   Config,
   type ConfigShape,
-  Database,
-  databaseStats,
   Erase,
   MaintenanceLayer,
   Prune,
   resolveDatabasePath,
   Session,
+  Stats,
 } from "@opencode-ai/core"
 import type {
   DatabaseStats,
@@ -72,7 +71,7 @@ export const openLocal = async (path: string, config: ConfigShape): Promise<Back
     throw new CommandError(`no database at ${path} (pass --db PATH or set OPENCODE_DB)`)
   }
   const runtime = ManagedRuntime.make(localLayer(path, config))
-  const run = async <A, E extends CoreError>(effect: Effect.Effect<A, E, Prune | Erase | Session | Database>): Promise<A> => {
+  const run = async <A, E extends CoreError>(effect: Effect.Effect<A, E, Prune | Erase | Session | Stats>): Promise<A> => {
     const exit = await runtime.runPromiseExit(fromCore(effect))
     if (Exit.isSuccess(exit)) return exit.value
     const failure = Cause.findErrorOption(exit.cause)
@@ -110,8 +109,8 @@ export const openLocal = async (path: string, config: ConfigShape): Promise<Back
       run(
         Effect.gen(function* () {
           if (sessionID !== undefined) yield* Session.use((s) => s.get(sessionID))
-          const database = yield* Database
-          return databaseStats(database, sessionID !== undefined ? { sessionID } : {}) as DatabaseStats
+          const stats = yield* Stats
+          return (yield* stats.report(sessionID !== undefined ? { sessionID } : {})) as DatabaseStats
         }),
       ),
     close: () => runtime.dispose(),

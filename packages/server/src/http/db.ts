@@ -1,4 +1,4 @@
-import { Database, databaseStats, Session } from "@opencode-ai/core"
+import { Session, Stats } from "@opencode-ai/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/api.ts"
@@ -9,12 +9,12 @@ export const DbHandlers = HttpApiBuilder.group(
   Api,
   "db",
   Effect.fn(function* (handlers) {
-    const database = yield* Database
+    const stats = yield* Stats
     const session = yield* Session
     return handlers.handle("stats", ({ query: { sessionID } }) =>
       sessionID === undefined
-        ? Effect.sync(() => databaseStats(database))
-        : fromCore(session.get(sessionID)).pipe(Effect.map(() => databaseStats(database, { sessionID }))),
+        ? stats.report()
+        : fromCore(session.get(sessionID)).pipe(Effect.flatMap(() => stats.report({ sessionID }))),
     )
   }),
 )

@@ -1,26 +1,49 @@
-import { type Bus, type Database, isDurable, journalReader, type Session, toEnvelope } from "@opencode-ai/core"
-import type { ServerEvent } from "../api/event.ts"
+import { type Bus, isDurable, type Session } from "@opencode-ai/core"
+import { Deferred, Effect, Stream } from "effect"
+import type { LogEvent, ServerEvent } from "../api/event.ts"
 import { InvalidRequestError, JournalDisabledError, SessionNotFoundError } from "../api/errors.ts"
-import { type Frame, SSE_HEADERS, SseChannel, type SseOptions } from "../sse.ts"
+import {
+  DEFAULT_HEARTBEAT_MS,
+  DEFAULT_QUEUE_LIMIT,
+  encodeFrame,
+  type Frame,
+  SSE_HEADERS,
+  SseChannel,
+  type SseOptions,
+} from "../sse.ts"
 import { VERSION } from "../version.ts"
 import { errorResponse } from "./respond.ts"
+
+/** An open event stream the server ends when it stops. */
+export interface OpenStream {
+  finish(): void
+}
 
 export interface EventServices {
   readonly bus: Bus["Service"]
   readonly session: Session["Service"]
-  readonly database: Database["Service"]
   readonly sse: SseOptions
-  /** Open channels, so stopping the server can end them. */
-  readonly channels: Set<SseChannel>
+  /** Open streams, so stopping the server can end them. */
+  readonly channels: Set<OpenStream>
 }
 
 const connected: Frame = { kind: "event", event: { type: "server.connected", data: { version: VERSION } } }
 
-const open = (services: EventServices, request: Request, options: ConstructorParameters<typeof SseChannel>[0]) => {
+const missingSession = (sessionID: string) =>
+  errorResponse(new SessionNotFoundError({ sessionID, message: `Session ${sessionID} not found` }))
+
+/**
+ * `GET /api/event?sessionID=`: `server.connected`, then every durable event and ephemeral delta (of one
+ * session when `sessionID` is given), live, with heartbeats. Not resumable; use the session log for that.
+ * Events are sent in their JSON encoding (`Bus.encode`), the same as the log's.
+ */
+export const eventStream = (services: EventServices, request: Request, url: URL): Response => {
+  const sessionID = url.searchParams.get("sessionID") || undefined
+  if (sessionID !== undefined && !services.session.sync.row(sessionID)) return missingSession(sessionID)
   let unsubscribe: (() => void) | undefined
   const channel = new SseChannel({
     ...services.sse,
-    ...options,
+    first: [connected],
     onClose: () => {
       unsubscribe?.()
       services.channels.delete(channel)
@@ -29,41 +52,24 @@ const open = (services: EventServices, request: Request, options: ConstructorPar
   services.channels.add(channel)
   if (request.signal.aborted) channel.close()
   else request.signal.addEventListener("abort", () => channel.close(), { once: true })
-  return {
-    channel,
-    listen: (listener: Parameters<EventServices["bus"]["subscribe"]>[0]) => {
-      unsubscribe = services.bus.subscribe(listener)
-      if (channel.isEnded) unsubscribe()
-    },
-  }
-}
-
-const missingSession = (sessionID: string) =>
-  errorResponse(new SessionNotFoundError({ sessionID, message: `Session ${sessionID} not found` }))
-
-/**
- * `GET /api/event?sessionID=`: `server.connected`, then every durable event and ephemeral delta (of one
- * session when `sessionID` is given), live, with heartbeats. Not resumable; use the session log for that.
- */
-export const eventStream = (services: EventServices, request: Request, url: URL): Response => {
-  const sessionID = url.searchParams.get("sessionID") || undefined
-  if (sessionID !== undefined && !services.session.sync.row(sessionID)) return missingSession(sessionID)
-  const { channel, listen } = open(services, request, { first: [connected] })
-  listen((event) => {
+  unsubscribe = services.bus.subscribe((event) => {
     if (sessionID !== undefined && event.sessionID !== sessionID) return
-    channel.offer({ kind: "event", event: event as ServerEvent })
+    channel.offer({ kind: "event", event: services.bus.encode(event) as ServerEvent })
     if (isDurable(event) && event.type === "session.deleted" && sessionID !== undefined) channel.finish()
   })
+  if (channel.isEnded) unsubscribe()
   return new Response(channel.stream, { headers: SSE_HEADERS })
 }
 
-const PAGE = 500
+const encoder = new TextEncoder()
 
 /**
- * `GET /api/session/:sessionID/log?after=SEQ`: the session's durable events from the journal with
- * `seq > after` (default 0; the `Last-Event-ID` header is honoured when `after` is absent), in order and
- * without gaps, then the live durable events as they commit. Every event carries `id: <seq>`.
- * Needs the journal (`events.persist: true`).
+ * `GET /api/session/:sessionID/log?after=SEQ`: the session's durable events with `seq > after` (default 0;
+ * the `Last-Event-ID` header is honoured when `after` is absent), in order and without gaps, then the live
+ * durable events as they commit; every event carries `id: <seq>`. The events come from the core's
+ * `Bus.log` stream, pulled as the client reads (the journal page by page), with heartbeat comments merged
+ * in; a follower that falls too far behind gets `server.error` and the stream ends. Needs the journal
+ * (`events.persist: true`).
  */
 export const logStream = (services: EventServices, request: Request, url: URL, sessionID: string): Response => {
   if (!services.bus.persist) {
@@ -76,35 +82,37 @@ export const logStream = (services: EventServices, request: Request, url: URL, s
   const raw = url.searchParams.get("after") ?? request.headers.get("last-event-id") ?? "0"
   if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(Number(raw))) {
     return errorResponse(
-      new InvalidRequestError({ message: `Invalid query parameter "after": expected a non-negative integer seq`, field: "after" }),
+      new InvalidRequestError({
+        message: `Invalid query parameter "after": expected a non-negative integer seq`,
+        field: "after",
+      }),
     )
   }
-  const journal = journalReader(services.database.client)
-  if (!services.session.sync.row(sessionID) && !journal.has(sessionID)) return missingSession(sessionID)
+  if (!services.session.sync.row(sessionID) && !services.bus.journaled(sessionID)) return missingSession(sessionID)
 
-  let after = Number(raw)
-  const frame = (event: ServerEvent & { seq: number }): Frame => ({ kind: "event", event, id: String(event.seq) })
-  const { channel, listen } = open(services, request, {
-    first: [connected],
-    // Catch-up runs on the reading side, page by page, while live events wait in the queue.
-    backlog: () =>
-      journal.ofSession(sessionID, after, PAGE).map((row) => {
-        after = row.seq
-        return frame(toEnvelope(row) as ServerEvent & { seq: number })
-      }),
-    // Live events the catch-up already sent are skipped; the rest advance the position.
-    accept: (f) => {
-      if (f.kind !== "event" || !("seq" in f.event)) return true
-      if (f.event.seq <= after) return false
-      after = f.event.seq
-      return true
-    },
-  })
-  // Subscribe before the first journal read: anything committed from now on is queued live, anything
-  // before is in the journal, and the overlap is removed by seq.
-  listen((event) => {
-    if (!isDurable(event) || event.sessionID !== sessionID) return
-    channel.offer(frame(event as ServerEvent & { seq: number }))
-  })
-  return new Response(channel.stream, { headers: SSE_HEADERS })
+  const stop = Deferred.makeUnsafe<void>()
+  const open: OpenStream = { finish: () => Deferred.doneUnsafe(stop, Effect.void) }
+  const slow = (message: string): LogEvent => ({ type: "server.error", data: { reason: "slow-consumer", message } })
+  const events = services.bus
+    .log({ sessionID, after: Number(raw), follow: true, bufferLimit: services.sse.queueLimit ?? DEFAULT_QUEUE_LIMIT })
+    .pipe(
+      Stream.map((event) => encodeFrame({ kind: "event", event: event as LogEvent, id: String(event.seq) })),
+      Stream.catchTag("Bus.LogOverflowError", (error) =>
+        Stream.make(encodeFrame({ kind: "event", event: slow(error.message) })),
+      ),
+      // Checked above; a journal switched off mid-stream cannot happen (it is fixed at start).
+      Stream.orDie,
+      Stream.interruptWhen(Deferred.await(stop)),
+    )
+  const heartbeats = Stream.tick(services.sse.heartbeatMs ?? DEFAULT_HEARTBEAT_MS).pipe(
+    Stream.drop(1),
+    Stream.map(() => encodeFrame({ kind: "comment", text: "heartbeat" })),
+  )
+  const body = Stream.concat(Stream.make(encodeFrame(connected)), events).pipe(
+    Stream.merge(heartbeats, { haltStrategy: "left" }),
+    Stream.map((text) => encoder.encode(text)),
+    Stream.ensuring(Effect.sync(() => services.channels.delete(open))),
+  )
+  services.channels.add(open)
+  return new Response(Stream.toReadableStream(body), { headers: SSE_HEADERS })
 }

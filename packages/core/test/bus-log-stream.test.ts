@@ -1,0 +1,130 @@
+import { Deferred, Effect, Fiber, Random, Stream } from "effect"
+import { describe, expect, it } from "vitest"
+import { Bus, type BusEvent, isDurable } from "../src/bus/bus.ts"
+import { draft, type Envelope } from "../src/bus/event.ts"
+import { SessionEvent } from "../src/session/event.ts"
+import { Session } from "../src/session/session.ts"
+import { Stats } from "../src/storage/stats.ts"
+import { makeStore } from "./support/store.ts"
+
+const rename = (title: string) => draft(SessionEvent.Renamed, { title })
+
+describe("Bus.log: the durable log as a stream", () => {
+  it("reads the journal after a seq, in order, without following", async () => {
+    const store = makeStore({ persist: true })
+    const { seqs, titles } = await store.run(
+      Effect.gen(function* () {
+        const bus = yield* Bus
+        const info = yield* (yield* Session).create({ title: "t" })
+        for (let i = 0; i < 1200; i++) yield* bus.commit(info.id, [rename(`r${i}`)])
+        const events = yield* Stream.runCollect(bus.log({ sessionID: info.id, after: 5 }))
+        return {
+          seqs: events.map((e) => e.seq),
+          titles: events.slice(-1).map((e) => (e.data as { title: string }).title),
+        }
+      }),
+    )
+    // 1 create + 1200 renames; pages of 500 are stitched without a gap.
+    expect(seqs).toEqual(Array.from({ length: 1201 - 5 }, (_, i) => i + 6))
+    expect(titles).toEqual(["r1199"])
+    await store.dispose()
+  })
+
+  it("follows live commits racing the catch-up with no gap and no duplicate", async () => {
+    const store = makeStore({ persist: true })
+    const seqs = await store.run(
+      Effect.gen(function* () {
+        const bus = yield* Bus
+        const info = yield* (yield* Session).create({ title: "t" })
+        for (let i = 0; i < 700; i++) yield* bus.commit(info.id, [rename(`a${i}`)])
+        const total = 1 + 700 + 300
+        const reader = yield* Effect.forkChild(
+          Stream.runCollect(bus.log({ sessionID: info.id, follow: true }).pipe(Stream.take(total - 3))),
+        )
+        // Commits with random pauses while the reader pages through the journal.
+        for (let i = 0; i < 300; i++) {
+          const pause = yield* Random.nextIntBetween(0, 3)
+          for (let k = 0; k < pause; k++) yield* Effect.yieldNow
+          yield* bus.commit(info.id, [rename(`b${i}`)])
+        }
+        return (yield* Fiber.join(reader)).map((e) => e.seq)
+      }),
+    )
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1))
+    expect(seqs.length).toBe(1001 - 3)
+    await store.dispose()
+  })
+
+  it("gives live and journaled events one encoding", async () => {
+    const store = makeStore({ persist: true })
+    const { live, logged } = await store.run(
+      Effect.gen(function* () {
+        const bus = yield* Bus
+        const live: Array<BusEvent> = []
+        bus.subscribe((event) => live.push(bus.encode(event)))
+        const session = yield* Session
+        const info = yield* session.create({ title: "t" })
+        yield* bus.commit(info.id, [rename("x")])
+        const logged = yield* Stream.runCollect(bus.log({ sessionID: info.id }))
+        return { live: live.filter(isDurable), logged: logged as ReadonlyArray<Envelope> }
+      }),
+    )
+    expect(JSON.parse(JSON.stringify(live))).toEqual(JSON.parse(JSON.stringify(logged)))
+    await store.dispose()
+  })
+
+  it("fails with a typed error when the journal is off, and a follower that falls behind overflows", async () => {
+    const off = makeStore({ persist: false })
+    const disabled = await off.run(
+      Effect.gen(function* () {
+        const info = yield* (yield* Session).create({ title: "t" })
+        return yield* Effect.flip(Stream.runCollect((yield* Bus).log({ sessionID: info.id })))
+      }),
+    )
+    expect(disabled._tag).toBe("Bus.JournalDisabledError")
+    await off.dispose()
+
+    const on = makeStore({ persist: true })
+    const overflow = await on.run(
+      Effect.gen(function* () {
+        const bus = yield* Bus
+        const info = yield* (yield* Session).create({ title: "t" })
+        // A reader that takes the journal, then stops pulling while 10 events commit into a buffer of 2.
+        const reading = yield* Deferred.make<void>()
+        const gate = yield* Deferred.make<void>()
+        const log = bus.log({ sessionID: info.id, follow: true, bufferLimit: 2 })
+        const reader = yield* Effect.forkChild(
+          Stream.runCollect(
+            log.pipe(
+              Stream.tap((e) =>
+                e.seq === 1
+                  ? Deferred.succeed(reading, undefined).pipe(Effect.andThen(Deferred.await(gate)))
+                  : Effect.void,
+              ),
+            ),
+          ),
+        )
+        yield* Deferred.await(reading)
+        for (let i = 0; i < 10; i++) yield* bus.commit(info.id, [rename(`r${i}`)])
+        yield* Deferred.succeed(gate, undefined)
+        return yield* Effect.flip(Fiber.join(reader))
+      }),
+    )
+    expect(overflow._tag).toBe("Bus.LogOverflowError")
+    await on.dispose()
+  })
+
+  it("Stats reports a session's bytes through the core service", async () => {
+    const store = makeStore({ persist: true })
+    const report = await store.run(
+      Effect.gen(function* () {
+        const info = yield* (yield* Session).create({ title: "measured" })
+        return yield* (yield* Stats).report({ sessionID: info.id })
+      }),
+    )
+    expect(report.sessions).toHaveLength(1)
+    expect(report.sessions[0]!.title).toBe("measured")
+    expect(report.journal.events).toBe(1)
+    await store.dispose()
+  })
+})
