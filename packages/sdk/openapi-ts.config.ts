@@ -10,6 +10,8 @@ export default defineConfig({
   output: {
     path: process.env.OPENCODE_SDK_OUTPUT ?? "./src/gen",
     postProcess: [],
+    // Relative imports carry `.ts`, as everywhere in the repo; the build rewrites them to `.js` for Node.
+    importFileExtension: ".ts",
   },
   plugins: [
     "@hey-api/client-fetch",
