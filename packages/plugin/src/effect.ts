@@ -36,6 +36,8 @@ export interface EffectPluginContext {
   readonly id: string
   readonly directory: string
   readonly session: EffectSession
+  /** Logs an info line through the host's logger (stderr), annotated with `plugin=<id>` and `fields`. */
+  log(message: string, fields?: Record<string, unknown>): Effect.Effect<void>
 }
 
 /**

@@ -50,6 +50,7 @@ export interface PromisePluginContext {
   /** The directory the host runs in. */
   readonly directory: string
   readonly session: PromiseSession
+  /** Logs an info line through the host's logger (stderr), annotated with `plugin=<id>` and `fields`. */
   log(message: string, fields?: Record<string, unknown>): void
 }
 

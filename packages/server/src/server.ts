@@ -1,5 +1,5 @@
-import { Bus, type ConfigShape, HostLayer, type InlinePlugin, Session } from "@opencode-ai/core"
-import { Context, Layer, type LogLevel, ManagedRuntime, References } from "effect"
+import { Bus, type ConfigShape, HostLayer, type InlinePlugin, LogLayer, Session } from "@opencode-ai/core"
+import { Context, Effect, Layer, type LogLevel, ManagedRuntime } from "effect"
 import { HttpRouter } from "effect/http"
 import { appLayer } from "./http/app.ts"
 import { AUTH_USER, authorized, unauthorized } from "./http/auth.ts"
@@ -92,10 +92,14 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
       config: options.config,
       ...(options.plugins ? { plugins: options.plugins } : {}),
       ...(options.autoResume !== undefined ? { autoResume: options.autoResume } : {}),
-    }).pipe(Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, logLevel))),
+    }).pipe(Layer.provideMerge(LogLayer(logLevel))),
   )
   let host: Awaited<ReturnType<typeof runtime.context>>
   try {
+    // Config problems that did not stop loading (unknown keys) are said first, as warnings on stderr.
+    for (const warning of options.config.warnings ?? []) {
+      Effect.runSync(Effect.logWarning(warning).pipe(Effect.provide(LogLayer(logLevel))))
+    }
     host = await runtime.context()
   } catch (cause) {
     await runtime.dispose().catch(() => undefined)

@@ -3,6 +3,7 @@ import { parse, printParseErrorCode, type ParseError } from "jsonc-parser"
 import { existsSync, readFileSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, join, resolve } from "node:path"
+import { unknownConfigKeys } from "./schema.ts"
 
 export const ProviderConfig = Schema.Struct({
   type: Schema.Literal("openai-compatible"),
@@ -59,17 +60,34 @@ export interface ConfigShape {
   /** The file the config came from, if any; relative plugin paths resolve against its directory. */
   readonly path?: string
   readonly directory: string
+  /** Problems that did not stop loading, e.g. `unknown key "agent.build.sytem"`; the host logs them at start. */
+  readonly warnings?: ReadonlyArray<string>
 }
 
 const substitute = (text: string, env: Record<string, string | undefined>) =>
   text.replace(/\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => JSON.stringify(env[name] ?? "").slice(1, -1))
 
-/** Finds `opencode.json`: `OPENCODE_CONFIG`, else the project directory, else `$XDG_CONFIG_HOME/opencode2/`. */
+/** The directories searched for a project config: `cwd`, then each parent up to the git root (inclusive). */
+export const projectDirectories = (cwd: string): Array<string> => {
+  const chain: Array<string> = []
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    chain.push(dir)
+    if (existsSync(join(dir, ".git"))) return chain
+    if (dirname(dir) === dir) return [resolve(cwd)] // not in a git checkout: the working directory only
+  }
+}
+
+/**
+ * Finds `opencode.json`: `OPENCODE_CONFIG`, else the nearest project config walking up from `cwd` to the
+ * git root, else `$XDG_CONFIG_HOME/opencode2/`.
+ */
 export const findConfig = (cwd: string, env: Record<string, string | undefined>): string | undefined => {
   if (env.OPENCODE_CONFIG) return resolve(cwd, env.OPENCODE_CONFIG)
-  for (const name of ["opencode.jsonc", "opencode.json"]) {
-    const local = join(cwd, name)
-    if (existsSync(local)) return local
+  for (const dir of projectDirectories(cwd)) {
+    for (const name of ["opencode.jsonc", "opencode.json"]) {
+      const local = join(dir, name)
+      if (existsSync(local)) return local
+    }
   }
   const xdg = env.XDG_CONFIG_HOME || join(homedir(), ".config")
   for (const name of ["opencode.jsonc", "opencode.json"]) {
@@ -79,13 +97,27 @@ export const findConfig = (cwd: string, env: Record<string, string | undefined>)
   return undefined
 }
 
+/** 1-based line and column of a character offset. */
+export const lineColumn = (text: string, offset: number) => {
+  const before = text.slice(0, offset)
+  const line = before.split("\n").length
+  return { line, column: offset - before.lastIndexOf("\n") }
+}
+
+/** `unknown key "…"` for every key of the file the config schema does not declare. */
+export const configWarnings = (text: string) => {
+  const raw = parse(text, [], { allowTrailingComma: true }) as unknown
+  return unknownConfigKeys(raw ?? {}).map((key) => `unknown key "${key}" (ignored)`)
+}
+
 export const parseConfig = (text: string, path: string, env: Record<string, string | undefined> = process.env) => {
   const errors: Array<ParseError> = []
   const raw = parse(substitute(text, env), errors, { allowTrailingComma: true })
   if (errors.length > 0) {
     const first = errors[0]!
+    const { line, column } = lineColumn(text, first.offset)
     return Effect.fail(
-      new ConfigError({ path, message: `${printParseErrorCode(first.error)} at offset ${first.offset}` }),
+      new ConfigError({ path, message: `${printParseErrorCode(first.error)} at line ${line}, column ${column}` }),
     )
   }
   return Schema.decodeUnknownEffect(ConfigSchema)(raw ?? {}).pipe(
@@ -104,7 +136,8 @@ export class Config extends Context.Service<Config, ConfigShape>()("@opencode-ai
         catch: (cause) => new ConfigError({ path, message: `cannot read: ${(cause as Error).message}` }),
       })
       const data = yield* parseConfig(text, path, env)
-      return { data, path, directory: dirname(path) } satisfies ConfigShape
+      const warnings = configWarnings(text).map((warning) => `${path}: ${warning}`)
+      return { data, path, directory: dirname(path), ...(warnings.length > 0 ? { warnings } : {}) } satisfies ConfigShape
     })
 
   static readonly layer = (config: ConfigShape) => Layer.succeed(Config, Config.of(config))

@@ -52,6 +52,8 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
           hooks: yield* Hooks,
         }
         const layerScope = yield* Effect.scope
+        // A Promise plugin's `ctx.log` is called outside any fiber: it runs with the host's logger and level.
+        const hostContext = yield* Effect.context<never>()
         const statuses: Array<PluginStatus> = []
         const ids = new Set<string>()
 
@@ -77,8 +79,11 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
             if (ids.has(id)) return yield* Effect.fail(new Error(`another plugin already uses the id "${id}"`))
             const scope = yield* Scope.fork(layerScope, "sequential")
             const session = effectSession(id, services, scope)
+            // Both flavours log through the host's logger and level, annotated with the plugin id.
+            const log = (text: string, fields?: Record<string, unknown>) =>
+              Effect.logInfo(text).pipe(Effect.annotateLogs({ plugin: id, ...fields }))
             const loaded = isEffectPlugin(candidate)
-              ? Scope.provide(candidate.effect({ id, directory: config.directory, session }), scope).pipe(
+              ? Scope.provide(candidate.effect({ id, directory: config.directory, session, log }), scope).pipe(
                   Effect.as("effect" as const),
                 )
               : Effect.gen(function* () {
@@ -92,7 +97,7 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
                         id,
                         directory: config.directory,
                         session: promiseSession(session, id, services.hooks, track),
-                        log: (text, fields) => Effect.runFork(Effect.logInfo(text, { plugin: id, ...fields })),
+                        log: (text, fields) => void Effect.runForkWith(hostContext)(log(text, fields)),
                       }),
                     catch: (cause) => cause,
                   })

@@ -4,6 +4,7 @@ import { Erase } from "../session/erase.ts"
 import { ProjectorsLive } from "../session/projector.ts"
 import { Prune } from "../session/prune.ts"
 import { Session } from "../session/session.ts"
+import { Transfer } from "../session/transfer.ts"
 import { Turns } from "../session/turns.ts"
 import { Database } from "./database.ts"
 import { Stats } from "./stats.ts"
@@ -27,8 +28,8 @@ export const StoreLayer = (options: StoreOptions) => {
 }
 
 /**
- * The store plus prune and erase, without turns, providers or plugins: what maintenance commands need to
+ * The store plus prune, erase and export/import, without turns, providers or plugins: what maintenance commands need to
  * work on a database file directly.
  */
 export const MaintenanceLayer = (options: StoreOptions) =>
-  Layer.mergeAll(Prune.layer, Erase.layer).pipe(Layer.provideMerge(StoreLayer(options)))
+  Layer.mergeAll(Prune.layer, Erase.layer, Transfer.layer).pipe(Layer.provideMerge(StoreLayer(options)))

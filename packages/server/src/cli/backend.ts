@@ -13,6 +13,9 @@ import {
   resolveDatabasePath,
   Session,
   Stats,
+  LogLayer,
+  type SessionExport,
+  Transfer,
 } from "@opencode-ai/core"
 import type {
   DatabaseStats,
@@ -23,7 +26,7 @@ import type {
   SessionInfo,
 } from "@opencode-ai/sdk"
 import { createOpencodeClient } from "@opencode-ai/sdk"
-import { Cause, Effect, Exit, ManagedRuntime, Option } from "effect"
+import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
 import { existsSync } from "node:fs"
 import { type CoreError, fromCore } from "../http/errors.ts"
 import { CommandError, type Io } from "./command.ts"
@@ -39,6 +42,12 @@ export interface Backend {
   prune(sessionID: string, types: ReadonlyArray<PrunableType>): Promise<PruneSummary>
   erase(sessionID: string): Promise<EraseSummary>
   stats(sessionID?: string): Promise<DatabaseStats>
+  rename(sessionID: string, title: string): Promise<SessionInfo>
+  delete(sessionID: string): Promise<void>
+  /** The session and its messages as one JSON document (see the core's `SessionExport`). */
+  export(sessionID: string): Promise<SessionExport>
+  /** Restores an export as a new session; local databases only. */
+  import(document: unknown): Promise<SessionInfo>
   close(): Promise<void>
 }
 
@@ -60,7 +69,7 @@ export const databasePath = (flag: string | undefined, io: Io) => resolveDatabas
 
 /** The core services a local command needs: storage, the bus, the session read model, prune and erase. */
 const localLayer = (path: string, config: ConfigShape) =>
-  MaintenanceLayer({ path, persist: config.data.events?.persist === true })
+  MaintenanceLayer({ path, persist: config.data.events?.persist === true }).pipe(Layer.provideMerge(LogLayer("Warn")))
 
 /**
  * The local database, opened through the core (migrations run as on server start). Refuses a path
@@ -71,7 +80,7 @@ export const openLocal = async (path: string, config: ConfigShape): Promise<Back
     throw new CommandError(`no database at ${path} (pass --db PATH or set OPENCODE_DB)`)
   }
   const runtime = ManagedRuntime.make(localLayer(path, config))
-  const run = async <A, E extends CoreError>(effect: Effect.Effect<A, E, Prune | Erase | Session | Stats>): Promise<A> => {
+  const run = async <A, E extends CoreError>(effect: Effect.Effect<A, E, Prune | Erase | Session | Stats | Transfer>): Promise<A> => {
     const exit = await runtime.runPromiseExit(fromCore(effect))
     if (Exit.isSuccess(exit)) return exit.value
     const failure = Cause.findErrorOption(exit.cause)
@@ -113,6 +122,10 @@ export const openLocal = async (path: string, config: ConfigShape): Promise<Back
           return (yield* stats.report(sessionID !== undefined ? { sessionID } : {})) as DatabaseStats
         }),
       ),
+    rename: (sessionID, title) => run(Session.use((s) => s.rename(sessionID, title))) as Promise<SessionInfo>,
+    delete: (sessionID) => run(Session.use((s) => s.remove(sessionID))),
+    export: (sessionID) => run(Transfer.use((t) => t.export(sessionID))),
+    import: (document) => run(Transfer.use((t) => t.import(document))) as Promise<SessionInfo>,
     close: () => runtime.dispose(),
   }
 }
@@ -171,6 +184,20 @@ export const openRemote = (url: string, io: Io): Backend => {
     prune: (sessionID, types) => call(client.session.prune({ path: { sessionID }, body: { types: [...types] } })),
     erase: (sessionID) => call(client.session.erase({ path: { sessionID } })),
     stats: (sessionID) => call(client.db.stats(sessionID !== undefined ? { query: { sessionID } } : {})),
+    rename: (sessionID, title) => call(client.session.update({ path: { sessionID }, body: { title } })),
+    delete: async (sessionID) => {
+      const result = await client.session.delete({ path: { sessionID } })
+      if (result.error !== undefined) await call(Promise.resolve(result))
+    },
+    async export(sessionID) {
+      const session = await call(client.session.get({ path: { sessionID } }))
+      const messages: Array<Message> = []
+      for await (const message of this.messages(sessionID)) messages.push(message)
+      return { format: "opencode2.session", version: 1, session, messages } as SessionExport
+    },
+    import: async () => {
+      throw new CommandError("session import writes to a local database: use --db PATH (not --attach)")
+    },
     close: async () => {},
   }
 }

@@ -6,6 +6,7 @@
  * Exit codes: 0 success, 1 a failure the user can act on (`CommandError`: unknown session, busy, server
  * unreachable...), 2 a usage error (`UsageError`: unknown command or flag, missing or malformed value).
  */
+import type { LogLevel } from "effect"
 import { parseArgs } from "node:util"
 
 export const EXIT_OK = 0
@@ -54,15 +55,33 @@ export interface Io {
   /** Replaces the current stderr line (progress display); only meaningful when `stderrIsTTY`. */
   status(text: string): void
   readonly stderrIsTTY: boolean
+  /** Least severe log level written to stderr (`--log-level`, `--print-logs`); default warnings and errors. */
+  readonly logLevel?: LogLevel.LogLevel
+}
+
+const pending = new Set<Promise<void>>()
+/** Writes and remembers the write until the stream has taken it (see `flushed`). */
+const send = (stream: NodeJS.WriteStream, text: string) => {
+  const written = new Promise<void>((resolve) => stream.write(text, () => resolve()))
+  pending.add(written)
+  void written.then(() => pending.delete(written))
+}
+
+/**
+ * Resolves once every write made through `processIo` has been handed to the OS. `process.exit` does not
+ * wait for a pipe to drain, so `opencode2 openapi | consumer` would otherwise get a truncated document.
+ */
+export const flushed = async () => {
+  while (pending.size > 0) await Promise.all([...pending])
 }
 
 export const processIo = (env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Io => ({
   env,
   cwd,
-  write: (text) => void process.stdout.write(text),
-  out: (line = "") => void process.stdout.write(`${line}\n`),
-  err: (line) => void process.stderr.write(`${line}\n`),
-  status: (text) => void process.stderr.write(`\r\x1b[2K${text}`),
+  write: (text) => send(process.stdout, text),
+  out: (line = "") => send(process.stdout, `${line}\n`),
+  err: (line) => send(process.stderr, `${line}\n`),
+  status: (text) => send(process.stderr, `\r\x1b[2K${text}`),
   stderrIsTTY: process.stderr.isTTY === true,
 })
 

@@ -5,12 +5,15 @@
  * turns failures into exit codes: 0 success, 1 failure (message on stderr), 2 usage error (usage on
  * stderr), 130 a `run` stopped with Ctrl-C.
  */
+import { LOG_LEVELS, parseLogLevel } from "@opencode-ai/core"
+import type { LogLevel } from "effect"
 import { VERSION } from "../version.ts"
 import {
   type AnyCommand,
   EXIT_FAILURE,
   EXIT_OK,
   EXIT_USAGE,
+  flushed,
   HelpRequested,
   helpText,
   type Io,
@@ -24,11 +27,25 @@ import { openapi } from "./openapi.ts"
 import { run } from "./run.ts"
 import { serve } from "./serve.ts"
 import { sessionList, sessionPrune, sessionShow } from "./session.ts"
+import { sessionDelete, sessionExport, sessionImport, sessionRename } from "./session-manage.ts"
 
 /** Top-level commands, and the groups (`session`, `db`) with their subcommands. */
-const commands: ReadonlyArray<AnyCommand> = [serve, run, sessionList, sessionShow, sessionPrune, dbStats, dbErase, openapi]
+const commands: ReadonlyArray<AnyCommand> = [
+  serve,
+  run,
+  sessionList,
+  sessionShow,
+  sessionPrune,
+  sessionRename,
+  sessionDelete,
+  sessionExport,
+  sessionImport,
+  dbStats,
+  dbErase,
+  openapi,
+]
 const groups: Record<string, string> = {
-  session: "Sessions: list them, show a transcript, prune tool and reasoning parts.",
+  session: "Sessions: list, show, rename, delete, export and import them; prune tool and reasoning parts.",
   db: "The database: where the bytes are, and erasing superseded content from the journal.",
 }
 
@@ -46,7 +63,12 @@ const overview = (group?: string) => {
     ...shown.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     "",
     `Run \`opencode2 ${group ? `${group} ` : ""}<command> --help\` for a command's arguments and options.`,
-    ...(group ? [] : ["Environment: OPENCODE_CONFIG, OPENCODE_DB, OPENCODE_SERVER_PASSWORD, XDG_CONFIG_HOME, XDG_DATA_HOME."]),
+    ...(group
+      ? []
+      : [
+          "Global options: --log-level debug|info|warn|error, --print-logs (logs are human lines on stderr).",
+          "Environment: OPENCODE_CONFIG, OPENCODE_DB, OPENCODE_SERVER_PASSWORD, OPENCODE_LOG_LEVEL, XDG_CONFIG_HOME, XDG_DATA_HOME.",
+        ]),
     "",
   ].join("\n")
 }
@@ -94,8 +116,44 @@ const resolve = (argv: ReadonlyArray<string>, io: Io): { command: AnyCommand; re
   return { command, rest: argv.slice(1) }
 }
 
+/**
+ * Takes the global logging flags out of `argv`: `--log-level LEVEL` (debug, info, warn, error; also
+ * `OPENCODE_LOG_LEVEL`) and `--print-logs` (print the host's logs from info up, not only warnings and
+ * errors). Logs always go to stderr, never into a command's output.
+ */
+const globalFlags = (
+  argv: ReadonlyArray<string>,
+  env: Record<string, string | undefined>,
+): { argv: ReadonlyArray<string>; logLevel: LogLevel.LogLevel } | UsageError => {
+  const rest: Array<string> = []
+  let named: string | undefined = env.OPENCODE_LOG_LEVEL || undefined
+  let print = false
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === "--") {
+      rest.push(...argv.slice(i))
+      break
+    }
+    if (arg === "--print-logs") print = true
+    else if (arg === "--log-level") named = argv[++i] ?? ""
+    else if (arg.startsWith("--log-level=")) named = arg.slice("--log-level=".length)
+    else rest.push(arg)
+  }
+  if (named === undefined) return { argv: rest, logLevel: print ? "Info" : "Warn" }
+  const level = parseLogLevel(named)
+  if (!level) return new UsageError(`invalid value for --log-level: "${named}" (expected ${LOG_LEVELS.join(", ")})`)
+  return { argv: rest, logLevel: level }
+}
+
 /** Runs the command line `argv` (without the executable and script) and resolves to the exit code. */
-export const main = async (argv: ReadonlyArray<string>, io: Io = processIo()): Promise<number> => {
+export const main = async (args: ReadonlyArray<string>, base: Io = processIo()): Promise<number> => {
+  const global = globalFlags(args, base.env)
+  if (global instanceof UsageError) {
+    base.err(`opencode2: ${global.message}`)
+    return EXIT_USAGE
+  }
+  const { argv } = global
+  const io: Io = { ...base, logLevel: global.logLevel }
   const resolved = resolve(argv, io)
   if (typeof resolved === "number") return resolved
   const { command, rest } = resolved
@@ -119,12 +177,14 @@ export const main = async (argv: ReadonlyArray<string>, io: Io = processIo()): P
   }
 }
 
+const exit = async (code: number) => {
+  await flushed()
+  process.exit(code)
+}
+
 if (import.meta.main) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      console.error(`error: ${error instanceof Error ? error.message : String(error)}`)
-      process.exit(EXIT_FAILURE)
-    },
-  )
+  main(process.argv.slice(2)).then(exit, (error: unknown) => {
+    console.error(`error: ${error instanceof Error ? error.message : String(error)}`)
+    return exit(EXIT_FAILURE)
+  })
 }

@@ -83,6 +83,7 @@ const inProcess = async (db: string | undefined, io: Io): Promise<Target> => {
     config,
     // A short-lived server must not pick up other sessions' suspended turns.
     autoResume: false,
+    ...(io.logLevel ? { logLevel: io.logLevel } : {}),
   })
   return { client: createOpencodeClient({ baseUrl: server.url }), url: server.url, stop: () => server.stop() }
 }

@@ -47,6 +47,7 @@ export const serve = defineCommand({
       ...(flags["no-resume"] ? { autoResume: false } : {}),
       ...(password ? { password } : {}),
       ...(flags.cors?.length ? { cors: flags.cors } : {}),
+      ...(io.logLevel ? { logLevel: io.logLevel } : {}),
     })
     io.out(`opencode2 listening on ${server.url}`)
     await stopped

@@ -1,5 +1,5 @@
-import type { HostServices } from "@opencode-ai/core"
-import { type Context, Effect, Layer, type LogLevel, References } from "effect"
+import { configJsonSchema, type HostServices, LogLayer } from "@opencode-ai/core"
+import { type Context, Effect, Layer, type LogLevel } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/api.ts"
@@ -26,6 +26,16 @@ const OpenApiRoute = HttpRouter.add(
 )
 
 /**
+ * `GET /config.schema.json`: the JSON Schema of `opencode.json`, generated from the config Schema. A plain
+ * router route, so the Host rule and authentication apply to it like to every route.
+ */
+const ConfigSchemaRoute = HttpRouter.add(
+  "GET",
+  "/config.schema.json",
+  Effect.sync(() => HttpServerResponse.jsonUnsafe(configJsonSchema())),
+)
+
+/**
  * The HttpApi routes as a router layer, over an already started host: handlers get the host's services,
  * the API middleware (request errors, auth) and the router fallback (404 / 500 bodies).
  */
@@ -42,9 +52,9 @@ export const appLayer = (options: AppOptions) => {
     Layer.provideMerge(Layer.mergeAll(RequestErrorsLive, AuthorizationLive(options.password))),
     Layer.provide(Layer.succeedContext(options.host)),
   )
-  return Layer.mergeAll(HttpApiBuilder.layer(Api), OpenApiRoute, Fallback).pipe(
+  return Layer.mergeAll(HttpApiBuilder.layer(Api), OpenApiRoute, ConfigSchemaRoute, Fallback).pipe(
     Layer.provide(handlers),
     Layer.provide(HttpServer.layerServices),
-    Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, options.logLevel)),
+    Layer.provideMerge(LogLayer(options.logLevel)),
   )
 }
