@@ -1,7 +1,7 @@
 import { UnsupportedMediaTypeError } from "../api/errors.ts"
 
-/** `application/json`, or a `+json` type, with any parameters (`; charset=utf-8`). */
-const JSON_TYPE = /^application\/(?:[\w.-]+\+)?json\s*(?:;.*)?$/i
+/** `application/json`, with any parameters (`; charset=utf-8`); the payload decoder takes nothing else. */
+const JSON_TYPE = /^application\/json\s*(?:;.*)?$/i
 
 /** Methods whose requests carry a body in this API. */
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
