@@ -143,7 +143,12 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
       return errorResponse(unauthorized(), { "www-authenticate": `Basic realm="opencode2", charset="UTF-8"` })
     }
     const url = new URL(request.url)
-    const badPath = params ? checkParams(params) : paths.matches(url.pathname) ? nonCanonical() : undefined
+    // The router would collapse `//`, so an empty segment could also reach an API route.
+    const badPath = params
+      ? checkParams(params)
+      : paths.matches(url.pathname) || url.pathname.includes("//")
+        ? nonCanonical()
+        : undefined
     if (badPath) return errorResponse(badPath)
     if (request.method === "GET") {
       if (url.pathname === EVENT_PATH || url.pathname === `${EVENT_PATH}/`) {

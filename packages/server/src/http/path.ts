@@ -72,7 +72,7 @@ export const checkParams = (params: Readonly<Record<string, string>>): InvalidRe
 export const nonCanonical = () =>
   new InvalidRequestError({
     message:
-      "The request path is not in canonical form: `.` and `..` segments (in any spelling, e.g. %2e%2e) and backslashes are refused, never routed",
+      "The request path is not in canonical form: `.` and `..` segments (in any spelling, e.g. %2e%2e), backslashes and empty segments are refused, never routed",
   })
 
 /** An OpenAPI path (`/api/session/{sessionID}`) as a Bun route pattern (`/api/session/:sessionID`). */

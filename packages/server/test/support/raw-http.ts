@@ -26,7 +26,10 @@ const unchunk = (body: string) => {
   }
 }
 
-export const parseResponse = (raw: string): RawResponse => {
+export const parseResponse = (whole: string): RawResponse => {
+  // Interim answers (`100 Continue`) come first; the final one follows.
+  let raw = whole
+  while (/^HTTP\/1\.[01] 1\d\d /.test(raw) && raw.includes("\r\n\r\n")) raw = raw.slice(raw.indexOf("\r\n\r\n") + 4)
   const split = raw.indexOf("\r\n\r\n")
   const head = split === -1 ? raw : raw.slice(0, split)
   const rawBody = split === -1 ? "" : raw.slice(split + 4)
@@ -37,7 +40,7 @@ export const parseResponse = (raw: string): RawResponse => {
     if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim()
   }
   const body = headers["transfer-encoding"]?.includes("chunked") ? unchunk(rawBody) : rawBody
-  return { status: Number(statusLine.split(" ")[1] ?? 0), headers, body, raw }
+  return { status: Number(statusLine.split(" ")[1] ?? 0), headers, body, raw: whole }
 }
 
 /** Sends `text` as is to `url`'s host and port and returns the parsed answer. */
