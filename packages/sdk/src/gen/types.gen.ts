@@ -83,6 +83,11 @@ export type EraseSummary = {
     bytes: number;
 };
 
+export type ForbiddenError = {
+    _tag: 'ForbiddenError';
+    message: string;
+};
+
 export type Health = {
     ok: true;
     version: string;
@@ -288,6 +293,11 @@ export type UnknownError = {
     ref: string;
 };
 
+export type UnsupportedMediaTypeError = {
+    _tag: 'UnsupportedMediaTypeError';
+    message: string;
+};
+
 export type UserMessage = {
     id: string;
     sessionID: string;
@@ -326,6 +336,10 @@ export type DbStatsErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -333,6 +347,10 @@ export type DbStatsErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -364,9 +382,17 @@ export type EventSubscribeData = {
 
 export type EventSubscribeErrors = {
     /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
      * UnauthorizedError
      */
     401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
     /**
      * SessionNotFoundError
      */
@@ -405,9 +431,17 @@ export type HealthErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -442,9 +476,17 @@ export type PluginListErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -482,9 +524,17 @@ export type SessionListErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -524,9 +574,17 @@ export type SessionCreateErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -563,6 +621,10 @@ export type SessionDeleteErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -570,6 +632,10 @@ export type SessionDeleteErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -606,6 +672,10 @@ export type SessionGetErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -613,6 +683,10 @@ export type SessionGetErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -651,6 +725,10 @@ export type SessionUpdateErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -658,6 +736,10 @@ export type SessionUpdateErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -694,6 +776,10 @@ export type SessionEraseErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -701,6 +787,10 @@ export type SessionEraseErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -737,6 +827,10 @@ export type SessionInterruptErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -744,6 +838,10 @@ export type SessionInterruptErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -784,6 +882,10 @@ export type SessionLogErrors = {
      * UnauthorizedError
      */
     401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
     /**
      * SessionNotFoundError
      */
@@ -832,6 +934,10 @@ export type MessageListErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -839,6 +945,10 @@ export type MessageListErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -876,6 +986,10 @@ export type MessageRemoveErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError | MessageNotFoundError | PartNotFoundError
      */
     404: SessionNotFoundError | MessageNotFoundError | PartNotFoundError;
@@ -887,6 +1001,10 @@ export type MessageRemoveErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -924,6 +1042,10 @@ export type MessageGetErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError | MessageNotFoundError
      */
     404: SessionNotFoundError | MessageNotFoundError;
@@ -931,6 +1053,10 @@ export type MessageGetErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -969,6 +1095,10 @@ export type PartRemoveErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError | MessageNotFoundError | PartNotFoundError
      */
     404: SessionNotFoundError | MessageNotFoundError | PartNotFoundError;
@@ -980,6 +1110,10 @@ export type PartRemoveErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1020,6 +1154,10 @@ export type MessageUpdateErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError | MessageNotFoundError | PartNotFoundError
      */
     404: SessionNotFoundError | MessageNotFoundError | PartNotFoundError;
@@ -1031,6 +1169,10 @@ export type MessageUpdateErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1071,6 +1213,10 @@ export type SessionPromptErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1078,6 +1224,10 @@ export type SessionPromptErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1116,6 +1266,10 @@ export type SessionPruneErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1127,6 +1281,10 @@ export type SessionPruneErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1163,6 +1321,10 @@ export type SessionResumeErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1174,6 +1336,10 @@ export type SessionResumeErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1216,6 +1382,10 @@ export type SessionSyntheticErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1223,6 +1393,10 @@ export type SessionSyntheticErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1259,6 +1433,10 @@ export type SessionWaitErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1266,6 +1444,10 @@ export type SessionWaitErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
