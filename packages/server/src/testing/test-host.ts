@@ -55,8 +55,12 @@ export interface TestHost {
   session(input?: { readonly title?: string; readonly agent?: string }): Promise<SessionInfo>
   /** Stops the host (gracefully, or as a crash) and starts a new one on the same database and port. */
   restart(options?: RestartOptions): Promise<void>
-  /** The live event stream of the current host (`GET /api/event`); ends when that host stops. */
-  events(options?: EventsOptions): AsyncGenerator<ServerEvent, void, undefined>
+  /**
+   * The live event stream of the current host (`GET /api/event`), already subscribed when the promise
+   * resolves (its `server.connected` consumed), so nothing a test does afterwards is missed. Ends when
+   * that host stops or `signal` aborts.
+   */
+  events(options?: EventsOptions): Promise<AsyncGenerator<ServerEvent, void, undefined>>
   /** Stops the host and the scripted model, and removes what the kit created on disk. */
   dispose(): Promise<void>
   [Symbol.asyncDispose](): Promise<void>
@@ -179,7 +183,12 @@ export const createTestHost = async (options: TestHostOptions = {}): Promise<Tes
       // Same port, so a client a test kept (and `host.url`) still reaches the host.
       await start(server.port)
     },
-    events: (events = {}) => current().client.events(events),
+    events: async (events = {}) => {
+      const source = current().client.events(events)
+      const first = await source.next()
+      if (first.done) throw new Error("the event stream ended before it connected")
+      return source
+    },
     dispose: () => (disposed ??= cleanup()),
     [Symbol.asyncDispose]: () => host.dispose(),
   }
