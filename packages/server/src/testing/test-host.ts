@@ -1,4 +1,4 @@
-import type { ConfigData } from "@opencode-ai/core"
+import { type ConfigData, Database } from "@opencode-ai/core"
 import type { Plugin } from "@opencode-ai/plugin"
 import {
   createOpencodeClient,
@@ -7,7 +7,7 @@ import {
   type ServerEvent,
   type SessionInfo,
 } from "@opencode-ai/sdk"
-import { mkdtempSync, realpathSync, rmSync } from "node:fs"
+import { copyFileSync, mkdtempSync, realpathSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { isAbsolute, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -72,6 +72,22 @@ export class TestHostPluginError extends Error {
 }
 
 const KIT_PLUGIN = "testkit"
+
+/**
+ * An empty, migrated database file made once per process; each host starts on a copy of it. Creating and
+ * migrating a fresh SQLite file is most of a host's start-up, and every test pays it otherwise.
+ */
+let template: string | undefined
+const emptyDatabase = (path: string) => {
+  if (!template) {
+    const dir = mkdtempSync(join(tmpdir(), "opencode2-testkit-template-"))
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }))
+    const file = join(dir, "template.db")
+    Database.open(file).client.close()
+    template = file
+  }
+  copyFileSync(template, path)
+}
 
 const isPath = (plugin: TestPlugin): plugin is string | URL => typeof plugin === "string" || plugin instanceof URL
 
@@ -149,6 +165,7 @@ export const createTestHost = async (options: TestHostOptions = {}): Promise<Tes
   }
 
   try {
+    emptyDatabase(database)
     scripted = startScriptedModel()
     await start(0)
   } catch (cause) {
