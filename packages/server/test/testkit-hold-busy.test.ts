@@ -99,6 +99,12 @@ describe("test kit: scripted replies", () => {
     expect(JSON.stringify(failed)).toContain("model overloaded")
   })
 
+  it("loads a plugin given as a path relative to the working directory through the host's loader", async () => {
+    host = await createTestHost({ plugins: ["./test/fixtures/guard.ts"] })
+    const { data } = await host.client.plugin.list()
+    expect(data).toContainEqual(expect.objectContaining({ id: "guard", status: "loaded", source: `${process.cwd()}/test/fixtures/guard.ts` }))
+  })
+
   it("refuses to start when a plugin fails to load", async () => {
     await expect(createTestHost({ plugins: [{ id: "broken", setup: () => Promise.reject(new Error("nope")) }] })).rejects.toThrow(
       /broken.*nope/,

@@ -15,9 +15,10 @@ import { type RunningServer, startServer } from "../server.ts"
 import { type ScriptedModel, type ScriptedModelServer, startScriptedModel } from "./scripted-model.ts"
 
 /**
- * A plugin for the test host: a module path or `file:` URL (loaded by the host's own plugin loader, as
- * `opencode.json` would), a plugin object, or a function returning one, called at every (re)start so the
- * plugin starts from fresh state as it would in a new process.
+ * A plugin for the test host: a module path, `file:` URL or installed package name (loaded by the host's
+ * own plugin loader, as `opencode.json` would; relative paths and names resolve from `process.cwd()`), a
+ * plugin object, or a function returning one, called at every (re)start so the plugin starts from fresh
+ * state as it would in a new process.
  */
 export type TestPlugin = string | URL | Plugin | (() => Plugin)
 
@@ -91,10 +92,13 @@ const emptyDatabase = (path: string) => {
 
 const isPath = (plugin: TestPlugin): plugin is string | URL => typeof plugin === "string" || plugin instanceof URL
 
+/** Paths resolve against the test's working directory, package names from there too (not from the host's directory). */
 const toPath = (plugin: string | URL) => {
   const text = plugin instanceof URL ? plugin.href : plugin
   if (text.startsWith("file:")) return fileURLToPath(text)
-  return isAbsolute(text) ? text : resolve(process.cwd(), text)
+  if (isAbsolute(text)) return text
+  if (text.startsWith(".")) return resolve(process.cwd(), text)
+  return Bun.resolveSync(text, process.cwd())
 }
 
 /**
