@@ -169,7 +169,8 @@ export const startScriptedModel = (): ScriptedModelServer => {
     event.system.push({
       id: `testkit:request:${number}`,
       text: `<<opencode2-testkit request ${number}>>`,
-      origin: { type: "plugin", pluginID: "testkit" },
+      // The host assigns the recorder's own origin anyway; the part never reaches a recorded request.
+      origin: { type: "plugin", pluginID: "opencode2-testkit" },
     })
   }
 

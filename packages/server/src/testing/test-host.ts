@@ -72,7 +72,10 @@ export class TestHostPluginError extends Error {
   override readonly name = "TestHostPluginError"
 }
 
-const KIT_PLUGIN = "testkit"
+/** The scripted model's provider id (its model is `testkit/scripted`). */
+const PROVIDER = "testkit"
+/** The kit's own plugin, which snapshots each finished request; named so no user plugin collides with it. */
+const RECORDER = "opencode2-testkit"
 
 /**
  * An empty, migrated database file made once per process; each host starts on a copy of it. Creating and
@@ -129,8 +132,8 @@ export const createTestHost = async (options: TestHostOptions = {}): Promise<Tes
     const user = options.config ?? {}
     return {
       ...user,
-      model: user.model ?? `${KIT_PLUGIN}/scripted`,
-      provider: { ...user.provider, [KIT_PLUGIN]: { type: "openai-compatible", baseURL, models: { scripted: {} } } },
+      model: user.model ?? `${PROVIDER}/scripted`,
+      provider: { ...user.provider, [PROVIDER]: { type: "openai-compatible", baseURL, models: { scripted: {} } } },
       plugin: [...(user.plugin ?? []), ...plugins.filter(isPath).map(toPath)],
     }
   }
@@ -149,7 +152,7 @@ export const createTestHost = async (options: TestHostOptions = {}): Promise<Tes
             return { source: `testkit:${resolved?.id ?? index}`, plugin: resolved }
           }),
         // Last, so its context callback sees the request after every plugin shaped it.
-        { source: "testkit:recorder", plugin: { id: KIT_PLUGIN, setup: (ctx) => void ctx.session.hook("context", model.record) } },
+        { source: "testkit:recorder", plugin: { id: RECORDER, setup: (ctx) => void ctx.session.hook("context", model.record) } },
       ],
       logLevel: "Error",
     })
