@@ -78,8 +78,13 @@ describe("test kit: scripted replies", () => {
     const sessionID = session.id
     await Bun.write(`${host.directory}/notes.txt`, "alpha\nbeta\n")
     host.model.reply(
-      { reasoning: "I should look at the notes", text: "Reading.", tools: [{ name: "read", input: { path: "notes.txt" } }] },
-      (request) => `the tool said ${request.messages.some((message) => message.role === "tool" && JSON.stringify(message).includes("alpha")) ? "alpha" : "nothing"}`,
+      {
+        reasoning: "I should look at the notes",
+        text: "Reading.",
+        tools: [{ name: "read", input: { path: "notes.txt" } }],
+      },
+      (request) =>
+        `the tool said ${request.messages.some((message) => message.role === "tool" && JSON.stringify(message).includes("alpha")) ? "alpha" : "nothing"}`,
       { error: "model overloaded" },
     )
     await host.client.session.prompt({ path: { sessionID }, body: { text: "read my notes" } })
@@ -102,12 +107,14 @@ describe("test kit: scripted replies", () => {
   it("loads a plugin given as a path relative to the working directory through the host's loader", async () => {
     host = await createTestHost({ plugins: ["./test/fixtures/guard.ts"] })
     const { data } = await host.client.plugin.list()
-    expect(data).toContainEqual(expect.objectContaining({ id: "guard", status: "loaded", source: `${process.cwd()}/test/fixtures/guard.ts` }))
+    expect(data).toContainEqual(
+      expect.objectContaining({ id: "guard", status: "loaded", source: `${process.cwd()}/test/fixtures/guard.ts` }),
+    )
   })
 
   it("refuses to start when a plugin fails to load", async () => {
-    await expect(createTestHost({ plugins: [{ id: "broken", setup: () => Promise.reject(new Error("nope")) }] })).rejects.toThrow(
-      /broken.*nope/,
-    )
+    await expect(
+      createTestHost({ plugins: [{ id: "broken", setup: () => Promise.reject(new Error("nope")) }] }),
+    ).rejects.toThrow(/broken.*nope/)
   })
 })
