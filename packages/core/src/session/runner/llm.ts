@@ -14,6 +14,7 @@ import { SessionEvent } from "../event.ts"
 import type { MessageError, Part, ToolPart } from "../message.ts"
 import type { ModelMessage, ModelRef, ModelRequest, ModelTool, SystemOrigin, SystemPart } from "../model-request.ts"
 import { Session } from "../session.ts"
+import { readInstructions } from "../instructions.ts"
 import { enforceOrigins, systemParts } from "../system.ts"
 import { toModelMessages } from "../transcript.ts"
 
@@ -92,12 +93,13 @@ export class Runner extends Context.Service<
           const model: ModelRef =
             latest?.model ?? agent.model ?? (row.model ? parseModel(row.model) : providers.defaultModel)
           const client = yield* providers.client(model)
+          const instructionFiles = yield* readInstructions(row.directory, instructions)
           const transcript = session.sync.transcript(turn.sessionID)
           const built: ContextEvent = {
             sessionID: turn.sessionID,
             agentID: agent.id,
             model,
-            system: systemParts(agent, row.directory, instructions),
+            system: systemParts(agent, instructionFiles),
             messages: toModelMessages(transcript),
             tools: [...modelTools],
           } as ContextEvent
