@@ -49,7 +49,7 @@ const promptOnce = async (child: Awaited<ReturnType<typeof start>>["child"], dir
   const sessionID = (await child.client.session.create({ body: { directory } })).data!.id
   const before = provider.requests.length
   await child.client.session.prompt({ path: { sessionID }, body: { text: "hello" } })
-  expect(await within(child.client.session.wait({ path: { sessionID } }).then((r) => r.response.status), 5000)).not.toBe("timeout")
+  expect(await within(child.client.session.wait({ path: { sessionID } }).then((r) => r.response?.status), 5000)).not.toBe("timeout")
   expect(provider.requests.length).toBe(before + 1)
   return systemText(provider.requests[before])
 }

@@ -27,7 +27,7 @@ const waitWithin = async (client: OpencodeClient, sessionID: string, ms: number)
   const timeout = new Promise<"timeout">((resolve) => {
     timer = setTimeout(() => resolve("timeout"), ms)
   })
-  const waited = client.session.wait({ path: { sessionID } }).then((r) => r.response.status)
+  const waited = client.session.wait({ path: { sessionID } }).then((r) => r.response?.status)
   const result = await Promise.race([waited, timeout])
   clearTimeout(timer)
   return result
@@ -42,7 +42,7 @@ describe("prompt and interrupt sent together", () => {
     const sessionID = (await client.session.create({ body: {} })).data!.id
     const failures: Array<string> = []
     for (let round = 0; round < ROUNDS && failures.length === 0; round++) {
-      const calls: Array<Promise<{ response: Response }>> = [
+      const calls: Array<Promise<{ response?: Response }>> = [
         client.session.prompt({ path: { sessionID }, body: { text: `round ${round}` } }),
         client.session.interrupt({ path: { sessionID } }),
       ]
@@ -51,7 +51,7 @@ describe("prompt and interrupt sent together", () => {
         const prompt = (await client.message.list({ path: { sessionID }, query: { limit: 1 } })).data!.items[0]!
         calls.splice(1, 0, client.message.update({ path: { sessionID, messageID: prompt.id, partID: prompt.parts[0]!.id }, body: { text: `edited ${round}` } }))
       }
-      const statuses = (await Promise.all(calls)).map((r) => r.response.status)
+      const statuses = (await Promise.all(calls)).map((r) => r.response?.status)
       if (statuses[0] !== 200 || statuses.at(-1) !== 204 || (statuses.length === 3 && ![200, 409].includes(statuses[1]!)))
         failures.push(`round ${round}: statuses ${statuses.join(",")}`)
       const waited = await waitWithin(client, sessionID, 5000)
@@ -63,7 +63,7 @@ describe("prompt and interrupt sent together", () => {
     // Idle means mutations are admitted again.
     const last = (await client.message.list({ path: { sessionID }, query: { order: "asc", limit: 1 } })).data!.items[0]!
     const edited = await client.message.update({ path: { sessionID, messageID: last.id, partID: last.parts[0]!.id }, body: { text: "after the race" } })
-    expect(edited.response.status).toBe(200)
+    expect(edited.response?.status).toBe(200)
     const before = {
       info: (await client.session.get({ path: { sessionID } })).data!,
       newest: (await client.message.list({ path: { sessionID }, query: { order: "desc", limit: 1 } })).data!.items[0]!.id,
