@@ -1,4 +1,5 @@
-import type { PromisePlugin, PromisePluginContext } from "@opencode-ai/plugin"
+import type { EffectPlugin, PromisePlugin, PromisePluginContext } from "@opencode-ai/plugin"
+import { Effect } from "effect"
 import { createTestHost, type TestHost } from "@opencode-ai/server/testing"
 import { afterEach, describe, expect, it } from "vitest"
 
@@ -110,6 +111,37 @@ describe("test kit: scripted replies", () => {
     expect(data).toContainEqual(
       expect.objectContaining({ id: "guard", status: "loaded", source: `${process.cwd()}/test/fixtures/guard.ts` }),
     )
+  })
+
+  it("takes Effect-flavoured plugin objects too, and disposes with await using", async () => {
+    const flavoured: EffectPlugin = {
+      id: "flavoured",
+      effect: (ctx) =>
+        ctx.session.hook("context", (event) =>
+          Effect.sync(
+            () =>
+              void event.system.push({
+                id: "fx",
+                text: "from an Effect plugin",
+                origin: { type: "plugin", pluginID: "?" },
+              }),
+          ),
+        ),
+    }
+    let url = ""
+    {
+      await using scoped = await createTestHost({ plugins: [flavoured] })
+      url = scoped.url
+      const { id: sessionID } = await scoped.session()
+      await scoped.client.session.prompt({ path: { sessionID }, body: { text: "hi" } })
+      await scoped.client.session.wait({ path: { sessionID } })
+      expect(scoped.model.requests[0]!.system).toContainEqual({
+        id: "fx",
+        text: "from an Effect plugin",
+        origin: { type: "plugin", pluginID: "flavoured" },
+      })
+    }
+    await expect(fetch(`${url}/api/health`)).rejects.toThrow()
   })
 
   it("refuses to start when a plugin fails to load", async () => {
