@@ -12,9 +12,10 @@ import { selectAgent } from "../agent.ts"
 import type { TurnReason } from "../admission.ts"
 import { SessionEvent } from "../event.ts"
 import type { MessageError, Part, ToolPart } from "../message.ts"
-import type { ModelMessage, ModelRef, ModelRequest, ModelTool, SystemOrigin, SystemPart } from "../model-request.ts"
+import type { ModelMessage, ModelRef, ModelRequest, ModelTool, SystemPart } from "../model-request.ts"
 import { Session } from "../session.ts"
-import { enforceOrigins, systemParts } from "../system.ts"
+import { runContextHooks } from "../provenance.ts"
+import { systemParts } from "../system.ts"
 import { toModelMessages } from "../transcript.ts"
 
 export interface Turn {
@@ -61,17 +62,8 @@ export class Runner extends Context.Service<
       const commit = (sessionID: string, drafts: ReadonlyArray<Draft>) =>
         bus.commit(sessionID, drafts).pipe(Effect.orDie)
 
-      /** Runs `session.context` on copies, keeping system-part origins host-assigned per plugin. */
-      const shapeContext = (event: ContextEvent) => {
-        let origins = new Map<string, SystemOrigin>(event.system.map((part) => [part.id, part.origin]))
-        let counter = 0
-        return hooks.run("context", event, {
-          each: (pluginID) => {
-            if (!Array.isArray(event.system)) event.system = []
-            origins = enforceOrigins(event.system, origins, pluginID, () => `plugin:${pluginID}:${++counter}`)
-          },
-        })
-      }
+      /** Runs `session.context` on copies, keeping system-part provenance host-assigned per plugin. */
+      const shapeContext = (event: ContextEvent) => runContextHooks(hooks, event)
 
       /** One primary model request and its tool calls. Returns whether the model asked to continue. */
       const step = (turn: Turn, reason: TurnReason, index: number) =>
