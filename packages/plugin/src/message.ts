@@ -67,8 +67,11 @@ export interface AssistantMessage extends MessageBase {
   readonly agent: string
   readonly model: ModelRef
   readonly finish?: string
-  readonly error?: { readonly name: string; readonly message: string }
+  /** Why the message stopped early. A plugin hook's failure names the plugin and the hook. */
+  readonly error?: { readonly name: string; readonly message: string; readonly pluginID?: string; readonly hook?: string }
   readonly usage?: { readonly input: number; readonly output: number; readonly reasoning?: number }
+  /** Ids of parts removed from this message (removal, prune); removing one again is a harmless retry. */
+  readonly removedParts?: ReadonlyArray<string>
 }
 
 export type Message = UserMessage | SyntheticMessage | AssistantMessage

@@ -44,8 +44,16 @@ export type Part = typeof Part.Type
 /** Set on a retracted message; its content is gone from the projection, its id, seq and role stay. */
 export const Retraction = Schema.Struct({ time: Schema.Number, by: Origin })
 
-/** Why an assistant message stopped early, recorded on the message. */
-export const MessageError = Schema.Struct({ name: Schema.String, message: Schema.String })
+/**
+ * Why an assistant message stopped early, recorded on the message. A plugin hook's failure also names the
+ * plugin and the hook (`name` is then `Plugin.HookError`).
+ */
+export const MessageError = Schema.Struct({
+  name: Schema.String,
+  message: Schema.String,
+  pluginID: Schema.optional(Schema.String),
+  hook: Schema.optional(Schema.String),
+})
 export type MessageError = typeof MessageError.Type
 
 export const Usage = Schema.Struct({
@@ -91,6 +99,8 @@ export const AssistantMessage = Schema.Struct({
   finish: Schema.optional(Schema.String),
   error: Schema.optional(MessageError),
   usage: Schema.optional(Usage),
+  /** Ids of the parts removed from this message (removal, prune), so a repeated removal is recognised. */
+  removedParts: Schema.optional(Schema.Array(Schema.String)),
 })
 export type AssistantMessage = typeof AssistantMessage.Type
 

@@ -112,6 +112,8 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
             if (message.type !== "assistant") return invalid(message, "parts can only be removed from assistant messages", partID)
             if (!completed(message)) return invalid(message, "the assistant message is not completed", partID)
             const part = message.parts.find((p) => p.id === partID)
+            // Removing a removed part changes nothing and commits nothing: a retry after success is harmless.
+            if (!part && message.removedParts?.includes(partID)) return []
             if (!part) return { reject: new PartNotFoundError({ sessionID, messageID, partID }) }
             if (part.type === "text") return invalid(message, "text parts cannot be removed; correct them instead", partID)
             return [draft(SessionEvent.PartRemoved, { messageID, partID, by })]

@@ -4,7 +4,7 @@ import { Bus } from "../../bus/bus.ts"
 import { draft, type Draft } from "../../bus/event.ts"
 import { Config } from "../../config/config.ts"
 import { ascending } from "../../id/id.ts"
-import { Hooks } from "../../plugin/hooks.ts"
+import { HookError, Hooks, recordedHookError } from "../../plugin/hooks.ts"
 import type { ProviderEvent, Usage } from "../../provider/provider.ts"
 import { parseModel, Providers } from "../../provider/registry.ts"
 import { builtinTools, runTool, toModelTool } from "../../tool/registry.ts"
@@ -173,7 +173,8 @@ export class Runner extends Context.Service<
           return { outcome: "completed" } as TurnOutcome
         }).pipe(
           Effect.catch((failure: { _tag: string; message: string }) => {
-            const error: MessageError = { name: failure._tag, message: failure.message }
+            const error: MessageError =
+              failure instanceof HookError ? recordedHookError(failure) : { name: failure._tag, message: failure.message }
             // A failure before the assistant message existed (preflight, context hook, unknown model) is
             // recorded on a message of its own; a failure mid-stream was already recorded on its message.
             const last = session.sync.transcript(turn.sessionID).at(-1)
@@ -210,6 +211,9 @@ export class Runner extends Context.Service<
   )
 }
 
+/** How often a streaming text/reasoning part is checkpointed into the projection. */
+const CHECKPOINT_MS = 1_000
+
 /**
  * Accumulates one streamed answer: text and reasoning grow from deltas (published live), and become
  * durable parts when the stream moves on to another part or ends. Tool calls become durable as soon as
@@ -218,7 +222,7 @@ export class Runner extends Context.Service<
 class StreamState {
   finish: string | undefined
   usage: Usage | undefined
-  private open: { id: string; type: "text" | "reasoning"; text: string } | undefined
+  private open: { id: string; type: "text" | "reasoning"; text: string; checkpoint: number } | undefined
   private readonly calls: Array<ToolPart> = []
   private readonly settled = new Set<string>()
 
@@ -236,9 +240,16 @@ class StreamState {
       case "reasoning-delta": {
         const type = event.type === "text-delta" ? "text" : "reasoning"
         const drafts = this.open && this.open.type !== type ? this.flush() : []
-        if (!this.open) this.open = { id: ascending("prt"), type, text: "" }
+        if (!this.open) this.open = { id: ascending("prt"), type, text: "", checkpoint: Date.now() }
         this.open.text += event.text
         publish({ messageID: this.messageID, partID: this.open.id, field: type, delta: event.text })
+        // A crash must not lose what was streamed: the open part is committed (same id) at least every
+        // CHECKPOINT_MS, so a killed process leaves at most that much text behind for the resumed turn.
+        if (Date.now() - this.open.checkpoint >= CHECKPOINT_MS) {
+          this.open.checkpoint = Date.now()
+          const { id, type: partType, text } = this.open
+          drafts.push(draft(SessionEvent.PartUpdated, { messageID: this.messageID, part: { id, type: partType, text } }))
+        }
         return drafts
       }
       case "tool-call": {
