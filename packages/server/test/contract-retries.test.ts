@@ -40,11 +40,11 @@ describe("idempotent retries and named hook failures", () => {
     const reasoning = assistant.parts.find((p) => p.type === "reasoning")!
 
     const first = await server.client.part.remove({ path: { sessionID, messageID: assistant.id, partID: tool.id } })
-    expect(first.response.status).toBe(200)
+    expect(first.response?.status).toBe(200)
     const seq = (await server.client.session.get({ path: { sessionID } })).data!.seq
 
     const again = await server.client.part.remove({ path: { sessionID, messageID: assistant.id, partID: tool.id } })
-    expect(again.response.status).toBe(200)
+    expect(again.response?.status).toBe(200)
     expect(again.data).toEqual(first.data)
     expect((await server.client.session.get({ path: { sessionID } })).data!.seq).toBe(seq)
 
@@ -57,7 +57,7 @@ describe("idempotent retries and named hook failures", () => {
     expect((await server.client.session.get({ path: { sessionID } })).data!.seq).toBe(seqAfterPrune)
 
     const missing = await server.client.part.remove({ path: { sessionID, messageID: assistant.id, partID: "prt_neverexisted0000000000" } })
-    expect(missing.response.status).toBe(404)
+    expect(missing.response?.status).toBe(404)
     expect(missing.error).toMatchObject({ _tag: "PartNotFoundError" })
   })
 

@@ -93,16 +93,17 @@ describe("a crash mid-stream", () => {
     await subscriber.until((events) => {
       for (const event of events.slice(arrivals.length)) {
         arrivals.push(Date.now())
-        if (event.type === "session.part.delta") streamed += event.data.delta
+        if (event.type === "session.part.delta") streamed += (event.data as { delta: string }).delta
       }
       const deltas = events.filter((e) => e.type === "session.part.delta")
       return deltas.length > 0 && arrivals[arrivals.length - 1]! - arrivals[events.indexOf(deltas[0]!)]! >= 2_000
     }, "two seconds of streamed deltas")
+    type PartUpdated = { part: { type: string; text?: string } }
     const checkpoint = await subscriber.next(
-      (event) => event.type === "session.part.updated" && event.data.part.type === "text",
+      (event) => event.type === "session.part.updated" && (event.data as PartUpdated).part.type === "text",
       "a checkpoint of the streaming text part",
     )
-    const checkpointed = checkpoint.type === "session.part.updated" && checkpoint.data.part.type === "text" ? checkpoint.data.part.text : ""
+    const checkpointed = (checkpoint.data as PartUpdated).part.text ?? ""
     expect(checkpointed.length).toBeGreaterThan(0)
     subscriber.close()
     await first.kill()

@@ -1,6 +1,7 @@
 import type { EffectSession, HookName, PromiseSession, SessionError } from "@opencode-ai/plugin"
 import { Cause, Effect, Exit, Scope } from "effect"
-import { InvalidInputError } from "../session/error.ts"
+import { ForbiddenError, InvalidInputError } from "../session/error.ts"
+import type { Message } from "../session/message.ts"
 import type { Execution } from "../session/execution.ts"
 import type { Mutation } from "../session/mutation.ts"
 import type { Session } from "../session/session.ts"
@@ -28,11 +29,38 @@ const opt = <T>(input: unknown, field: string, type: "string" | "number" | "bool
 }
 
 /**
+ * A plugin's transcript rights. `own` (default): correct and retract only messages whose origin is
+ * `plugin:<id>`; `any` (granted in config): every message. Removing tool/reasoning parts, prune and erase
+ * need no grant.
+ */
+export type TranscriptRights = "own" | "any"
+
+/** The refusal for a plugin without rights over `message`, or nothing. */
+export const transcriptGuard =
+  (pluginID: string, rights: TranscriptRights, action: "correct" | "retract") =>
+  (message: Message): ForbiddenError | undefined => {
+    if (rights === "any" || message.origin === `plugin:${pluginID}`) return undefined
+    return new ForbiddenError({
+      sessionID: message.sessionID,
+      messageID: message.id,
+      pluginID,
+      reason:
+        `plugin "${pluginID}" may ${action} only its own messages (origin plugin:${pluginID}); this message's origin is ` +
+        `${message.origin}. Grant it with { "path": ..., "transcript": "any" } in the config's plugin list`,
+    })
+  }
+
+/**
  * The Effect flavour of the plugin session API for one plugin: host services with inputs checked and
  * every admitted message attributed to `plugin:<id>`. Failures are the core's tagged errors, whose `_tag`
  * and fields are the public contract.
  */
-export const effectSession = (pluginID: string, services: HostServices, scope: Scope.Scope): EffectSession => {
+export const effectSession = (
+  pluginID: string,
+  services: HostServices,
+  scope: Scope.Scope,
+  transcript: TranscriptRights = "own",
+): EffectSession => {
   const { session, execution, mutation, hooks } = services
   const origin = `plugin:${pluginID}`
   const target = (input: unknown) => str(input, "sessionID")
@@ -107,11 +135,23 @@ export const effectSession = (pluginID: string, services: HostServices, scope: S
           const partID = yield* str(input, "partID")
           const text = (input as { text?: unknown }).text
           if (typeof text !== "string") return yield* new InvalidInputError({ message: "text must be a string", field: "text" })
-          return yield* mutation.correct({ sessionID, messageID, partID, text, by: origin })
+          return yield* mutation.correct({
+            sessionID,
+            messageID,
+            partID,
+            text,
+            by: origin,
+            authorize: transcriptGuard(pluginID, transcript, "correct"),
+          })
         }),
       remove: (input) =>
         Effect.gen(function* () {
-          return yield* mutation.retract({ sessionID: yield* target(input), messageID: yield* str(input, "messageID"), by: origin })
+          return yield* mutation.retract({
+            sessionID: yield* target(input),
+            messageID: yield* str(input, "messageID"),
+            by: origin,
+            authorize: transcriptGuard(pluginID, transcript, "retract"),
+          })
         }),
     },
     part: {

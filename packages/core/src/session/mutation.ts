@@ -31,15 +31,27 @@ export const placeholderFor = (message: Message) =>
  * tool or reasoning part of a completed assistant message. Each is one replayable event admitted between
  * turns only (see `admission.ts`); ids, roles and seqs never change. Each returns the updated message.
  */
+/**
+ * Decides, inside the admission transaction, whether the caller may change this message; returns the
+ * refusal or nothing. HTTP callers are the user and pass none; plugins pass their transcript rights.
+ */
+export type Authorize<E> = (message: Message) => E | undefined
+
 export interface MutationShape {
-  correct(input: {
+  correct<E = never>(input: {
     readonly sessionID: string
     readonly messageID: string
     readonly partID: string
     readonly text: string
     readonly by: Origin
-  }): Effect.Effect<Message, MutationError>
-  retract(input: { readonly sessionID: string; readonly messageID: string; readonly by: Origin }): Effect.Effect<Message, MutationError>
+    readonly authorize?: Authorize<E>
+  }): Effect.Effect<Message, MutationError | E>
+  retract<E = never>(input: {
+    readonly sessionID: string
+    readonly messageID: string
+    readonly by: Origin
+    readonly authorize?: Authorize<E>
+  }): Effect.Effect<Message, MutationError | E>
   removePart(input: {
     readonly sessionID: string
     readonly messageID: string
@@ -57,12 +69,19 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
       const reads = session.sync
 
       /** Admits and commits; the result is read back inside the same fiber step, right after commit. */
-      const apply = (sessionID: string, messageID: string, build: (message: Message) => Decision<MutationError>) =>
+      const apply = <E = never>(
+        sessionID: string,
+        messageID: string,
+        build: (message: Message) => Decision<MutationError>,
+        authorize?: Authorize<E>,
+      ) =>
         bus
           .transact(sessionID, () =>
-            admitMutation<MutationError>(reads, sessionID, () => {
+            admitMutation<MutationError | E>(reads, sessionID, () => {
               const message = reads.message(sessionID, messageID)
-              return message ? build(message) : { reject: new MessageNotFoundError({ sessionID, messageID }) }
+              if (!message) return { reject: new MessageNotFoundError({ sessionID, messageID }) }
+              const refused = authorize?.(message)
+              return refused !== undefined ? { reject: refused } : build(message)
             }),
           )
           .pipe(
@@ -82,7 +101,7 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
       const completed = (message: Message) => message.type !== "assistant" || message.time.completed !== undefined
 
       return Mutation.of({
-        correct: ({ sessionID, messageID, partID, text, by }) =>
+        correct: ({ sessionID, messageID, partID, text, by, authorize }) =>
           text.length === 0
             ? Effect.fail(
                 new InvalidInputError({
@@ -97,8 +116,8 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
             if (!part) return { reject: new PartNotFoundError({ sessionID, messageID, partID }) }
             if (part.type !== "text") return invalid(message, `only text parts can be corrected, not ${part.type} parts`, partID)
             return [draft(SessionEvent.MessageCorrected, { messageID, partID, text, by })]
-          }),
-        retract: ({ sessionID, messageID, by }) =>
+          }, authorize),
+        retract: ({ sessionID, messageID, by, authorize }) =>
           apply(sessionID, messageID, (message) => {
             if (message.type === "assistant") {
               return invalid(message, "assistant messages cannot be retracted; remove their tool or reasoning parts instead")
@@ -106,7 +125,7 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
             // Retracting twice changes nothing and commits nothing: a retry after success is harmless.
             if (message.retracted) return []
             return [draft(SessionEvent.MessageRetracted, { messageID, placeholder: placeholderFor(message), by })]
-          }),
+          }, authorize),
         removePart: ({ sessionID, messageID, partID, by }) =>
           apply(sessionID, messageID, (message) => {
             if (message.type !== "assistant") return invalid(message, "parts can only be removed from assistant messages", partID)
