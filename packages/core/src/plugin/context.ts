@@ -3,7 +3,9 @@ import { Cause, Effect, Exit, Scope } from "effect"
 import { ForbiddenError, InvalidInputError } from "../session/error.ts"
 import type { Message } from "../session/message.ts"
 import type { Execution } from "../session/execution.ts"
+import type { Erase } from "../session/erase.ts"
 import type { Mutation } from "../session/mutation.ts"
+import type { PrunableType, Prune } from "../session/prune.ts"
 import type { Session } from "../session/session.ts"
 import { type Hooks, type Registration } from "./hooks.ts"
 
@@ -11,8 +13,12 @@ export interface HostServices {
   readonly session: Session["Service"]
   readonly execution: Execution["Service"]
   readonly mutation: Mutation["Service"]
+  readonly prune: Prune["Service"]
+  readonly erase: Erase["Service"]
   readonly hooks: Hooks["Service"]
 }
+
+const PRUNABLE: ReadonlyArray<PrunableType> = ["tool", "reasoning"]
 
 const str = (input: unknown, field: string) =>
   typeof input === "object" && input !== null && typeof (input as Record<string, unknown>)[field] === "string" &&
@@ -61,7 +67,7 @@ export const effectSession = (
   scope: Scope.Scope,
   transcript: TranscriptRights = "own",
 ): EffectSession => {
-  const { session, execution, mutation, hooks } = services
+  const { session, execution, mutation, hooks, prune, erase } = services
   const origin = `plugin:${pluginID}`
   const target = (input: unknown) => str(input, "sessionID")
   // Registrations live as long as the plugin's scope: unloading the plugin disposes them.
@@ -123,6 +129,16 @@ export const effectSession = (
           ...(order !== undefined ? { order } : {}),
         })
       }),
+    prune: (input) =>
+      Effect.gen(function* () {
+        const sessionID = yield* target(input)
+        const types = (input as { types?: unknown }).types ?? PRUNABLE
+        if (!Array.isArray(types) || types.length === 0 || !types.every((t) => PRUNABLE.includes(t))) {
+          return yield* new InvalidInputError({ message: `types must be a non-empty list of "tool" and "reasoning"`, field: "types" })
+        }
+        return yield* prune.session({ sessionID, types: types as ReadonlyArray<PrunableType>, by: origin })
+      }),
+    erase: (input) => Effect.flatMap(target(input), (sessionID) => erase.session({ sessionID, by: origin })),
     message: {
       get: (input) =>
         Effect.gen(function* () {
@@ -208,6 +224,8 @@ export const promiseSession = (
     wait: (input) => run(effect.wait(input)),
     resume: (input) => run(effect.resume(input)),
     messages: (input) => run(effect.messages(input)),
+    prune: (input) => run(effect.prune(input)),
+    erase: (input) => run(effect.erase(input)),
     message: {
       get: (input) => run(effect.message.get(input)),
       update: (input) => run(effect.message.update(input)),

@@ -4,7 +4,9 @@ import { isAbsolute, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { Config } from "../config/config.ts"
 import { Execution } from "../session/execution.ts"
+import { Erase } from "../session/erase.ts"
 import { Mutation } from "../session/mutation.ts"
+import { Prune } from "../session/prune.ts"
 import { Session } from "../session/session.ts"
 import { effectSession, promiseSession, type TranscriptRights } from "./context.ts"
 import { Hooks } from "./hooks.ts"
@@ -51,6 +53,8 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
           session: yield* Session,
           execution: yield* Execution,
           mutation: yield* Mutation,
+          prune: yield* Prune,
+          erase: yield* Erase,
           hooks: yield* Hooks,
         }
         const layerScope = yield* Effect.scope
