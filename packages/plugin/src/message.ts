@@ -47,14 +47,22 @@ export interface ModelRef {
   readonly modelID: string
 }
 
-export interface UserMessage extends MessageBase {
+/**
+ * Input admitted while a turn runs waits for the turn's boundary; read by id meanwhile it carries
+ * `queued: true` and `seq` 0 (assigned on delivery). Retracting it cancels the delivery.
+ */
+interface Queueable {
+  readonly queued?: true
+}
+
+export interface UserMessage extends MessageBase, Queueable {
   readonly type: "user"
   readonly time: { readonly created: number }
   readonly agent?: string
   readonly model?: ModelRef
 }
 
-export interface SyntheticMessage extends MessageBase {
+export interface SyntheticMessage extends MessageBase, Queueable {
   readonly type: "synthetic"
   readonly time: { readonly created: number }
   readonly description?: string

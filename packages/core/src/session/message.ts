@@ -72,8 +72,15 @@ const common = {
   placeholder: Schema.optional(Schema.String),
 }
 
+/**
+ * Set on input read while it waits behind a running turn (the inbox): its `seq` is 0 until delivery
+ * assigns one. Retracting it cancels the delivery.
+ */
+const queued = { queued: Schema.optional(Schema.Literal(true)) }
+
 export const UserMessage = Schema.Struct({
   ...common,
+  ...queued,
   type: Schema.Literal("user"),
   time: Schema.Struct({ created: Schema.Number }),
   agent: Schema.optional(Schema.String),
@@ -83,6 +90,7 @@ export type UserMessage = typeof UserMessage.Type
 
 export const SyntheticMessage = Schema.Struct({
   ...common,
+  ...queued,
   type: Schema.Literal("synthetic"),
   time: Schema.Struct({ created: Schema.Number }),
   description: Schema.optional(Schema.String),

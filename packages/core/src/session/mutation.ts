@@ -68,26 +68,33 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
       const session = yield* Session
       const reads = session.sync
 
-      /** Admits and commits; the result is read back inside the same fiber step, right after commit. */
+      /** The admission decision for a mutation of one delivered message (runs inside the transaction). */
+      const decide = <E = never>(
+        sessionID: string,
+        messageID: string,
+        build: (message: Message) => Decision<MutationError>,
+        authorize?: Authorize<E>,
+      ): Decision<MutationError | E> =>
+        admitMutation<MutationError | E>(reads, sessionID, () => {
+          const message = reads.message(sessionID, messageID)
+          if (!message) return { reject: new MessageNotFoundError({ sessionID, messageID }) }
+          const refused = authorize?.(message)
+          return refused !== undefined ? { reject: refused } : build(message)
+        })
+
+      /** Commits a decision; the result is read back inside the same fiber step, right after commit. */
+      const commit = <E>(sessionID: string, messageID: string, decision: () => Decision<E>) =>
+        bus.transact(sessionID, decision).pipe(
+          Effect.catchTag("Bus.InvalidEventError", Effect.die),
+          Effect.map(() => reads.message(sessionID, messageID)!),
+        )
+
       const apply = <E = never>(
         sessionID: string,
         messageID: string,
         build: (message: Message) => Decision<MutationError>,
         authorize?: Authorize<E>,
-      ) =>
-        bus
-          .transact(sessionID, () =>
-            admitMutation<MutationError | E>(reads, sessionID, () => {
-              const message = reads.message(sessionID, messageID)
-              if (!message) return { reject: new MessageNotFoundError({ sessionID, messageID }) }
-              const refused = authorize?.(message)
-              return refused !== undefined ? { reject: refused } : build(message)
-            }),
-          )
-          .pipe(
-            Effect.catchTag("Bus.InvalidEventError", Effect.die),
-            Effect.map(() => reads.message(sessionID, messageID)!),
-          )
+      ) => commit(sessionID, messageID, () => decide(sessionID, messageID, build, authorize))
 
       const invalid = (message: Message, reason: string, partID?: string) => ({
         reject: new InvalidTargetError({
@@ -118,24 +125,42 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
             return [draft(SessionEvent.MessageCorrected, { messageID, partID, text, by })]
           }, authorize),
         retract: ({ sessionID, messageID, by, authorize }) =>
-          apply(sessionID, messageID, (message) => {
-            if (message.type === "assistant") {
-              return invalid(message, "assistant messages cannot be retracted; remove their tool or reasoning parts instead")
+          commit(sessionID, messageID, () => {
+            // Input queued behind the running turn: retracting it cancels its delivery (it never reaches
+            // the model), turn or no turn. Decided in the same transaction as delivery at a turn boundary.
+            const waiting = reads.row(sessionID) ? reads.queued(sessionID, messageID) : undefined
+            if (waiting) {
+              const message = { ...waiting, seq: 0 } as Message
+              const refused = authorize?.(message)
+              if (refused !== undefined) return { reject: refused }
+              return [draft(SessionEvent.MessageRetracted, { messageID, placeholder: placeholderFor(message), by })]
             }
-            // Retracting twice changes nothing and commits nothing: a retry after success is harmless.
-            if (message.retracted) return []
-            return [draft(SessionEvent.MessageRetracted, { messageID, placeholder: placeholderFor(message), by })]
-          }, authorize),
+            // A retry after success changes nothing, so it answers with the message even while a turn runs.
+            const done = reads.row(sessionID) ? reads.message(sessionID, messageID) : undefined
+            if (done?.retracted) {
+              const refused = authorize?.(done)
+              return refused !== undefined ? { reject: refused } : []
+            }
+            return decide(sessionID, messageID, (message) => {
+              if (message.type === "assistant") {
+                return invalid(message, "assistant messages cannot be retracted; remove their tool or reasoning parts instead")
+              }
+              return [draft(SessionEvent.MessageRetracted, { messageID, placeholder: placeholderFor(message), by })]
+            }, authorize)
+          }),
         removePart: ({ sessionID, messageID, partID, by }) =>
-          apply(sessionID, messageID, (message) => {
-            if (message.type !== "assistant") return invalid(message, "parts can only be removed from assistant messages", partID)
-            if (!completed(message)) return invalid(message, "the assistant message is not completed", partID)
-            const part = message.parts.find((p) => p.id === partID)
-            // Removing a removed part changes nothing and commits nothing: a retry after success is harmless.
-            if (!part && message.removedParts?.includes(partID)) return []
-            if (!part) return { reject: new PartNotFoundError({ sessionID, messageID, partID }) }
-            if (part.type === "text") return invalid(message, "text parts cannot be removed; correct them instead", partID)
-            return [draft(SessionEvent.PartRemoved, { messageID, partID, by })]
+          commit(sessionID, messageID, () => {
+            // A retry after success changes nothing, so it answers with the message even while a turn runs.
+            const done = reads.row(sessionID) ? reads.message(sessionID, messageID) : undefined
+            if (done?.type === "assistant" && done.removedParts?.includes(partID)) return []
+            return decide(sessionID, messageID, (message) => {
+              if (message.type !== "assistant") return invalid(message, "parts can only be removed from assistant messages", partID)
+              if (!completed(message)) return invalid(message, "the assistant message is not completed", partID)
+              const part = message.parts.find((p) => p.id === partID)
+              if (!part) return { reject: new PartNotFoundError({ sessionID, messageID, partID }) }
+              if (part.type === "text") return invalid(message, "text parts cannot be removed; correct them instead", partID)
+              return [draft(SessionEvent.PartRemoved, { messageID, partID, by })]
+            })
           }),
       })
     }),

@@ -27,6 +27,9 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
   const deleteInbox = client.query<unknown, [string, string]>(
     "DELETE FROM session_inbox WHERE message_id = ? AND session_id = ?",
   )
+  const readInbox = client.query<{ data: string }, [string, string]>(
+    "SELECT data FROM session_inbox WHERE message_id = ? AND session_id = ?",
+  )
   const insertMessage = client.query<unknown, [string, string, number, string, string]>(
     "INSERT INTO session_message (id, session_id, seq, type, data) VALUES (?, ?, ?, ?, ?)",
   )
@@ -147,6 +150,13 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
     },
     [E.MessageRetracted.type]: (event: Envelope<DataOf<typeof E.MessageRetracted>>) => {
       const d = event.data
+      const waiting = readInbox.get(d.messageID, event.sessionID)
+      if (waiting) {
+        // Queued input retracted before delivery: it leaves the inbox (never delivered, never seen by the
+        // model) and enters the transcript here, already retracted, taking this event's seq.
+        deleteInbox.run(d.messageID, event.sessionID)
+        admit(event, (JSON.parse(waiting.data) as { message: InputMessage }).message)
+      }
       const message = load(event, d.messageID)
       store(event, { ...message, parts: [], retracted: { time: event.time, by: d.by }, placeholder: d.placeholder })
     },
