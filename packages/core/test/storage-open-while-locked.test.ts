@@ -5,7 +5,7 @@ import { Database } from "../src/storage/database.ts"
 import { tempDb } from "./support/tmp.ts"
 
 /** Reads a child's stdout line by line. */
-const lines = (stream: ReadableStream<Uint8Array>) => {
+const lines = (stream: ReadableStream<Uint8Array<ArrayBuffer>>) => {
   const reader = stream.pipeThrough(new TextDecoderStream()).getReader()
   let buffer = ""
   return async (): Promise<string | undefined> => {

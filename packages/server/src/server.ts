@@ -53,6 +53,12 @@ export interface RunningServer {
   readonly port: number
   /** Ends open event streams, stops listening and disposes the host (plugins unloaded, database closed). */
   stop(): Promise<void>
+  /**
+   * Drops the host as a kill would, for crash tests in one process: from this call on nothing it does
+   * reaches the database file (the connection turns read-only), connections are cut, and the runtime is
+   * torn down without its writes landing. Claims and unfinished answers stay exactly as a SIGKILL leaves them.
+   */
+  crash(): Promise<void>
 }
 
 /** The user name for Basic auth when the server has a password. */
@@ -227,6 +233,16 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
         if (!graceful) await server.stop(true)
         await web.dispose()
         await runtime.dispose()
+      })()),
+    crash: () =>
+      (stopping ??= (async () => {
+        // Fence first, synchronously: no transaction is open between two event-loop turns, so every later
+        // write fails (SQLITE_READONLY) and what the file holds is what a killed process would have left.
+        events.database.client.run("PRAGMA query_only = ON")
+        await server.stop(true)
+        for (const channel of [...channels]) channel.close()
+        await web.dispose().catch(() => undefined)
+        await runtime.dispose().catch(() => undefined)
       })()),
   }
 }

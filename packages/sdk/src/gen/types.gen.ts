@@ -31,12 +31,15 @@ export type AssistantMessage = {
     error?: {
         name: string;
         message: string;
+        pluginID?: string;
+        hook?: string;
     };
     usage?: {
         input: number;
         output: number;
         reasoning?: number;
     };
+    removedParts?: Array<string>;
 };
 
 export type DatabaseStats = {
@@ -249,6 +252,7 @@ export type SyntheticMessage = {
         by: string;
     };
     placeholder?: string;
+    queued?: true;
     type: 'synthetic';
     time: {
         created: number;
@@ -309,6 +313,7 @@ export type UserMessage = {
         by: string;
     };
     placeholder?: string;
+    queued?: true;
     type: 'user';
     time: {
         created: number;
