@@ -250,7 +250,9 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           }
           const grant = yield* decide(sessionID, () =>
             admitResume(session.sync, sessionID, { running: owners.has(sessionID), cap, ...(notice ? { notice } : {}) }),
-          )
+          ).pipe(Effect.onError(() => Effect.sync(() => notice && failures.delete(notice.id))))
+          // A notice whose resume gave up (attempt cap) starts no turn: nothing will read its failure.
+          if (notice && !grant) failures.delete(notice.id)
           yield* launch(sessionID, grant)
           return { resumed: grant !== undefined }
         })
