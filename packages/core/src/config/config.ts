@@ -47,6 +47,11 @@ export const ConfigSchema = Schema.Struct({
       autoResume: Schema.optional(Schema.Boolean),
       /** Resume attempts per claimed turn before it is failed and released. Default 10. */
       resumeAttempts: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 }))),
+      /**
+       * Host names (besides loopback) the server answers when it has no password, e.g. a name that
+       * resolves to this machine. Any other `Host` gets 403 (DNS-rebinding defence).
+       */
+      allowedHosts: Schema.optional(Schema.Array(Schema.String)),
     }),
   ),
   hooks: Schema.optional(

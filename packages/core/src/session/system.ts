@@ -1,7 +1,6 @@
-import { existsSync, readFileSync } from "node:fs"
-import { isAbsolute, join, relative } from "node:path"
 import type { Agent } from "./agent.ts"
 import { HOST_DEFAULT_PROMPT } from "./agent.ts"
+import type { Instruction } from "./instructions.ts"
 import type { SystemPart } from "./model-request.ts"
 
 /**
@@ -9,17 +8,12 @@ import type { SystemPart } from "./model-request.ts"
  * with origins it assigns; `provenance.ts` keeps them authoritative across `session.context` callbacks.
  */
 
-export const systemParts = (agent: Agent, directory: string, instructions: ReadonlyArray<string>): Array<SystemPart> => {
+export const systemParts = (agent: Agent, instructions: ReadonlyArray<Instruction>): Array<SystemPart> => {
   const parts: Array<SystemPart> =
     agent.system !== undefined
       ? [{ id: `agent:${agent.id}`, text: agent.system, origin: { type: "agent", agentID: agent.id } }]
       : [{ id: "host:default", text: HOST_DEFAULT_PROMPT, origin: { type: "host", name: "default" } }]
-  for (const file of instructions) {
-    const path = isAbsolute(file) ? file : join(directory, file)
-    // Instructions are read from the session directory only; a path that leaves it is ignored.
-    if (relative(directory, path).startsWith("..") || !existsSync(path)) continue
-    const text = readFileSync(path, "utf8")
-    if (text.trim()) parts.push({ id: `instructions:${file}`, text, origin: { type: "instructions" } })
-  }
+  // Read (confined, capped, asynchronously) by `readInstructions`.
+  for (const { file, text } of instructions) parts.push({ id: `instructions:${file}`, text, origin: { type: "instructions" } })
   return parts
 }

@@ -14,6 +14,8 @@ import { SessionEvent } from "../event.ts"
 import type { MessageError, Part, ToolPart } from "../message.ts"
 import type { ModelMessage, ModelRef, ModelRequest, ModelTool, SystemPart } from "../model-request.ts"
 import { Session } from "../session.ts"
+import { readInstructions } from "../instructions.ts"
+import { fitDelta } from "../part-limit.ts"
 import { runContextHooks } from "../provenance.ts"
 import { systemParts } from "../system.ts"
 import { toModelMessages } from "../transcript.ts"
@@ -84,12 +86,13 @@ export class Runner extends Context.Service<
           const model: ModelRef =
             latest?.model ?? agent.model ?? (row.model ? parseModel(row.model) : providers.defaultModel)
           const client = yield* providers.client(model)
+          const instructionFiles = yield* readInstructions(row.directory, instructions)
           const transcript = session.sync.transcript(turn.sessionID)
           const built: ContextEvent = {
             sessionID: turn.sessionID,
             agentID: agent.id,
             model,
-            system: systemParts(agent, row.directory, instructions),
+            system: systemParts(agent, instructionFiles),
             messages: toModelMessages(transcript),
             tools: [...modelTools],
           } as ContextEvent
@@ -111,6 +114,7 @@ export class Runner extends Context.Service<
           const state = new StreamState(turn.sessionID, messageID)
           const finished = yield* Effect.gen(function* () {
             yield* client.stream(request).pipe(
+              Stream.takeWhile(() => !state.capped),
               Stream.runForEach((event) =>
                 Effect.suspend(() => {
                   const drafts = state.apply(event, (delta) => bus.publish(SessionEvent.PartDelta, turn.sessionID, delta))
@@ -139,7 +143,7 @@ export class Runner extends Context.Service<
             yield* commit(turn.sessionID, [
               draft(SessionEvent.AssistantCompleted, {
                 messageID,
-                finish: state.finish ?? "stop",
+                finish: state.capped ? "length" : (state.finish ?? "stop"),
                 ...(state.usage ? { usage: state.usage } : {}),
               }),
             ])
@@ -222,6 +226,8 @@ const CHECKPOINT_MS = 1_000
 class StreamState {
   finish: string | undefined
   usage: Usage | undefined
+  /** A part reached `PART_MAX_CHARS`: the runner stops reading the answer, which finishes as `length`. */
+  capped = false
   private open: { id: string; type: "text" | "reasoning"; text: string; checkpoint: number } | undefined
   private readonly calls: Array<ToolPart> = []
   private readonly settled = new Set<string>()
@@ -241,8 +247,10 @@ class StreamState {
         const type = event.type === "text-delta" ? "text" : "reasoning"
         const drafts = this.open && this.open.type !== type ? this.flush() : []
         if (!this.open) this.open = { id: ascending("prt"), type, text: "", checkpoint: Date.now() }
-        this.open.text += event.text
-        publish({ messageID: this.messageID, partID: this.open.id, field: type, delta: event.text })
+        const kept = fitDelta(this.open.text.length, event.text)
+        this.open.text += kept.text
+        if (kept.text) publish({ messageID: this.messageID, partID: this.open.id, field: type, delta: kept.text })
+        if (kept.full) this.capped = true
         // A crash must not lose what was streamed: the open part is committed (same id) at least every
         // CHECKPOINT_MS, so a killed process leaves at most that much text behind for the resumed turn.
         if (Date.now() - this.open.checkpoint >= CHECKPOINT_MS) {
