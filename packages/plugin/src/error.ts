@@ -62,6 +62,22 @@ export class InvalidTargetError extends Schema.TaggedError<InvalidTargetError>()
   }
 }
 
+/**
+ * The plugin's transcript rights do not cover this message: by default a plugin corrects and retracts only
+ * messages whose origin is its own (`plugin:<id>`); a config entry `{ "path": ..., "transcript": "any" }`
+ * grants every message. Nothing was committed.
+ */
+export class ForbiddenError extends Schema.TaggedError<ForbiddenError>()("Session.ForbiddenError", {
+  sessionID: Schema.String,
+  messageID: Schema.String,
+  pluginID: Schema.String,
+  reason: Schema.String,
+}) {
+  override get message() {
+    return this.reason
+  }
+}
+
 /** Input refused before anything happened: empty text, wrong type, out-of-range value. */
 export class InvalidInputError extends Schema.TaggedError<InvalidInputError>()("Session.InvalidInputError", {
   message: Schema.String,
@@ -76,6 +92,7 @@ export const SessionError = Schema.Union([
   BusyError,
   InvalidTargetError,
   InvalidInputError,
+  ForbiddenError,
 ])
 export type SessionError = typeof SessionError.Type
 

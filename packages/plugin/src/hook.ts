@@ -15,7 +15,11 @@ export const SystemOrigin = Schema.Union([
 ])
 export type SystemOrigin = typeof SystemOrigin.Type
 
-/** One system part of a model request. `id` follows the part through reordering. */
+/**
+ * One system part of a model request. The host tracks the part object it handed you: edit `text` in place
+ * and the part keeps its `id` and `origin` whatever you write to them. A new object (including a copy of
+ * an existing part) is your part: it gets your origin, and an id already used in this request is renamed.
+ */
 export const SystemPart = Schema.Struct({
   id: Schema.mutableKey(Schema.String),
   text: Schema.mutableKey(Schema.String),
@@ -100,7 +104,9 @@ export type PreflightEvent = typeof PreflightEvent.Type
 
 /**
  * `session.context`: the outgoing request, as copies. Edits shape this request only and never reach
- * storage. Parts you add to `system` get your plugin's origin whatever you write; ids stay with parts.
+ * storage. Parts you add to `system` get your plugin's origin whatever id or origin you write; the parts
+ * you were given keep their ids and origins (provenance follows the part object, not its id string), and
+ * ids are unique in the request.
  */
 export const ContextEvent = Schema.Struct({
   sessionID: Schema.String,

@@ -5,6 +5,7 @@
  */
 export {
   BusyError,
+  ForbiddenError,
   InvalidInputError,
   InvalidTargetError,
   MessageNotFoundError,

@@ -18,6 +18,8 @@ export interface DatabaseShape {
   readonly db: BunSQLiteDatabase
   /** Runs `fn` inside one `BEGIN IMMEDIATE` transaction; a throw rolls everything back. Never nest. */
   immediate<A>(fn: () => A): A
+  /** Makes every later write fail (`PRAGMA query_only`), as if the process had died: crash simulations. */
+  fence(): void
 }
 
 /** One SQLite connection per process, opened with WAL, foreign keys and a busy timeout. */
@@ -25,13 +27,15 @@ export class Database extends Context.Service<Database, DatabaseShape>()("@openc
   static readonly open = (path: string): DatabaseShape => {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true })
     const client = new SQLite(path, { create: true, strict: true })
+    // First of all: every later statement (even a pragma) may need a lock another process holds, and
+    // without the timeout it fails at once with "database is locked" instead of waiting.
+    client.run("PRAGMA busy_timeout = 5000")
     // Must precede the first table: lets pruning hand freed pages back to the file system
     // (`incremental_vacuum`) without rewriting the whole database. A no-op on existing files.
     client.run("PRAGMA auto_vacuum = INCREMENTAL")
     client.run("PRAGMA journal_mode = WAL")
     client.run("PRAGMA synchronous = NORMAL")
     client.run("PRAGMA foreign_keys = ON")
-    client.run("PRAGMA busy_timeout = 5000")
     client.run("PRAGMA cache_size = -32768")
     migrate(client)
     return {
@@ -39,6 +43,7 @@ export class Database extends Context.Service<Database, DatabaseShape>()("@openc
       client,
       db: drizzle({ client }),
       immediate: (fn) => client.transaction(fn).immediate(),
+      fence: () => void client.run("PRAGMA query_only = ON"),
     }
   }
 

@@ -31,12 +31,15 @@ export type AssistantMessage = {
     error?: {
         name: string;
         message: string;
+        pluginID?: string;
+        hook?: string;
     };
     usage?: {
         input: number;
         output: number;
         reasoning?: number;
     };
+    removedParts?: Array<string>;
 };
 
 export type DatabaseStats = {
@@ -75,6 +78,11 @@ export type EraseSummary = {
     bytes: number;
 };
 
+export type ForbiddenError = {
+    _tag: 'ForbiddenError';
+    message: string;
+};
+
 export type Health = {
     ok: true;
     version: string;
@@ -92,6 +100,7 @@ export type InputSyntheticMessage = {
         by: string;
     };
     placeholder?: string;
+    queued?: true;
     type: 'synthetic';
     time: {
         created: number;
@@ -109,6 +118,7 @@ export type InputUserMessage = {
         by: string;
     };
     placeholder?: string;
+    queued?: true;
     type: 'user';
     time: {
         created: number;
@@ -233,6 +243,8 @@ export type SessionAssistantCompletedEvent = {
         error?: {
             name: string;
             message: string;
+            pluginID?: string;
+            hook?: string;
         };
         usage?: {
             input: number;
@@ -478,6 +490,8 @@ export type SessionTurnEndedEvent = {
         error?: {
             name: string;
             message: string;
+            pluginID?: string;
+            hook?: string;
         };
     };
 };
@@ -519,6 +533,7 @@ export type SyntheticMessage = {
         by: string;
     };
     placeholder?: string;
+    queued?: true;
     type: 'synthetic';
     time: {
         created: number;
@@ -554,6 +569,11 @@ export type UnknownError = {
     ref: string;
 };
 
+export type UnsupportedMediaTypeError = {
+    _tag: 'UnsupportedMediaTypeError';
+    message: string;
+};
+
 export type UserMessage = {
     id: string;
     sessionID: string;
@@ -565,6 +585,7 @@ export type UserMessage = {
         by: string;
     };
     placeholder?: string;
+    queued?: true;
     type: 'user';
     time: {
         created: number;
@@ -592,6 +613,10 @@ export type DbStatsErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -599,6 +624,10 @@ export type DbStatsErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -630,9 +659,17 @@ export type EventSubscribeData = {
 
 export type EventSubscribeErrors = {
     /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
      * UnauthorizedError
      */
     401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
     /**
      * SessionNotFoundError
      */
@@ -671,9 +708,17 @@ export type HealthErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -708,9 +753,17 @@ export type PluginListErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -748,9 +801,17 @@ export type SessionListErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -790,9 +851,17 @@ export type SessionCreateErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -829,6 +898,10 @@ export type SessionDeleteErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -836,6 +909,10 @@ export type SessionDeleteErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -872,6 +949,10 @@ export type SessionGetErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -879,6 +960,10 @@ export type SessionGetErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -917,6 +1002,10 @@ export type SessionUpdateErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -924,6 +1013,10 @@ export type SessionUpdateErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -960,6 +1053,10 @@ export type SessionEraseErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -967,6 +1064,10 @@ export type SessionEraseErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1003,6 +1104,10 @@ export type SessionInterruptErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1010,6 +1115,10 @@ export type SessionInterruptErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1050,6 +1159,10 @@ export type SessionLogErrors = {
      * UnauthorizedError
      */
     401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
     /**
      * SessionNotFoundError
      */
@@ -1098,6 +1211,10 @@ export type MessageListErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1105,6 +1222,10 @@ export type MessageListErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1142,6 +1263,10 @@ export type MessageRemoveErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError | MessageNotFoundError | PartNotFoundError
      */
     404: SessionNotFoundError | MessageNotFoundError | PartNotFoundError;
@@ -1153,6 +1278,10 @@ export type MessageRemoveErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1190,6 +1319,10 @@ export type MessageGetErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError | MessageNotFoundError
      */
     404: SessionNotFoundError | MessageNotFoundError;
@@ -1197,6 +1330,10 @@ export type MessageGetErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1235,6 +1372,10 @@ export type PartRemoveErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError | MessageNotFoundError | PartNotFoundError
      */
     404: SessionNotFoundError | MessageNotFoundError | PartNotFoundError;
@@ -1246,6 +1387,10 @@ export type PartRemoveErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1286,6 +1431,10 @@ export type MessageUpdateErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError | MessageNotFoundError | PartNotFoundError
      */
     404: SessionNotFoundError | MessageNotFoundError | PartNotFoundError;
@@ -1297,6 +1446,10 @@ export type MessageUpdateErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1337,6 +1490,10 @@ export type SessionPromptErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1344,6 +1501,10 @@ export type SessionPromptErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1382,6 +1543,10 @@ export type SessionPruneErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1393,6 +1558,10 @@ export type SessionPruneErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1429,6 +1598,10 @@ export type SessionResumeErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1440,6 +1613,10 @@ export type SessionResumeErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1482,6 +1659,10 @@ export type SessionSyntheticErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1489,6 +1670,10 @@ export type SessionSyntheticErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1525,6 +1710,10 @@ export type SessionWaitErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1532,6 +1721,10 @@ export type SessionWaitErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */

@@ -14,9 +14,10 @@ import {
 import { VERSION } from "../version.ts"
 import { errorResponse } from "./respond.ts"
 
-/** An open event stream the server ends when it stops. */
+/** An open event stream the server ends when it stops (`finish`: after what is queued; `close`: now). */
 export interface OpenStream {
   finish(): void
+  close(): void
 }
 
 export interface EventServices {
@@ -91,7 +92,8 @@ export const logStream = (services: EventServices, request: Request, url: URL, s
   if (!services.session.sync.row(sessionID) && !services.bus.journaled(sessionID)) return missingSession(sessionID)
 
   const stop = Deferred.makeUnsafe<void>()
-  const open: OpenStream = { finish: () => Deferred.doneUnsafe(stop, Effect.void) }
+  const end = () => void Deferred.doneUnsafe(stop, Effect.void)
+  const open: OpenStream = { finish: end, close: end }
   const slow = (message: string): LogEvent => ({ type: "server.error", data: { reason: "slow-consumer", message } })
   const events = services.bus
     .log({ sessionID, after: Number(raw), follow: true, bufferLimit: services.sse.queueLimit ?? DEFAULT_QUEUE_LIMIT })
