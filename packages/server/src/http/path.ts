@@ -35,6 +35,7 @@ const patterns = new Map(Object.keys(ID_PREFIXES).map((name) => [name, new RegEx
 const isDotSegment = (value: string) => value === "." || value === ".."
 
 /** Characters that would split, end or hide a path segment if a client put them in a parameter. */
+// oxlint-disable-next-line no-control-regex -- control characters are exactly what this refuses
 const UNSAFE = /[/\\?#\u0000-\u001f\u007f]/
 
 /** The problem with one raw (percent-decoded) path parameter, if any. */
