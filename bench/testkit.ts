@@ -50,10 +50,15 @@ export const run = async () => {
     const runs = []
     for (let i = 0; i < 30; i++) runs.push(await once(withPlugin))
     const label = withPlugin ? "with a context plugin" : "no plugins"
-    summary(`${label}: total (target p50 < 300 ms)`, runs.map((r) => r.total))
+    summary(
+      `${label}: total (target p50 < 300 ms)`,
+      runs.map((r) => r.total),
+    )
     line(
       `${label}: p50 create / prompt / dispose`,
-      [runs.map((r) => r.create), runs.map((r) => r.prompt), runs.map((r) => r.dispose)].map((s) => ms(percentile(s, 50))).join(" / "),
+      [runs.map((r) => r.create), runs.map((r) => r.prompt), runs.map((r) => r.dispose)]
+        .map((s) => ms(percentile(s, 50)))
+        .join(" / "),
     )
   }
   const crashes = []

@@ -84,7 +84,11 @@ describe("plugin fixtures under the test kit", () => {
     const ctx = pluginContext(host.directory)
     const session = await host.session()
     const sessionID = session.id
-    const notice = await ctx.session.synthetic({ sessionID, text: `${REWRITE_PREFIX}deploy key is hunter2`, resume: false })
+    const notice = await ctx.session.synthetic({
+      sessionID,
+      text: `${REWRITE_PREFIX}deploy key is hunter2`,
+      resume: false,
+    })
     const stored = await ctx.session.message.get({ sessionID, messageID: notice.messageID })
     expect(JSON.stringify(stored)).toContain(`${SUBSTITUTE_PREFIX}deploy key is hunter2`)
 

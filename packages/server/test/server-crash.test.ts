@@ -20,7 +20,10 @@ const stopMidTurn = async (how: "crash" | "stop") => {
     logLevel: "Error",
     config: {
       directory,
-      data: { model: "kit/scripted", provider: { kit: { type: "openai-compatible", baseURL: model.baseURL, models: { scripted: {} } } } },
+      data: {
+        model: "kit/scripted",
+        provider: { kit: { type: "openai-compatible", baseURL: model.baseURL, models: { scripted: {} } } },
+      },
     },
   })
   const client = createOpencodeClient({ baseUrl: server.url })

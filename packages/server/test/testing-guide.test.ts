@@ -15,7 +15,11 @@ afterEach(async () => {
 // --- 1. A notice plugin that retracts its stale notice (busy -> retry) ---------------------------------
 
 /** Posts a status notice per session and retracts it when it goes stale, retrying while a turn runs. */
-const buildStatus = (api: { post?: (sessionID: string, text: string) => Promise<void>; clear?: (sessionID: string) => Promise<Message>; busy?: () => void }): PromisePlugin => ({
+const buildStatus = (api: {
+  post?: (sessionID: string, text: string) => Promise<void>
+  clear?: (sessionID: string) => Promise<Message>
+  busy?: () => void
+}): PromisePlugin => ({
   id: "build-status",
   setup(ctx: PromisePluginContext) {
     const posted = new Map<string, string>()
@@ -101,7 +105,11 @@ describe("docs/testing-plugins.md worked examples", () => {
     await host.restart({ crash: true })
     await host.client.session.wait({ path: { sessionID } })
     const resumed = host.model.requests.at(-1)!
-    expect(resumed.system).toContainEqual({ id: "house-rules", text: RULES, origin: { type: "plugin", pluginID: "house-rules" } })
+    expect(resumed.system).toContainEqual({
+      id: "house-rules",
+      text: RULES,
+      origin: { type: "plugin", pluginID: "house-rules" },
+    })
     const { data } = await host.client.message.list({ path: { sessionID } })
     expect(data!.items.at(-1)!.parts).toMatchObject([{ type: "text", text: "continuing after the restart" }])
   })

@@ -8,7 +8,11 @@ afterEach(async () => {
   host = undefined
 })
 
-const RULES = { id: "owner:rules", text: "OWNER RULES: keep the changelog current.", origin: { type: "plugin", pluginID: "owner" } }
+const RULES = {
+  id: "owner:rules",
+  text: "OWNER RULES: keep the changelog current.",
+  origin: { type: "plugin", pluginID: "owner" },
+}
 
 /**
  * A system-part owner whose state lives in the plugin instance (so a new process starts empty): it seeds

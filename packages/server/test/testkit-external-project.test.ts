@@ -17,11 +17,21 @@ const work = mkdtempSync(join(tmpdir(), "opencode2-plugin-project-"))
 afterAll(() => rmSync(work, { recursive: true, force: true }))
 
 /** A child's environment without the variables of the vitest run that spawned it. */
-const childEnv = () => Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(__)?VITEST|^TEST$|^NODE_ENV$/.test(key)))
+const childEnv = () =>
+  Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(__)?VITEST|^TEST$|^NODE_ENV$/.test(key)))
 
 const run = async (command: Array<string>, cwd: string) => {
-  const child = Bun.spawn(command, { cwd, stdout: "pipe", stderr: "pipe", env: { ...childEnv(), NO_COLOR: "1", FORCE_COLOR: "0" } })
-  const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()])
+  const child = Bun.spawn(command, {
+    cwd,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...childEnv(), NO_COLOR: "1", FORCE_COLOR: "0" },
+  })
+  const [code, stdout, stderr] = await Promise.all([
+    child.exited,
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+  ])
   return { code, output: `${stdout}\n${stderr}` }
 }
 
@@ -35,7 +45,10 @@ const pack = async (name: (typeof PACKAGES)[number], into: string) => {
   }
   const packed = await run([process.execPath, "pm", "pack", "--destination", into, "--quiet"], dir)
   expect(packed.code, packed.output).toBe(0)
-  const tarball = packed.output.trim().split("\n").find((line) => line.endsWith(".tgz"))!
+  const tarball = packed.output
+    .trim()
+    .split("\n")
+    .find((line) => line.endsWith(".tgz"))!
   const path = tarball.startsWith("/") ? tarball : join(into, tarball)
   expect(existsSync(path), path).toBe(true)
   return path
@@ -51,8 +64,11 @@ describe("the kit from an external plugin project", () => {
     const files: Record<string, string> = {}
     for (const name of PACKAGES) files[`@opencode-ai/${name}`] = `file:${await pack(name, tarballs)}`
     const { ["@opencode-ai/plugin"]: plugin, ...host } = files
-    const vitest = (JSON.parse(readFileSync(join(root, "packages/server/package.json"), "utf8")) as { devDependencies: Record<string, string> })
-      .devDependencies.vitest
+    const vitest = (
+      JSON.parse(readFileSync(join(root, "packages/server/package.json"), "utf8")) as {
+        devDependencies: Record<string, string>
+      }
+    ).devDependencies.vitest
     writeFileSync(
       join(project, "package.json"),
       JSON.stringify(
@@ -76,7 +92,9 @@ describe("the kit from an external plugin project", () => {
     expect(installed.code, installed.output).toBe(0)
     // Nothing of ours came from the registry.
     for (const name of PACKAGES) {
-      const manifest = JSON.parse(readFileSync(join(project, "node_modules/@opencode-ai", name, "package.json"), "utf8"))
+      const manifest = JSON.parse(
+        readFileSync(join(project, "node_modules/@opencode-ai", name, "package.json"), "utf8"),
+      )
       expect(manifest.version).toBe("0.1.0")
     }
 

@@ -1,4 +1,5 @@
-import type { PromisePlugin, PromisePluginContext } from "@opencode-ai/plugin"
+import type { EffectPlugin, PromisePlugin, PromisePluginContext } from "@opencode-ai/plugin"
+import { Effect } from "effect"
 import { createTestHost, type TestHost } from "@opencode-ai/server/testing"
 import { afterEach, describe, expect, it } from "vitest"
 
@@ -78,8 +79,13 @@ describe("test kit: scripted replies", () => {
     const sessionID = session.id
     await Bun.write(`${host.directory}/notes.txt`, "alpha\nbeta\n")
     host.model.reply(
-      { reasoning: "I should look at the notes", text: "Reading.", tools: [{ name: "read", input: { path: "notes.txt" } }] },
-      (request) => `the tool said ${request.messages.some((message) => message.role === "tool" && JSON.stringify(message).includes("alpha")) ? "alpha" : "nothing"}`,
+      {
+        reasoning: "I should look at the notes",
+        text: "Reading.",
+        tools: [{ name: "read", input: { path: "notes.txt" } }],
+      },
+      (request) =>
+        `the tool said ${request.messages.some((message) => message.role === "tool" && JSON.stringify(message).includes("alpha")) ? "alpha" : "nothing"}`,
       { error: "model overloaded" },
     )
     await host.client.session.prompt({ path: { sessionID }, body: { text: "read my notes" } })
@@ -102,12 +108,45 @@ describe("test kit: scripted replies", () => {
   it("loads a plugin given as a path relative to the working directory through the host's loader", async () => {
     host = await createTestHost({ plugins: ["./test/fixtures/guard.ts"] })
     const { data } = await host.client.plugin.list()
-    expect(data).toContainEqual(expect.objectContaining({ id: "guard", status: "loaded", source: `${process.cwd()}/test/fixtures/guard.ts` }))
+    expect(data).toContainEqual(
+      expect.objectContaining({ id: "guard", status: "loaded", source: `${process.cwd()}/test/fixtures/guard.ts` }),
+    )
+  })
+
+  it("takes Effect-flavoured plugin objects too, and disposes with await using", async () => {
+    const flavoured: EffectPlugin = {
+      id: "flavoured",
+      effect: (ctx) =>
+        ctx.session.hook("context", (event) =>
+          Effect.sync(
+            () =>
+              void event.system.push({
+                id: "fx",
+                text: "from an Effect plugin",
+                origin: { type: "plugin", pluginID: "?" },
+              }),
+          ),
+        ),
+    }
+    let url = ""
+    {
+      await using scoped = await createTestHost({ plugins: [flavoured] })
+      url = scoped.url
+      const { id: sessionID } = await scoped.session()
+      await scoped.client.session.prompt({ path: { sessionID }, body: { text: "hi" } })
+      await scoped.client.session.wait({ path: { sessionID } })
+      expect(scoped.model.requests[0]!.system).toContainEqual({
+        id: "fx",
+        text: "from an Effect plugin",
+        origin: { type: "plugin", pluginID: "flavoured" },
+      })
+    }
+    await expect(fetch(`${url}/api/health`)).rejects.toThrow()
   })
 
   it("refuses to start when a plugin fails to load", async () => {
-    await expect(createTestHost({ plugins: [{ id: "broken", setup: () => Promise.reject(new Error("nope")) }] })).rejects.toThrow(
-      /broken.*nope/,
-    )
+    await expect(
+      createTestHost({ plugins: [{ id: "broken", setup: () => Promise.reject(new Error("nope")) }] }),
+    ).rejects.toThrow(/broken.*nope/)
   })
 })

@@ -10,7 +10,11 @@ describe("test kit runners", () => {
       stderr: "pipe",
       env: { ...process.env, FORCE_COLOR: "0", NO_COLOR: "1" },
     })
-    const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()])
+    const [code, stdout, stderr] = await Promise.all([
+      child.exited,
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+    ])
     const output = stdout + stderr
     expect(output, output).toMatch(/\b1 pass\b/)
     expect(output).toMatch(/\b0 fail\b/)

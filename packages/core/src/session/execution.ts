@@ -4,7 +4,7 @@ import { Bus, type Decision } from "../bus/bus.ts"
 import type { Draft } from "../bus/event.ts"
 import { Config } from "../config/config.ts"
 import { ascending } from "../id/id.ts"
-import { Hooks } from "../plugin/hooks.ts"
+import { Hooks, recordedHookError } from "../plugin/hooks.ts"
 import { admitInput, admitResume, boundary, type Grant, settleCutOff } from "./admission.ts"
 import { type BusyError, InvalidInputError, SessionNotFoundError } from "./error.ts"
 import type { InputMessage, MessageError, Origin } from "./message.ts"
@@ -230,7 +230,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
             ...(input.agent ? { agent: input.agent } : {}),
             ...(input.model ? { model: input.model } : {}),
           }
-          if (hook._tag === "Failure") failures.set(message.id, { name: hook.failure._tag, message: hook.failure.message })
+          if (hook._tag === "Failure") failures.set(message.id, recordedHookError(hook.failure))
           return yield* admit(input.sessionID, message, true)
         })
 
@@ -253,7 +253,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
             ...(input.description !== undefined ? { description: input.description } : {}),
           }
           const wake = input.resume ?? true
-          if (hook._tag === "Failure" && wake) failures.set(message.id, { name: hook.failure._tag, message: hook.failure.message })
+          if (hook._tag === "Failure" && wake) failures.set(message.id, recordedHookError(hook.failure))
           return yield* admit(input.sessionID, message, wake)
         })
 
@@ -291,17 +291,30 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           if (owner) yield* Deferred.await(owner.idle)
         })
 
-      const resume = (sessionID: string, options: { readonly notice?: string } = {}) =>
+      /** The restart notice is a host notice like any other: the `synthetic` hook sees it first. */
+      const restartNotice = (sessionID: string, text: string | undefined) =>
         Effect.gen(function* () {
-          const notice: InputMessage | undefined = options.notice
-            ? { ...textMessage(sessionID, options.notice), type: "synthetic", origin: "host", description: "restart" }
-            : undefined
-          const started = yield* decide(sessionID, () =>
-            admitResume(session.sync, sessionID, { running: owners.has(sessionID), cap, ...(notice ? { notice } : {}) }),
-          )
-          yield* launch(sessionID, started)
-          return { resumed: started !== undefined }
-        }).pipe(Effect.uninterruptible)
+          if (!text) return undefined
+          const event: SyntheticEvent = { sessionID, origin: "host", description: "restart", text }
+          const hook = yield* Effect.result(hooks.run("synthetic", event))
+          const edited = hook._tag === "Success" && typeof event.text === "string" && event.text ? event.text : text
+          const notice: InputMessage = { ...textMessage(sessionID, edited), type: "synthetic", origin: "host", description: "restart" }
+          if (hook._tag === "Failure") failures.set(notice.id, recordedHookError(hook.failure))
+          return notice
+        })
+
+      const resume = (sessionID: string, options: { readonly notice?: string } = {}) =>
+        Effect.flatMap(restartNotice(sessionID, options.notice), (notice) =>
+          Effect.gen(function* () {
+            const started = yield* decide(sessionID, () =>
+              admitResume(session.sync, sessionID, { running: owners.has(sessionID), cap, ...(notice ? { notice } : {}) }),
+            ).pipe(Effect.onError(() => Effect.sync(() => notice && failures.delete(notice.id))))
+            // A notice whose resume gave up (attempt cap) starts no turn: nothing will read its failure.
+            if (notice && !started) failures.delete(notice.id)
+            yield* launch(sessionID, started)
+            return { resumed: started !== undefined }
+          }).pipe(Effect.uninterruptible),
+        )
 
       const remove = (sessionID: string) =>
         Effect.gen(function* () {

@@ -112,7 +112,12 @@ const chunksOf = (reply: ScriptedReply, index: number, model: string) => {
     chunks.push(
       chunk({
         tool_calls: [
-          { index: position, id: call.id ?? `call_${index}_${position}`, type: "function", function: { name: call.name, arguments: first } },
+          {
+            index: position,
+            id: call.id ?? `call_${index}_${position}`,
+            type: "function",
+            function: { name: call.name, arguments: first },
+          },
         ],
       }),
     )
@@ -120,7 +125,14 @@ const chunksOf = (reply: ScriptedReply, index: number, model: string) => {
   })
   chunks.push(chunk({}, tools.length > 0 ? "tool_calls" : "stop"))
   const output = Math.ceil(((reply.reasoning ?? "").length + (reply.text ?? "").length) / 4)
-  chunks.push({ id, object: "chat.completion.chunk", created, model, choices: [], usage: { prompt_tokens: 10, completion_tokens: output, total_tokens: 10 + output } })
+  chunks.push({
+    id,
+    object: "chat.completion.chunk",
+    created,
+    model,
+    choices: [],
+    usage: { prompt_tokens: 10, completion_tokens: output, total_tokens: 10 + output },
+  })
   return chunks.map((payload) => `data: ${JSON.stringify(payload)}\n\n`).concat("data: [DONE]\n\n")
 }
 
@@ -210,9 +222,16 @@ export const startScriptedModel = (): ScriptedModelServer => {
     const reply: ScriptedReply = typeof resolved === "string" ? { text: resolved } : resolved
     if (reply.error !== undefined || reply.status !== undefined) {
       const message = reply.error ?? `scripted error ${reply.status}`
-      return Response.json({ error: { message, type: "scripted_error", code: reply.status ?? 400 } }, { status: reply.status ?? 400 })
+      return Response.json(
+        { error: { message, type: "scripted_error", code: reply.status ?? 400 } },
+        { status: reply.status ?? 400 },
+      )
     }
-    const chunks = chunksOf(reply, call.index, typeof (call.body as any)?.model === "string" ? (call.body as any).model : "scripted")
+    const chunks = chunksOf(
+      reply,
+      call.index,
+      typeof (call.body as any)?.model === "string" ? (call.body as any).model : "scripted",
+    )
     const onHold = armed.shift()
     // Mid-way: after the role chunk and the first delta (just the role chunk for an empty answer).
     const holdAt = onHold ? Math.min(2, chunks.length - 2) : -1
@@ -257,7 +276,10 @@ export const startScriptedModel = (): ScriptedModelServer => {
       }
       const body = await request.json().catch(() => undefined)
       if (!body || body.stream !== true) {
-        return Response.json({ error: { message: "the scripted model only streams", type: "invalid_request_error" } }, { status: 400 })
+        return Response.json(
+          { error: { message: "the scripted model only streams", type: "invalid_request_error" } },
+          { status: 400 },
+        )
       }
       return answer(admit(body), request.signal)
     },

@@ -152,7 +152,10 @@ export const createTestHost = async (options: TestHostOptions = {}): Promise<Tes
             return { source: `testkit:${resolved?.id ?? index}`, plugin: resolved }
           }),
         // Last, so its context callback sees the request after every plugin shaped it.
-        { source: "testkit:recorder", plugin: { id: RECORDER, setup: (ctx) => void ctx.session.hook("context", model.record) } },
+        {
+          source: "testkit:recorder",
+          plugin: { id: RECORDER, setup: (ctx) => void ctx.session.hook("context", model.record) },
+        },
       ],
       logLevel: "Error",
     })
@@ -161,7 +164,9 @@ export const createTestHost = async (options: TestHostOptions = {}): Promise<Tes
     const { data } = await client.plugin.list()
     const failed = (data ?? []).filter((status) => status.status === "failed")
     if (failed.length > 0) {
-      throw new TestHostPluginError(failed.map((status) => `plugin ${status.source} failed to load: ${status.error}`).join("\n"))
+      throw new TestHostPluginError(
+        failed.map((status) => `plugin ${status.source} failed to load: ${status.error}`).join("\n"),
+      )
     }
   }
 
