@@ -4,6 +4,7 @@ import { Bus, type Decision } from "../bus/bus.ts"
 import type { Draft } from "../bus/event.ts"
 import { Config } from "../config/config.ts"
 import { ascending } from "../id/id.ts"
+import { Permissions } from "../permission/permission.ts"
 import { Hooks } from "../plugin/hooks.ts"
 import { admitInput, admitResume, boundary, type Grant, settleCutOff } from "./admission.ts"
 import { type BusyError, InvalidInputError, SessionNotFoundError } from "./error.ts"
@@ -70,6 +71,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
       const config = yield* Config
       const cap = config.data.server?.resumeAttempts ?? DEFAULT_RESUME_ATTEMPTS
       const owners = yield* Turns
+      const permissions = yield* Permissions
       /** Admissions whose plugin hook threw: the turn they start fails with this error, recorded. */
       const failures = new Map<string, MessageError>()
       let stopping = false
@@ -218,6 +220,8 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           yield* session.get(sessionID)
           const owner = owners.get(sessionID)
           if (owner?.fiber) {
+            // Pending permission asks are rejected (durably) before the turn stops.
+            yield* permissions.rejectPending(sessionID)
             yield* Fiber.interrupt(owner.fiber)
             return
           }
@@ -225,7 +229,13 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           if (claim && !owner) {
             yield* decide<never>(sessionID, () => {
               const ended = boundary(session.sync, sessionID, { turnID: claim.turn_id, outcome: "interrupted" }, { drain: true })
-              return { decision: [...settleCutOff(session.sync, sessionID, claim.turn_id), ...(ended.decision as ReadonlyArray<Draft>)] }
+              return {
+                decision: [
+                  ...permissions.sync.rejectDrafts(sessionID),
+                  ...settleCutOff(session.sync, sessionID, claim.turn_id),
+                  ...(ended.decision as ReadonlyArray<Draft>),
+                ],
+              }
             })
           }
         })
@@ -242,9 +252,15 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           const notice: InputMessage | undefined = options.notice
             ? { ...textMessage(sessionID, options.notice), type: "synthetic", origin: "host", description: "restart" }
             : undefined
-          const grant = yield* decide(sessionID, () =>
-            admitResume(session.sync, sessionID, { running: owners.has(sessionID), cap, ...(notice ? { notice } : {}) }),
-          )
+          const grant = yield* decide(sessionID, () => {
+            const pending = permissions.sync.pending(sessionID)
+            return admitResume(session.sync, sessionID, {
+              running: owners.has(sessionID),
+              cap,
+              ...(notice ? { notice } : {}),
+              permissions: { messages: new Set(pending.map((ask) => ask.messageID)), reject: permissions.sync.rejectDrafts(sessionID) },
+            })
+          })
           yield* launch(sessionID, grant)
           return { resumed: grant !== undefined }
         })
