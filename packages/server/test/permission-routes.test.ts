@@ -55,7 +55,7 @@ describe("permission routes", () => {
     expect(readFileSync(join(t.directory, "a.txt"), "utf8")).toBe("alpha\ngamma\n")
 
     const again = await t.client.permission.reply({ path: { sessionID, permissionID }, body: { reply: "once" } })
-    expect(again.response.status).toBe(404)
+    expect(again.response?.status).toBe(404)
     expect(again.error).toMatchObject({ _tag: "PermissionNotFoundError", sessionID, permissionID })
     const messages = (await t.client.message.list({ path: { sessionID } })).data!.items
     expect(toolParts(messages)).toMatchObject([{ tool: "edit", state: "completed", metadata: { diff: expect.stringContaining("-beta\n+gamma") } }])
@@ -126,7 +126,7 @@ describe("a pending ask across a SIGKILL", () => {
     expect(pending.data!.items.map((p) => p.id)).toEqual([permissionID])
     expect(readFileSync(join(work, "a.txt"), "utf8")).toBe("hello\n")
     const mutation = await second.client.session.prune({ path: { sessionID }, body: {} })
-    expect(mutation.response.status).toBe(409)
+    expect(mutation.response?.status).toBe(409)
 
     const answered = await second.client.permission.reply({ path: { sessionID, permissionID }, body: { reply: "once" } })
     expect(answered.data).toEqual({ id: permissionID, reply: "once" })
