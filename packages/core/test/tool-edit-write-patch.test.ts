@@ -1,6 +1,7 @@
 import * as fs from "node:fs/promises"
 import * as nodePath from "node:path"
 import { Effect } from "effect"
+import fc from "fast-check"
 import { beforeEach, describe, expect, test } from "vitest"
 import { edit } from "../src/tool/edit.ts"
 import { glob } from "../src/tool/glob.ts"
@@ -230,5 +231,23 @@ describe("glob", () => {
     expect(((await call(glob, { pattern: "*.ts", path: "src" })) as { output: string }).output).toBe("src/b.ts")
     expect(((await call(glob, { pattern: "../*" })) as { error: string }).error).toMatch(/must not contain/)
     expect(((await call(glob, { pattern: "*", path: "out" })) as { error: string }).error).toMatch(/outside/)
+  })
+})
+
+describe("unified diffs", () => {
+  test("property: the diff of any two texts, applied as a patch, turns the first into the second", async () => {
+    const { unifiedDiff } = await import("../src/tool/diff.ts")
+    const { applyHunks, parsePatch } = await import("../src/tool/patch.ts")
+    const text = fc
+      .array(fc.constantFrom("a", "b", "c", "", "dd", " x"), { maxLength: 14 })
+      .chain((lines) => fc.boolean().map((eol) => lines.join("\n") + (eol && lines.length > 0 ? "\n" : "")))
+    fc.assert(
+      fc.property(text, text, (before, after) => {
+        fc.pre(before !== after)
+        const [file] = parsePatch(unifiedDiff("f.txt", before, after))
+        expect(applyHunks("f.txt", before, file!.hunks)).toBe(after)
+      }),
+      { numRuns: 3000, seed: 12 },
+    )
   })
 })

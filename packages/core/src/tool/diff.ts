@@ -98,13 +98,77 @@ const script = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): Array<Op> =
   return Object.assign(ops, { skipped: Math.max(0, head - CONTEXT) })
 }
 
+/** Length of the common prefix of two strings (compared natively, a block at a time). */
+const commonPrefix = (a: string, b: string): number => {
+  const n = Math.min(a.length, b.length)
+  let i = 0
+  while (i + 4096 <= n && a.substr(i, 4096) === b.substr(i, 4096)) i += 4096
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++
+  return i
+}
+
+/** Length of the common suffix, at most `max`. */
+const commonSuffix = (a: string, b: string, max: number): number => {
+  let i = 0
+  while (i + 4096 <= max && a.substr(a.length - i - 4096, 4096) === b.substr(b.length - i - 4096, 4096)) i += 4096
+  while (i < max && a.charCodeAt(a.length - 1 - i) === b.charCodeAt(b.length - 1 - i)) i++
+  return i
+}
+
+const atLineStart = (text: string, offset: number) => offset === 0 || offset === text.length || text.charCodeAt(offset - 1) === 10
+
+/** Start of the line `count` lines above the line starting at `offset`. */
+const linesBack = (text: string, offset: number, count: number) => {
+  let at = offset
+  for (let k = 0; k < count && at > 0; k++) at = text.lastIndexOf("\n", at - 2) + 1
+  return at
+}
+
+/** Offset just after `count` more lines from the line starting at `offset`. */
+const linesForward = (text: string, offset: number, count: number) => {
+  let at = offset
+  for (let k = 0; k < count && at < text.length; k++) {
+    const next = text.indexOf("\n", at)
+    at = next === -1 ? text.length : next + 1
+  }
+  return at
+}
+
+const countLines = (text: string, end: number) => {
+  let n = 0
+  for (let at = text.indexOf("\n"); at !== -1 && at < end; at = text.indexOf("\n", at + 1)) n++
+  return n
+}
+
+/**
+ * The part of both texts a diff needs: the changed lines and CONTEXT lines around them, found with native
+ * string comparisons, so a one-line edit in a large file splits only a few lines.
+ */
+const window = (a: string, b: string) => {
+  const prefix = commonPrefix(a, b)
+  const head = prefix === 0 ? 0 : a.lastIndexOf("\n", prefix - 1) + 1
+  const suffix = commonSuffix(a, b, Math.min(a.length, b.length) - prefix)
+  let tailA = a.length - suffix
+  // Both tails must begin at a line start; moving forward keeps them common.
+  while (tailA < a.length && !(atLineStart(a, tailA) && atLineStart(b, b.length - (a.length - tailA)))) {
+    const next = a.indexOf("\n", tailA)
+    tailA = next === -1 ? a.length : next + 1
+  }
+  const tailB = b.length - (a.length - tailA)
+  const start = linesBack(a, head, CONTEXT)
+  const endA = linesForward(a, tailA, CONTEXT)
+  const endB = tailB + (endA - tailA)
+  return { a: a.slice(start, endA), b: b.slice(start, endB), line: countLines(a, start) }
+}
+
 /**
  * A git-style unified diff of one file, `before` -> `after` (either may be `undefined` for a created or
  * deleted file). Empty string when nothing changed.
  */
 export const unifiedDiff = (path: string, before: string | undefined, after: string | undefined): string => {
   if (before === after) return ""
-  const ops = script(splitLines(before ?? ""), splitLines(after ?? "")) as Array<Op> & { skipped: number }
+  const region = window(before ?? "", after ?? "")
+  const ops = script(splitLines(region.a), splitLines(region.b)) as Array<Op> & { skipped: number }
   const out: Array<string> = [
     `diff --git a/${path} b/${path}`,
     before === undefined ? "--- /dev/null" : `--- a/${path}`,
@@ -115,8 +179,8 @@ export const unifiedDiff = (path: string, before: string | undefined, after: str
 
   // Group ops into hunks with CONTEXT lines around changes.
   let i = 0
-  let lineA = ops.skipped
-  let lineB = ops.skipped
+  let lineA = region.line + ops.skipped
+  let lineB = region.line + ops.skipped
   const positions: Array<{ a: number; b: number }> = []
   for (const op of ops) {
     positions.push({ a: lineA, b: lineB })

@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { capDiff, unifiedDiff } from "./diff.ts"
-import { readTextFile, writeFiles } from "./files.ts"
+import { fingerprint, readTextFile, unchanged, writeFiles } from "./files.ts"
 import { displayPath, resolveWritable } from "./path.ts"
 import { PathOutsideDirectoryError, ToolError, type Tool, type ToolContext, type ToolPlan } from "./tool.ts"
 
@@ -57,6 +57,10 @@ const plan = (input: EditInput, ctx: ToolContext): Effect.Effect<ToolPlan, ToolE
         try: () => readTextFile("edit", path, shown),
         catch: (error) => (error instanceof ToolError ? error : fail(`cannot read "${shown}": ${String(error)}`)),
       })
+    const print = yield* Effect.tryPromise({
+      try: () => fingerprint(path),
+      catch: (error) => fail(`cannot read "${shown}": ${String(error)}`),
+    })
     const before = yield* read()
     const after = applyEdit(shown, before, input)
     if (after instanceof ToolError) return yield* after
@@ -69,8 +73,11 @@ const plan = (input: EditInput, ctx: ToolContext): Effect.Effect<ToolPlan, ToolE
       run: () =>
         Effect.gen(function* () {
           // The file must still be what the diff was computed (and perhaps approved) against.
-          const now = yield* read()
-          if (now !== before) {
+          const same = yield* Effect.tryPromise({
+            try: () => unchanged("edit", path, shown, print, before),
+            catch: (error) => (error instanceof ToolError ? error : fail(`cannot read "${shown}": ${String(error)}`)),
+          })
+          if (!same) {
             return yield* fail(`file "${shown}" changed since it was read; read it again and redo the edit`)
           }
           yield* Effect.tryPromise({

@@ -36,6 +36,27 @@ export const readTextFile = async (tool: string, file: string, shown: string): P
   }
 }
 
+/**
+ * Identifies a file's current state without reading it: inode, size, and modification/change times in
+ * nanoseconds; `"missing"` when it does not exist.
+ */
+export const fingerprint = async (file: string): Promise<string> => {
+  try {
+    const stat = await fs.stat(file, { bigint: true })
+    return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOENT") return "missing"
+    throw error
+  }
+}
+
+/**
+ * Whether a file still holds `before` (what a plan was computed from): its fingerprint is unchanged, or
+ * (something touched it) its content is still the same.
+ */
+export const unchanged = async (tool: string, file: string, shown: string, print: string, before: string | undefined) =>
+  (await fingerprint(file)) === print || (await readTextFile(tool, file, shown)) === before
+
 /** One file change of an all-or-nothing write: new content, or `undefined` to delete the file. */
 export interface FileChange {
   /** Absolute path inside the session directory (already confined). */

@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { capDiff, unifiedDiff } from "./diff.ts"
-import { type FileChange, readTextFile, writeFiles } from "./files.ts"
+import { type FileChange, fingerprint, readTextFile, unchanged, writeFiles } from "./files.ts"
 import { displayPath, resolveWritable } from "./path.ts"
 import { PathOutsideDirectoryError, ToolError, type Tool, type ToolContext, type ToolPlan } from "./tool.ts"
 
@@ -152,6 +152,7 @@ interface Target {
   readonly path: string
   readonly shown: string
   readonly before: string | undefined
+  readonly print: string
   after: string | undefined
 }
 
@@ -168,11 +169,15 @@ const plan = (input: PatchInput, ctx: ToolContext): Effect.Effect<ToolPlan, Tool
         const existing = targets.get(path)
         if (existing) return existing
         const shown = displayPath(root, path)
+        const print = yield* Effect.tryPromise({
+          try: () => fingerprint(path),
+          catch: (error) => fail(`cannot read "${shown}": ${String(error)}`),
+        })
         const before = yield* Effect.tryPromise({
           try: () => readTextFile("patch", path, shown),
           catch: (error) => (error instanceof ToolError ? error : fail(`cannot read "${shown}": ${String(error)}`)),
         })
-        const target: Target = { path, shown, before, after: before }
+        const target: Target = { path, shown, before, print, after: before }
         targets.set(path, target)
         return target
       })
@@ -213,11 +218,11 @@ const plan = (input: PatchInput, ctx: ToolContext): Effect.Effect<ToolPlan, Tool
       run: () =>
         Effect.gen(function* () {
           for (const target of list) {
-            const now = yield* Effect.tryPromise({
-              try: () => readTextFile("patch", target.path, target.shown),
+            const same = yield* Effect.tryPromise({
+              try: () => unchanged("patch", target.path, target.shown, target.print, target.before),
               catch: (error) => (error instanceof ToolError ? error : fail(String(error))),
             })
-            if (now !== target.before) {
+            if (!same) {
               return yield* fail(`file "${target.shown}" changed since the patch was checked; nothing was changed, read it again`)
             }
           }

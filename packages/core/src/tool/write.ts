@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { capDiff, unifiedDiff } from "./diff.ts"
-import { readTextFile, writeFiles } from "./files.ts"
+import { fingerprint, readTextFile, unchanged, writeFiles } from "./files.ts"
 import { displayPath, resolveWritable } from "./path.ts"
 import { PathOutsideDirectoryError, ToolError, type Tool, type ToolContext, type ToolPlan } from "./tool.ts"
 
@@ -21,6 +21,10 @@ const plan = (input: WriteInput, ctx: ToolContext): Effect.Effect<ToolPlan, Tool
         try: () => readTextFile("write", path, shown),
         catch: (error) => (error instanceof ToolError ? error : fail(`cannot read "${shown}": ${String(error)}`)),
       })
+    const print = yield* Effect.tryPromise({
+      try: () => fingerprint(path),
+      catch: (error) => fail(`cannot read "${shown}": ${String(error)}`),
+    })
     const before = yield* read()
     const diff = capDiff(unifiedDiff(shown, before, input.content))
     return {
@@ -30,8 +34,11 @@ const plan = (input: WriteInput, ctx: ToolContext): Effect.Effect<ToolPlan, Tool
       metadata: { diff },
       run: () =>
         Effect.gen(function* () {
-          const now = yield* read()
-          if (now !== before) return yield* fail(`file "${shown}" changed since it was read; read it again before overwriting it`)
+          const same = yield* Effect.tryPromise({
+            try: () => unchanged("write", path, shown, print, before),
+            catch: (error) => (error instanceof ToolError ? error : fail(`cannot read "${shown}": ${String(error)}`)),
+          })
+          if (!same) return yield* fail(`file "${shown}" changed since it was read; read it again before overwriting it`)
           yield* Effect.tryPromise({
             try: () => writeFiles("write", [{ path, shown, after: input.content }], new Map([[path, before]])),
             catch: (error) => (error instanceof ToolError ? error : fail(String(error))),
