@@ -126,6 +126,39 @@ describe("permissions for file edits", () => {
     await t.host.dispose()
   })
 
+  it("calls that cannot succeed fail with a clear tool error before anyone is asked, changing nothing", async () => {
+    const t = await setup({})
+    writeFileSync(join(t.host.directory, "twice.txt"), "x\nx\n")
+    const { symlinkSync, mkdtempSync } = await import("node:fs")
+    const outside = mkdtempSync(join(t.host.directory, "..", "outside-"))
+    writeFileSync(join(outside, "secret.txt"), "secret\n")
+    symlinkSync(join(outside, "secret.txt"), join(t.host.directory, "link.txt"))
+    await t.prompt(
+      [
+        editLine("twice.txt", "x", "y"),
+        editLine("missing.txt", "x", "y"),
+        editLine(join(outside, "secret.txt"), "secret", "pwned"),
+        editLine("../x.txt", "", "pwned"),
+        editLine("link.txt", "secret", "pwned"),
+        `/tool patch ${JSON.stringify({ patch: "--- a/a.txt\n+++ b/a.txt\n@@ -1,1 +1,1 @@\n-alpha\n+ALPHA\n--- a/twice.txt\n+++ b/twice.txt\n@@ -1,1 +1,1 @@\n-nope\n+y\n" })}`,
+      ].join("\n"),
+    )
+    await t.wait()
+    expect((await t.toolParts()).map((p) => p.error)).toEqual([
+      expect.stringContaining('oldString found 2 times in "twice.txt"'),
+      expect.stringContaining('file "missing.txt" not found'),
+      expect.stringContaining("outside the session directory"),
+      expect.stringContaining("outside the session directory"),
+      expect.stringContaining("outside the session directory"),
+      expect.stringContaining('hunk 1 of "twice.txt" does not apply'),
+    ])
+    expect(t.events.some((e) => e.type === "session.permission.asked")).toBe(false)
+    expect(t.file()).toBe("alpha\nbeta\n")
+    expect(readFileSync(join(t.host.directory, "twice.txt"), "utf8")).toBe("x\nx\n")
+    expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("secret\n")
+    await t.host.dispose()
+  })
+
   it('"deny" never asks; "always" covers later edits of the same file only', async () => {
     const denied = await setup({ permission: { edit: "deny" } })
     await denied.prompt(editLine("a.txt", "beta", "gamma"))
