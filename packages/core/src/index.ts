@@ -14,6 +14,7 @@ export { Providers, parseModel } from "./provider/registry.ts"
 export * as SessionErrors from "./session/error.ts"
 export {
   BusyError,
+  ForbiddenError,
   InvalidInputError,
   InvalidTargetError,
   MessageNotFoundError,

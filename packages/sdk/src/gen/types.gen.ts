@@ -31,12 +31,15 @@ export type AssistantMessage = {
     error?: {
         name: string;
         message: string;
+        pluginID?: string;
+        hook?: string;
     };
     usage?: {
         input: number;
         output: number;
         reasoning?: number;
     };
+    removedParts?: Array<string>;
 };
 
 export type DatabaseStats = {
@@ -81,6 +84,11 @@ export type EraseSummary = {
     events: number;
     fields: number;
     bytes: number;
+};
+
+export type ForbiddenError = {
+    _tag: 'ForbiddenError';
+    message: string;
 };
 
 export type Health = {
@@ -273,6 +281,7 @@ export type SyntheticMessage = {
         by: string;
     };
     placeholder?: string;
+    queued?: true;
     type: 'synthetic';
     time: {
         created: number;
@@ -320,6 +329,11 @@ export type UnknownError = {
     ref: string;
 };
 
+export type UnsupportedMediaTypeError = {
+    _tag: 'UnsupportedMediaTypeError';
+    message: string;
+};
+
 export type UserMessage = {
     id: string;
     sessionID: string;
@@ -331,6 +345,7 @@ export type UserMessage = {
         by: string;
     };
     placeholder?: string;
+    queued?: true;
     type: 'user';
     time: {
         created: number;
@@ -358,6 +373,10 @@ export type DbStatsErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -365,6 +384,10 @@ export type DbStatsErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -396,9 +419,17 @@ export type EventSubscribeData = {
 
 export type EventSubscribeErrors = {
     /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
      * UnauthorizedError
      */
     401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
     /**
      * SessionNotFoundError
      */
@@ -437,9 +468,17 @@ export type HealthErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -474,9 +513,17 @@ export type PluginListErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -514,9 +561,17 @@ export type SessionListErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -556,9 +611,17 @@ export type SessionCreateErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -595,6 +658,10 @@ export type SessionDeleteErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -602,6 +669,10 @@ export type SessionDeleteErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -638,6 +709,10 @@ export type SessionGetErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -645,6 +720,10 @@ export type SessionGetErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -683,6 +762,10 @@ export type SessionUpdateErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -690,6 +773,10 @@ export type SessionUpdateErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -726,6 +813,10 @@ export type SessionEraseErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -733,6 +824,10 @@ export type SessionEraseErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -769,6 +864,10 @@ export type SessionInterruptErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -776,6 +875,10 @@ export type SessionInterruptErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -816,6 +919,10 @@ export type SessionLogErrors = {
      * UnauthorizedError
      */
     401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
     /**
      * SessionNotFoundError
      */
@@ -864,6 +971,10 @@ export type MessageListErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -871,6 +982,10 @@ export type MessageListErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -908,6 +1023,10 @@ export type MessageRemoveErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError | MessageNotFoundError | PartNotFoundError
      */
     404: SessionNotFoundError | MessageNotFoundError | PartNotFoundError;
@@ -919,6 +1038,10 @@ export type MessageRemoveErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -956,6 +1079,10 @@ export type MessageGetErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError | MessageNotFoundError
      */
     404: SessionNotFoundError | MessageNotFoundError;
@@ -963,6 +1090,10 @@ export type MessageGetErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1001,6 +1132,10 @@ export type PartRemoveErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError | MessageNotFoundError | PartNotFoundError
      */
     404: SessionNotFoundError | MessageNotFoundError | PartNotFoundError;
@@ -1012,6 +1147,10 @@ export type PartRemoveErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1052,6 +1191,10 @@ export type MessageUpdateErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError | MessageNotFoundError | PartNotFoundError
      */
     404: SessionNotFoundError | MessageNotFoundError | PartNotFoundError;
@@ -1063,6 +1206,10 @@ export type MessageUpdateErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1099,6 +1246,10 @@ export type PermissionListErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1106,6 +1257,10 @@ export type PermissionListErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1148,6 +1303,10 @@ export type PermissionReplyErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError | PermissionNotFoundError
      */
     404: SessionNotFoundError | PermissionNotFoundError;
@@ -1155,6 +1314,10 @@ export type PermissionReplyErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1198,6 +1361,10 @@ export type SessionPromptErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1205,6 +1372,10 @@ export type SessionPromptErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1243,6 +1414,10 @@ export type SessionPruneErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1254,6 +1429,10 @@ export type SessionPruneErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1290,6 +1469,10 @@ export type SessionResumeErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1301,6 +1484,10 @@ export type SessionResumeErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1343,6 +1530,10 @@ export type SessionSyntheticErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1350,6 +1541,10 @@ export type SessionSyntheticErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1386,6 +1581,10 @@ export type SessionWaitErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1393,6 +1592,10 @@ export type SessionWaitErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
