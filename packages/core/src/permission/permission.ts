@@ -75,8 +75,11 @@ export interface PermissionsShape {
   ask(input: AskInput): Effect.Effect<string>
   /** Waits for the answer to an ask (returns at once if it was already answered, e.g. before a restart). */
   answer(permissionID: string): Effect.Effect<Answer>
-  /** Rejects every pending ask of the session (interrupt), committing the replies and waking the waiters. */
-  rejectPending(sessionID: string, message?: string): Effect.Effect<void>
+  /**
+   * Rejects every pending ask of the session, committing the replies. Waiting calls are woken (and
+   * become tool errors) unless `wake` is false: an interrupt stops the waiting turn itself.
+   */
+  rejectPending(sessionID: string, message?: string, options?: { readonly wake?: boolean }): Effect.Effect<void>
   /** Synchronous reads for commit decisions. */
   readonly sync: {
     pending(sessionID: string): ReadonlyArray<PermissionRequest>
@@ -198,7 +201,7 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
             }
             return yield* Deferred.await(deferred)
           }).pipe(Effect.ensuring(Effect.sync(() => waiters.delete(permissionID)))),
-        rejectPending: (sessionID, message = INTERRUPTED_REPLY) =>
+        rejectPending: (sessionID, message = INTERRUPTED_REPLY, options = {}) =>
           Effect.gen(function* () {
             let rejected: ReadonlyArray<string> = []
             yield* bus
@@ -208,7 +211,7 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
                 return drafts
               })
               .pipe(Effect.orDie)
-            for (const id of rejected) wake(id, { reply: "reject", message })
+            if (options.wake !== false) for (const id of rejected) wake(id, { reply: "reject", message })
           }),
         sync: { pending, rejectDrafts },
       })

@@ -273,7 +273,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           const owner = owners.get(sessionID)
           if (owner) {
             // Pending permission asks are rejected (durably) before the turn stops.
-            yield* permissions.rejectPending(sessionID)
+            yield* permissions.rejectPending(sessionID, undefined, { wake: false })
             return yield* stop(owner)
           }
           if (!session.sync.claimed(sessionID)) return
@@ -294,7 +294,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
             }
           })
           if (raced) {
-            yield* permissions.rejectPending(sessionID)
+            yield* permissions.rejectPending(sessionID, undefined, { wake: false })
             yield* stop(raced)
           }
         })
