@@ -66,13 +66,14 @@ export const evaluate = (key: PermissionKey, rule: PermissionRule, patterns: Rea
   return result
 }
 
-/** Whether session-scoped `always` answers cover every subject of a new call of the same kind. */
+/**
+ * Whether session-scoped `always` answers cover every subject of a new call of the same kind. Subjects are
+ * compared exactly: a granted `ls *.txt` is that command, not a wildcard over other commands.
+ */
 export const covered = (
   granted: ReadonlyArray<{ readonly permission: string; readonly patterns: ReadonlyArray<string> }>,
   key: PermissionKey,
   patterns: ReadonlyArray<string>,
 ): boolean =>
   patterns.length > 0 &&
-  patterns.every((subject) =>
-    granted.some((grant) => grant.permission === key && grant.patterns.some((pattern) => wildcard(pattern, subject))),
-  )
+  patterns.every((subject) => granted.some((grant) => grant.permission === key && grant.patterns.includes(subject)))

@@ -60,7 +60,9 @@ const renderPart = (part: Part): string => {
       if (tail === undefined) return head
       const lines = tail.split("\n")
       const shown = lines.slice(0, 8).join("\n") + (lines.length > 8 ? `\n… (${lines.length - 8} more lines)` : "")
-      return `${head}\n${indent(shown, "    ")}`
+      const diff = part.metadata?.["diff"]
+      const diffText = typeof diff === "string" && diff !== "" ? `\n${diffLines(diff, styleFor(false), 20).join("\n")}` : ""
+      return `${head}\n${indent(shown, "    ")}${diffText}`
     }
   }
 }
