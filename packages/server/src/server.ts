@@ -8,6 +8,7 @@ import { type CorsOrigins, makeCors, withHeaders } from "./http/cors.ts"
 import { unknownErrorSync } from "./http/errors.ts"
 import { type EventServices, eventStream, logStream } from "./http/events.ts"
 import { errorResponse } from "./http/respond.ts"
+import { webClient } from "./http/web-client.ts"
 import type { SseChannel, SseOptions } from "./sse.ts"
 
 export interface ServerOptions {
@@ -119,6 +120,9 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
       return errorResponse(unauthorized(), { "www-authenticate": `Basic realm="opencode2", charset="UTF-8"` })
     }
     const url = new URL(request.url)
+    // The web client's pages and chunks, behind the same checks as the API.
+    const client = await webClient(request, url)
+    if (client) return client
     if (request.method === "GET") {
       if (url.pathname === EVENT_PATH || url.pathname === `${EVENT_PATH}/`) {
         server.timeout(request, 0)
