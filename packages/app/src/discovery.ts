@@ -44,7 +44,11 @@ export const parseModels = (body: unknown): ReadonlyArray<string> | undefined =>
   for (const provider of providers) {
     const providerID = idOf(provider)
     if (!providerID || !provider || typeof provider !== "object") continue
-    const models = itemsOf((provider as Record<string, unknown>).models, "models") ?? []
+    const listed = (provider as Record<string, unknown>).models
+    // A provider's models: a list, or a map keyed by model id (as in config).
+    const models =
+      itemsOf(listed, "models") ??
+      (listed && typeof listed === "object" ? Object.entries(listed).map(([id, v]) => ({ ...(v as object), id })) : [])
     for (const model of models) {
       const modelID = idOf(model)
       if (modelID) names.push(modelID.startsWith(`${providerID}/`) ? modelID : `${providerID}/${modelID}`)
