@@ -15,8 +15,17 @@ import type { DurableEnvelope, Permission, SessionInfo, StreamEvent, ViewMessage
 
 export type Connection = "connecting" | "live" | "resyncing" | "offline"
 
-/** The newest messages first shown; older ones load on request. */
+interface Snapshot {
+  readonly session: SessionInfo
+  readonly messages: ReadonlyArray<ViewMessage>
+  readonly cursor: string | undefined
+  readonly permissions: ReadonlyArray<Permission>
+}
+
+/** Messages per page when loading older ones or reloading what was shown. */
 export const PAGE_SIZE = 200
+/** The first read of a session: enough for the first screen, small enough to arrive at once. */
+export const FIRST_PAGE = 80
 const MAX_ORPHANS = 5000
 const RECONNECT_MIN_MS = 250
 const RECONNECT_MAX_MS = 5000
@@ -34,6 +43,8 @@ export class LiveSession {
   private source: EventSource | undefined
   private generation = 0
   private buffer: Array<StreamEvent> | undefined
+  /** The first read, started before the stream is open (see `first`). */
+  private initial: Promise<Snapshot | undefined> | undefined
   private again = false
   private orphans: Array<DurableEnvelope> = []
   private orphansOverflowed = false
@@ -45,6 +56,7 @@ export class LiveSession {
   private readonly idleListeners = new Set<() => void>()
 
   constructor(readonly sessionID: string) {
+    this.initial = this.first()
     this.connect()
   }
 
@@ -137,7 +149,9 @@ export class LiveSession {
   private receive(event: StreamEvent, generation: number) {
     if (event.type === "server.connected") {
       this.buffer = []
-      void this.snapshot(generation)
+      const initial = this.initial
+      this.initial = undefined
+      void (initial ? this.confirm(initial, generation) : this.snapshot(generation))
       return
     }
     // The server gave up on this subscriber; the stream ends and the reconnect resyncs.
@@ -175,64 +189,132 @@ export class LiveSession {
     void this.snapshot(this.generation)
   }
 
-  private async snapshot(generation: number) {
-    try {
-      // The session first: its seq is the floor below which every event is in the messages read next.
-      const session = await api.session(this.sessionID)
-      const oldest = this.state?.messages[0]?.seq
+  /**
+   * Reads a snapshot: the session first (its seq is the floor: every event up to it is in the messages
+   * read next), then the newest messages (as far back as the view had loaded) and the pending asks.
+   */
+  private async read(): Promise<Snapshot> {
+    const session = await api.session(this.sessionID)
+    const oldest = this.state?.messages[0]?.seq
+    const pages = async () => {
       const messages: Array<ViewMessage> = []
       let cursor: string | undefined
       do {
-        const page = await api.messages(this.sessionID, { order: "desc", limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) })
+        const limit = oldest === undefined ? FIRST_PAGE : PAGE_SIZE
+        const page = await api.messages(this.sessionID, { order: "desc", limit, ...(cursor ? { cursor } : {}) })
         messages.push(...page.items)
         cursor = page.cursor
         const last = page.items.at(-1)?.seq
         // Reload as far back as the view had loaded, no further.
         if (oldest === undefined || last === undefined || last <= oldest) break
       } while (cursor !== undefined)
-      const permissions = await this.permissions()
+      return { messages, cursor }
+    }
+    const [{ messages, cursor }, permissions] = await Promise.all([pages(), this.permissions()])
+    return { session, messages, cursor, permissions }
+  }
+
+  /** Makes a snapshot the transcript, then applies what the stream buffered meanwhile. */
+  private install(snapshot: Snapshot, buffered: ReadonlyArray<StreamEvent>) {
+    this.state = fromSnapshot({
+      session: snapshot.session,
+      messages: snapshot.messages,
+      permissions: snapshot.permissions,
+      hasOlder: snapshot.cursor !== undefined,
+    })
+    this.olderCursor = snapshot.cursor
+    this.orphans = []
+    this.orphansOverflowed = false
+    this.snapshots++
+    this.failure = undefined
+    for (const event of buffered) {
+      const applied = applyEvent(this.state, event)
+      if (applied.resync) {
+        this.again = true
+        break
+      }
+      if (applied.orphan) this.orphans.push(event as DurableEnvelope)
+      this.state = applied.state
+    }
+  }
+
+  /**
+   * The first screen does not wait for the stream: the snapshot is read at once and shown. Once the
+   * stream is subscribed, the session's seq is read again; anything committed between the first read and
+   * the subscription shows as a seq the buffer does not reach, and then a full snapshot is taken.
+   */
+  private first(): Promise<Snapshot | undefined> {
+    const initial = this.read().then(
+      (snapshot) => {
+        if (!this.closed && !this.state) {
+          this.install(snapshot, [])
+          this.notify()
+        }
+        return snapshot
+      },
+      (error) => {
+        if (error instanceof ApiError && error.tag === "SessionNotFoundError") this.fail(error)
+        return undefined
+      },
+    )
+    return initial
+  }
+
+  private async confirm(initial: Promise<Snapshot | undefined>, generation: number) {
+    try {
+      const [snapshot, now] = await Promise.all([initial, api.session(this.sessionID)])
       if (generation !== this.generation || this.closed) return
-      let state = fromSnapshot({ session, messages, permissions, hasOlder: cursor !== undefined })
-      this.olderCursor = cursor
-      this.orphans = []
-      this.orphansOverflowed = false
-      this.snapshots++
+      if (!snapshot) return this.snapshot(generation)
       const buffered = this.buffer ?? []
       this.buffer = undefined
-      this.state = state
-      this.failure = undefined
+      this.install(snapshot, buffered)
       this.connection = "live"
       this.reconnectDelay = RECONNECT_MIN_MS
-      for (const event of buffered) {
-        if (!this.state) break
-        const applied = applyEvent(this.state, event)
-        if (applied.resync) {
-          this.again = true
-          break
-        }
-        if (applied.orphan) this.orphans.push(event as DurableEnvelope)
-        state = applied.state
-        this.state = state
-      }
-      this.notify()
-      if (this.again) {
-        this.again = false
-        this.resync()
-      }
+      if (this.state && this.state.lastSeq < now.seq && !this.again) this.again = true
+      this.settle()
     } catch (error) {
-      if (generation !== this.generation || this.closed) return
-      if (error instanceof ApiError && error.status === 404 && error.tag === "SessionNotFoundError") {
-        this.failure = error.message
-        this.state = this.state ? { ...this.state, deleted: true } : undefined
-        this.connection = "offline"
-        this.source?.close()
-        this.generation++
-        this.notify()
-        return
-      }
-      this.source?.close()
-      this.disconnected()
+      this.failed(error, generation)
     }
+  }
+
+  private async snapshot(generation: number) {
+    try {
+      const snapshot = await this.read()
+      if (generation !== this.generation || this.closed) return
+      const buffered = this.buffer ?? []
+      this.buffer = undefined
+      this.install(snapshot, buffered)
+      this.connection = "live"
+      this.reconnectDelay = RECONNECT_MIN_MS
+      this.settle()
+    } catch (error) {
+      this.failed(error, generation)
+    }
+  }
+
+  /** After a snapshot: show it, and take another at once if it turned out incomplete. */
+  private settle() {
+    this.notify()
+    if (this.again) {
+      this.again = false
+      this.resync()
+    }
+  }
+
+  private fail(error: ApiError) {
+    this.failure = error.message
+    this.state = this.state ? { ...this.state, deleted: true } : undefined
+    this.connection = "offline"
+    this.source?.close()
+    this.generation++
+    this.notify()
+  }
+
+  private failed(error: unknown, generation: number) {
+    if (generation !== this.generation || this.closed) return
+    if (error instanceof ApiError && error.status === 404 && error.tag === "SessionNotFoundError") return this.fail(error)
+    this.source?.close()
+    this.disconnected()
   }
 
   private async permissions(): Promise<ReadonlyArray<Permission>> {

@@ -10,9 +10,9 @@ import { PromptBox } from "./prompt.tsx"
 import { navigate } from "./router.ts"
 import type { ViewMessage } from "./types.ts"
 
-/** How many of the newest messages the first screen renders; more on request. */
-const FIRST_SCREEN = 100
-const MORE = 200
+/** How many of the newest messages the first screen renders; more as the reader scrolls up. */
+const FIRST_SCREEN = 50
+const MORE = 100
 
 export const StatusBadge = ({ status }: { status: string }) => (
   <span class={`badge status-${status}`} data-testid="status">
@@ -51,6 +51,33 @@ const Title = ({ title, onRename }: { title: string; onRename: (title: string) =
         Cancel
       </button>
     </form>
+  )
+}
+
+/** "Show earlier messages": a button, pressed by itself when the reader scrolls up to it. */
+const Earlier = ({ hidden, onShow }: { hidden: number; onShow: () => void }) => {
+  const button = useRef<HTMLButtonElement>(null)
+  const show = useRef(onShow)
+  show.current = onShow
+  useEffect(() => {
+    const element = button.current
+    if (!element || typeof IntersectionObserver === "undefined") return
+    // Only once the first screen has settled at the bottom, so opening a session does not load everything.
+    let armed = false
+    const arm = setTimeout(() => (armed = true), 500)
+    const observer = new IntersectionObserver((entries) => {
+      if (armed && entries.some((e) => e.isIntersecting)) show.current()
+    })
+    observer.observe(element)
+    return () => {
+      clearTimeout(arm)
+      observer.disconnect()
+    }
+  }, [])
+  return (
+    <button ref={button} type="button" class="link earlier" data-testid="earlier" onClick={() => show.current()}>
+      Show earlier messages{hidden > 0 ? ` (${hidden} more loaded)` : ""}
+    </button>
   )
 }
 
@@ -191,17 +218,13 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
 
       <section class="transcript" data-testid="transcript">
         {(hidden > 0 || state.hasOlder) && (
-          <button
-            type="button"
-            class="link earlier"
-            data-testid="earlier"
-            onClick={() => {
+          <Earlier
+            hidden={hidden}
+            onShow={() => {
               if (hidden === 0) void live.loadOlder()
               setVisible((v) => v + MORE)
             }}
-          >
-            Show earlier messages{hidden > 0 ? ` (${hidden} more loaded)` : ""}
-          </button>
+          />
         )}
         {shown.map((message: ViewMessage) => (
           <MessageRow key={message.id} message={message} actions={messageActions} />

@@ -226,7 +226,7 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
 
   it("says a turn is running when a mutation meets a busy session, retries, and applies it once the turn ends; the wait can be cancelled", async () => {
     const session = await newSession("busy")
-    const notices = []
+    const notices: Array<string> = []
     for (const text of ["first notice", "second notice"]) {
       notices.push((await app.client.session.synthetic({ path: { sessionID: session.id }, body: { text, resume: false } })).data!.messageID)
     }
