@@ -95,7 +95,8 @@ export const api = {
     request<ViewMessage>("DELETE", `${session(id)}/message/${enc(messageID)}/part/${enc(partID)}`),
   prune: (id: string) => request<PruneSummary>("POST", `${session(id)}/prune`, {}),
   erase: (id: string) => request<EraseSummary>("POST", `${session(id)}/erase`),
-  stats: () => request<DatabaseStats>("GET", "/api/db/stats"),
+  stats: (sessionID?: string) =>
+    request<DatabaseStats>("GET", `/api/db/stats${sessionID ? `?sessionID=${enc(sessionID)}` : ""}`),
   permissions: (id: string) => request<Page<Permission>>("GET", `${session(id)}/permission`),
   reply: (id: string, permissionID: string, reply: PermissionReply, message?: string) =>
     request<unknown>("POST", `${session(id)}/permission/${enc(permissionID)}`, { reply, ...(message ? { message } : {}) }),

@@ -108,7 +108,7 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
   useEffect(() => {
     if (lastSeq === undefined) return
     const timer = setTimeout(() => {
-      void api.stats().then(
+      void api.stats(sessionID).then(
         (stats) => setSize(stats.sessions.find((s) => s.sessionID === sessionID)?.bytes ?? 0),
         () => undefined,
       )

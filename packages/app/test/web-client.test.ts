@@ -52,7 +52,8 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
 
   const live = (page: Page) => page.getByTestId("connection").filter({ hasText: /^live$/ }).waitFor({ state: "attached" })
 
-  const messages = async (sessionID: string) => (await app.client.message.list({ path: { sessionID } })).data!.items
+  const messages = async (sessionID: string) =>
+    (await app.client.message.list({ path: { sessionID }, query: { limit: 200 } })).data!.items
 
   const idle = (sessionID: string) => app.client.session.wait({ path: { sessionID } })
 
@@ -308,6 +309,41 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
       await relayed.close()
       relay.stop()
     }
+  })
+
+  it("opens a long session on its newest messages and loads older ones on request, with changes made meanwhile", async () => {
+    const session = await newSession("long")
+    for (let batch = 0; batch < 6; batch++) {
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          app.client.session.synthetic({ path: { sessionID: session.id }, body: { text: `notice number ${batch * 20 + i}`, resume: false } }),
+        ),
+      )
+    }
+    const ids = (await messages(session.id)).map((m) => m.id)
+    expect(ids).toHaveLength(120)
+    await first.goto(`${app.url}/session/${session.id}`)
+    await live(first)
+    await row(first, ids.at(-1)!).waitFor()
+    const shown = await first.getByTestId("message").count()
+    expect(shown).toBeLessThan(120)
+    await row(first, ids[0]!).waitFor({ state: "detached" })
+
+    // A change to a message the page has not loaded yet, made while it is open...
+    const oldest = (await messages(session.id))[0]!
+    expect(oldest.id).toBe(ids[0])
+    await app.client.message.update({
+      path: { sessionID: session.id, messageID: oldest.id, partID: oldest.parts[0]!.id },
+      body: { text: "the oldest notice, corrected" },
+    })
+    // ...shows once the older messages are loaded.
+    while ((await first.getByTestId("earlier").count()) > 0) {
+      const before = await first.getByTestId("message").count()
+      await first.getByTestId("earlier").click()
+      await first.waitForFunction((n) => document.querySelectorAll('[data-testid="message"]').length > n, before)
+    }
+    await row(first, ids[0]!).getByTestId("text").filter({ hasText: "the oldest notice, corrected" }).waitFor()
+    await matchesStore(first, session.id)
   })
 
   it("charts bytes per session and per part type, and prunes from the storage view", async () => {
