@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { bytes } from "../src/format.ts"
 import { CHROME, launchChrome, screenshot, SKIP_LINE, watch } from "./support/browser.ts"
 import { startRelay } from "./support/proxy.ts"
 import { type AppServer, startAppServer } from "./support/server.ts"
@@ -29,10 +30,13 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
 
   beforeAll(async () => {
     app = await startAppServer()
+    // The server builds the client on its first page request; let that overlap the browser's set-up.
+    const warm = fetch(`${app.url}/`).then((r) => r.text())
     context = await browser.newContext({ viewport: { width: 1200, height: 900 } })
     context.setDefaultTimeout(TIMEOUT)
     watched = watch(context, app.url)
     ;[first, second] = await Promise.all([context.newPage(), context.newPage()])
+    await warm
   })
 
   afterAll(async () => {
@@ -259,6 +263,18 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
     await first.getByTestId("rename-input").fill("   ")
     await first.getByTestId("rename-input").press("Enter")
     await first.getByTestId("error").filter({ hasText: "expected a non-empty text" }).waitFor()
+
+    // Interrupt stops a running turn; the answer so far stays, marked as interrupted.
+    app.model.enqueue({ text: "a long answer that will be cut", hold: true })
+    await first.getByTestId("prompt").fill("go on and on")
+    await first.getByTestId("send").click()
+    await app.model.held()
+    await first.getByTestId("interrupt").click()
+    for (const page of [first, second]) {
+      await page.getByTestId("status").filter({ hasText: "idle" }).waitFor()
+      await page.getByTestId("message-error").filter({ hasText: "Interrupted" }).waitFor()
+    }
+    expect((await app.client.session.get({ path: { sessionID: session.id } })).data?.status).toBe("idle")
   })
 
   it("resyncs after the event stream is cut: what changed while disconnected shows, once", async () => {
@@ -362,6 +378,12 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
     const after = (await app.client.db.stats()).data!.sessions.find((s) => s.sessionID === session.id)!
     expect(after.parts.tool).toBe(0)
     expect(after.bytes).toBeLessThan(before.bytes)
+    // The chart reloads with the new figure.
+    await entry.getByTestId("storage-bytes").filter({ hasText: new RegExp(`^${bytes(after.bytes)}$`) }).waitFor()
+
+    // Erase rebuilds the file; the view reports what it did.
+    await entry.getByTestId("storage-erase").click()
+    await first.getByTestId("info").filter({ hasText: /^Erased storage heavy/ }).waitFor()
   })
 
   it("never leaves its origin and throws nothing", () => {
