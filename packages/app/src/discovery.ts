@@ -8,6 +8,8 @@ import { api } from "./api.ts"
 export interface Choices {
   readonly agents: ReadonlyArray<string> | undefined
   readonly models: ReadonlyArray<string> | undefined
+  /** The model used when a prompt names none, when the server says. */
+  readonly defaultModel?: string
 }
 
 const itemsOf = (body: unknown, key: string): ReadonlyArray<unknown> | undefined => {
@@ -57,10 +59,17 @@ export const parseModels = (body: unknown): ReadonlyArray<string> | undefined =>
   return names.length > 0 ? names : undefined
 }
 
+export const parseDefaultModel = (body: unknown): string | undefined => {
+  const value = body && typeof body === "object" ? (body as Record<string, unknown>).default : undefined
+  return typeof value === "string" && value ? value : undefined
+}
+
 let cached: Promise<Choices> | undefined
 
 export const loadChoices = () =>
-  (cached ??= Promise.all([
-    api.agents().then(parseAgents, () => undefined),
-    api.providers().then(parseModels, () => undefined),
-  ]).then(([agents, models]) => ({ agents, models })))
+  (cached ??= Promise.all([api.agents().then(parseAgents, () => undefined), api.providers().catch(() => undefined)]).then(
+    ([agents, providers]) => {
+      const defaultModel = parseDefaultModel(providers)
+      return { agents, models: parseModels(providers), ...(defaultModel ? { defaultModel } : {}) }
+    },
+  ))

@@ -7,24 +7,20 @@ export interface PromptInput {
   readonly model?: string
 }
 
-/** A picker from discovery when the server lists choices, else a free-text field. */
-const Picker = ({
-  label,
+/** The agent: a list from discovery when the server has one, else a free-text field. */
+const AgentPicker = ({
   choices,
   value,
   onChange,
-  placeholder,
 }: {
-  label: string
   choices: ReadonlyArray<string> | undefined
   value: string
   onChange: (value: string) => void
-  placeholder: string
 }) =>
   choices ? (
     <label class="picker">
-      <span>{label}</span>
-      <select data-testid={`${label}-select`} value={value} onChange={(e) => onChange((e.target as HTMLSelectElement).value)}>
+      <span>agent</span>
+      <select data-testid="agent-select" value={value} onChange={(e) => onChange((e.target as HTMLSelectElement).value)}>
         <option value="">default</option>
         {choices.map((choice) => (
           <option value={choice}>{choice}</option>
@@ -33,15 +29,44 @@ const Picker = ({
     </label>
   ) : (
     <label class="picker">
-      <span>{label}</span>
-      <input
-        data-testid={`${label}-input`}
-        value={value}
-        placeholder={placeholder}
-        onInput={(e) => onChange((e.target as HTMLInputElement).value)}
-      />
+      <span>agent</span>
+      <input data-testid="agent-input" value={value} placeholder="default" onInput={(e) => onChange((e.target as HTMLInputElement).value)} />
     </label>
   )
+
+/**
+ * The model: always typeable (a provider may accept any model id), with the discovered `provider/model`
+ * names offered as suggestions.
+ */
+const ModelPicker = ({
+  choices,
+  fallback,
+  value,
+  onChange,
+}: {
+  choices: ReadonlyArray<string> | undefined
+  fallback: string | undefined
+  value: string
+  onChange: (value: string) => void
+}) => (
+  <label class="picker">
+    <span>model</span>
+    <input
+      data-testid="model-input"
+      list={choices ? "opencode2-models" : undefined}
+      value={value}
+      placeholder={fallback ? `default (${fallback})` : "provider/model"}
+      onInput={(e) => onChange((e.target as HTMLInputElement).value)}
+    />
+    {choices && (
+      <datalist id="opencode2-models">
+        {choices.map((choice) => (
+          <option value={choice} />
+        ))}
+      </datalist>
+    )}
+  </label>
+)
 
 /**
  * The prompt box: Enter sends, Shift+Enter makes a new line (and so does Enter while an input method is
@@ -100,8 +125,8 @@ export const PromptBox = ({
         }}
       />
       <div class="prompt-bar">
-        <Picker label="agent" choices={choices.agents} value={agent} onChange={setAgent} placeholder="default" />
-        <Picker label="model" choices={choices.models} value={model} onChange={setModel} placeholder="provider/model" />
+        <AgentPicker choices={choices.agents} value={agent} onChange={setAgent} />
+        <ModelPicker choices={choices.models} fallback={choices.defaultModel} value={model} onChange={setModel} />
         <span class="spacer" />
         <button type="button" class="danger" data-testid="interrupt" disabled={!busy} onClick={onInterrupt}>
           Interrupt

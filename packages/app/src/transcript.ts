@@ -183,7 +183,8 @@ const applyDurable = (state: Transcript, event: DurableEnvelope): Applied => {
       if (state.queued.some((m) => m.id === message.id) || indexOf(state.messages, message.id) !== -1) return same(base)
       return same({ ...base, queued: [...state.queued, message] })
     }
-    case "session.message.admitted": {
+    case "session.message.admitted":
+    case "session.compacted": {
       const { queued: _, ...message } = { ...(d.message as ViewMessage), seq: event.seq }
       const queued = state.queued.filter((m) => m.id !== message.id)
       if (indexOf(state.messages, message.id) !== -1) return same({ ...base, queued })

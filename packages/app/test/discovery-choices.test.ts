@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { parseAgents, parseModels } from "../src/discovery.ts"
+import { parseAgents, parseDefaultModel, parseModels } from "../src/discovery.ts"
 
 describe("agent and model choices from discovery", () => {
   it("reads agents from a list, a page or a map", () => {
@@ -17,6 +17,8 @@ describe("agent and model choices from discovery", () => {
         ],
       }),
     ).toEqual(["local/qwen", "anthropic/claude-x", "anthropic/claude-y"])
+    expect(parseDefaultModel({ default: "local/qwen", items: [] })).toBe("local/qwen")
+    expect(parseDefaultModel({ items: [] })).toBeUndefined()
   })
 
   it("answers undefined (free text) for anything else", () => {

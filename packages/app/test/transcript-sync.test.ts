@@ -201,6 +201,17 @@ describe("the transcript a browser keeps", () => {
     expect(applyEvent(state, h.emit("session.message.corrected", { messageID: "msg_x", partID: "p", text: "t", by: "user" })).resync).toBe(true)
   })
 
+  it("adds a compaction summary where the host committed it", () => {
+    const h = history()
+    h.emit("session.message.admitted", { message: user("msg_1", "hello") })
+    const summary = { id: "msg_c", sessionID: SESSION, type: "compaction", origin: "host", parts: [{ id: "prt_c", type: "text", text: "summary" }], time: { created: 5 } }
+    const state = applyAll(snapshotAt([], 0), [...h.events, h.emit("session.compacted", { message: summary })])
+    expect(state.messages.map((m) => [m.id, m.type, m.seq])).toEqual([
+      ["msg_1", "user", 1],
+      ["msg_c", "compaction", 2],
+    ])
+  })
+
   it("drops retracted queued input from the queue and tracks permission asks until answered or the turn ends", () => {
     const h = history()
     h.emit("session.turn.started", { turnID: "t", reason: "prompt" })
