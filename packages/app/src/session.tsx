@@ -116,6 +116,11 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
     return () => clearTimeout(timer)
   }, [lastSeq, sessionID])
 
+  const title = state?.title
+  useEffect(() => {
+    document.title = title ? `${title} · opencode2` : "opencode2"
+  }, [title])
+
   // Follow the newest content while the reader is at the bottom.
   const pinned = useRef(true)
   useEffect(() => {

@@ -171,7 +171,9 @@ const replaceAt = <T>(items: ReadonlyArray<T>, index: number, item: T): Readonly
 const applyDurable = (state: Transcript, event: DurableEnvelope): Applied => {
   if (state.deleted || event.seq <= state.lastSeq) return same(state)
   if (event.seq > state.lastSeq + 1) return { state, resync: true, orphan: false }
-  const base: Transcript = { ...state, lastSeq: event.seq, updated: event.time }
+  // Progress after a provider retry notice means the retry went through.
+  const progress = state.status === "retrying" ? { status: "busy", retry: undefined } : {}
+  const base: Transcript = { ...state, ...progress, lastSeq: event.seq, updated: event.time }
   const d = event.data ?? {}
   switch (event.type) {
     case "session.renamed":
@@ -264,6 +266,7 @@ const applyTransient = (state: Transcript, event: StreamEvent): Applied => {
     if (index === -1 || typeof d.delta !== "string") return same(state)
     const message = state.messages[index]!
     if (message.time.completed !== undefined) return same(state)
+    if (state.status === "retrying") state = { ...state, status: "busy", retry: undefined }
     const at = message.parts.findIndex((p) => p.id === d.partID)
     let parts: ReadonlyArray<ViewPart>
     if (at === -1) {

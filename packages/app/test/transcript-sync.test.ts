@@ -201,6 +201,18 @@ describe("the transcript a browser keeps", () => {
     expect(applyEvent(state, h.emit("session.message.corrected", { messageID: "msg_x", partID: "p", text: "t", by: "user" })).resync).toBe(true)
   })
 
+  it("shows a provider retry until the stream makes progress again", () => {
+    const h = history()
+    h.emit("session.turn.started", { turnID: "t", reason: "prompt" })
+    h.emit("session.assistant.started", { messageID: "msg_a", turnID: "t", agent: "build", model: { providerID: "p", modelID: "m" } })
+    let state = applyAll(snapshotAt([], 0), h.events)
+    state = applyAll(state, [{ type: "session.retry", sessionID: SESSION, data: { attempt: 1, delayMs: 500, error: "HTTP 429" } }])
+    expect(state).toMatchObject({ status: "retrying", retry: { attempt: 1, delayMs: 500, error: "HTTP 429" } })
+    state = applyAll(state, [{ type: "session.part.delta", sessionID: SESSION, data: { messageID: "msg_a", partID: "p1", field: "text", delta: "ok" } }])
+    expect(state.status).toBe("busy")
+    expect(state.retry).toBeUndefined()
+  })
+
   it("adds a compaction summary where the host committed it", () => {
     const h = history()
     h.emit("session.message.admitted", { message: user("msg_1", "hello") })
