@@ -127,7 +127,7 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
     await second.locator(`[data-session-id="${sessionID}"]`).getByTestId("session-link").filter({ hasText: "renamed in the list" }).waitFor()
     expect((await app.client.session.get({ path: { sessionID } })).data?.title).toBe("renamed in the list")
     await listed.getByTestId("row-bytes").filter({ hasText: /\d/ }).waitFor().catch(() => undefined)
-    await screenshot(first, "sessions")
+    await screenshot(first, "sessions-one")
 
     // Deleting takes a confirmation, then the row leaves both tabs.
     await listed.getByTestId("delete").click()
@@ -384,6 +384,11 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
     // Erase rebuilds the file; the view reports what it did.
     await entry.getByTestId("storage-erase").click()
     await first.getByTestId("info").filter({ hasText: /^Erased storage heavy/ }).waitFor()
+
+    // The sessions list, now that the file has made several.
+    await first.getByTestId("nav-sessions").click()
+    await first.locator(`[data-session-id="${session.id}"]`).getByTestId("row-bytes").filter({ hasText: /\d/ }).waitFor()
+    await screenshot(first, "sessions")
   })
 
   it("never leaves its origin and throws nothing", () => {
