@@ -31,12 +31,15 @@ export type AssistantMessage = {
     error?: {
         name: string;
         message: string;
+        pluginID?: string;
+        hook?: string;
     };
     usage?: {
         input: number;
         output: number;
         reasoning?: number;
     };
+    removedParts?: Array<string>;
 };
 
 export type DatabaseStats = {
@@ -81,6 +84,11 @@ export type EraseSummary = {
     events: number;
     fields: number;
     bytes: number;
+};
+
+export type ForbiddenError = {
+    _tag: 'ForbiddenError';
+    message: string;
 };
 
 export type Health = {
@@ -244,6 +252,7 @@ export type SyntheticMessage = {
         by: string;
     };
     placeholder?: string;
+    queued?: true;
     type: 'synthetic';
     time: {
         created: number;
@@ -288,6 +297,11 @@ export type UnknownError = {
     ref: string;
 };
 
+export type UnsupportedMediaTypeError = {
+    _tag: 'UnsupportedMediaTypeError';
+    message: string;
+};
+
 export type UserMessage = {
     id: string;
     sessionID: string;
@@ -299,6 +313,7 @@ export type UserMessage = {
         by: string;
     };
     placeholder?: string;
+    queued?: true;
     type: 'user';
     time: {
         created: number;
@@ -326,6 +341,10 @@ export type DbStatsErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -333,6 +352,10 @@ export type DbStatsErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -364,9 +387,17 @@ export type EventSubscribeData = {
 
 export type EventSubscribeErrors = {
     /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
      * UnauthorizedError
      */
     401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
     /**
      * SessionNotFoundError
      */
@@ -405,9 +436,17 @@ export type HealthErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -442,9 +481,17 @@ export type PluginListErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -482,9 +529,17 @@ export type SessionListErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -524,9 +579,17 @@ export type SessionCreateErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -563,6 +626,10 @@ export type SessionDeleteErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -570,6 +637,10 @@ export type SessionDeleteErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -606,6 +677,10 @@ export type SessionGetErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -613,6 +688,10 @@ export type SessionGetErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -651,6 +730,10 @@ export type SessionUpdateErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -658,6 +741,10 @@ export type SessionUpdateErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -694,6 +781,10 @@ export type SessionEraseErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -701,6 +792,10 @@ export type SessionEraseErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -737,6 +832,10 @@ export type SessionInterruptErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -744,6 +843,10 @@ export type SessionInterruptErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -784,6 +887,10 @@ export type SessionLogErrors = {
      * UnauthorizedError
      */
     401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
     /**
      * SessionNotFoundError
      */
@@ -832,6 +939,10 @@ export type MessageListErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -839,6 +950,10 @@ export type MessageListErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -876,6 +991,10 @@ export type MessageRemoveErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError | MessageNotFoundError | PartNotFoundError
      */
     404: SessionNotFoundError | MessageNotFoundError | PartNotFoundError;
@@ -887,6 +1006,10 @@ export type MessageRemoveErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -924,6 +1047,10 @@ export type MessageGetErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError | MessageNotFoundError
      */
     404: SessionNotFoundError | MessageNotFoundError;
@@ -931,6 +1058,10 @@ export type MessageGetErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -969,6 +1100,10 @@ export type PartRemoveErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError | MessageNotFoundError | PartNotFoundError
      */
     404: SessionNotFoundError | MessageNotFoundError | PartNotFoundError;
@@ -980,6 +1115,10 @@ export type PartRemoveErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1020,6 +1159,10 @@ export type MessageUpdateErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError | MessageNotFoundError | PartNotFoundError
      */
     404: SessionNotFoundError | MessageNotFoundError | PartNotFoundError;
@@ -1031,6 +1174,10 @@ export type MessageUpdateErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1071,6 +1218,10 @@ export type SessionPromptErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1078,6 +1229,10 @@ export type SessionPromptErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1116,6 +1271,10 @@ export type SessionPruneErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1127,6 +1286,10 @@ export type SessionPruneErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1163,6 +1326,10 @@ export type SessionResumeErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1174,6 +1341,10 @@ export type SessionResumeErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1216,6 +1387,10 @@ export type SessionSyntheticErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1223,6 +1398,10 @@ export type SessionSyntheticErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1259,6 +1438,10 @@ export type SessionWaitErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1266,6 +1449,10 @@ export type SessionWaitErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */

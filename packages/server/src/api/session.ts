@@ -16,7 +16,8 @@ export class SessionGroup extends HttpApiGroup.make("session")
         model: Schema.optionalKey(ModelName),
       }),
       success: SessionInfo,
-    }).annotate(OpenApi.Summary, "Create a session"),
+      error: InvalidRequestError,
+    }).annotate(OpenApi.Summary, "Create a session (`directory`: an existing directory, stored resolved)"),
     HttpApiEndpoint.get("list", "/api/session", {
       query: { cursor: Schema.optionalKey(Schema.String), limit: Schema.optionalKey(Limit) },
       success: SessionPage,

@@ -2,6 +2,7 @@ import { Erase, Execution, parseModel, Prune, Session } from "@opencode-ai/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/api.ts"
+import { resolveDirectory } from "./directory.ts"
 import { fromCore } from "./errors.ts"
 
 /** Storage operations admitted over HTTP are attributed to the user. */
@@ -23,7 +24,10 @@ export const SessionHandlers = HttpApiBuilder.group(
     const prune = yield* Prune
     const erase = yield* Erase
     return handlers.handleAll({
-      create: ({ payload }) => session.create(payload),
+      create: ({ payload }) =>
+        payload.directory === undefined
+          ? session.create(payload)
+          : Effect.flatMap(resolveDirectory(payload.directory), (directory) => session.create({ ...payload, directory })),
       list: ({ query }) => session.list(query),
       get: ({ params }) => fromCore(session.get(params.sessionID)),
       update: ({ params, payload }) => fromCore(session.rename(params.sessionID, payload.title)),
