@@ -426,7 +426,7 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
     const before = storeSnapshot(h.database)
 
     // Unknown message: every read and mutation, both flavours.
-    const missing = { sessionID, messageID: "msg_does_not_exist" }
+    const missing = { sessionID, messageID: "msg_doesNotExist" }
     for (const result of [
       await h.client.message.get({ path: missing }),
       await h.client.message.update({ path: { ...missing, partID: userText.id }, body: { text: "x" } }),
@@ -457,13 +457,13 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
     })
 
     // Unknown part of an existing message.
-    const noPart = (messageID: string) => ({ sessionID, messageID, partID: "prt_does_not_exist" })
+    const noPart = (messageID: string) => ({ sessionID, messageID, partID: "prt_doesNotExist" })
     for (const result of [
       await h.client.message.update({ path: noPart(user.id), body: { text: "x" } }),
       await h.client.part.remove({ path: noPart(worker.id) }),
     ]) {
       expect(result.response?.status).toBe(404)
-      expect(result.error).toMatchObject({ _tag: "PartNotFoundError", sessionID, partID: "prt_does_not_exist" })
+      expect(result.error).toMatchObject({ _tag: "PartNotFoundError", sessionID, partID: "prt_doesNotExist" })
     }
     expect(await rejection(h.ctx.session.message.update({ ...noPart(answer.id), text: "x" }))).toEqual({
       _tag: "Session.PartNotFoundError",

@@ -19,7 +19,7 @@ import { documentedRoutes, fill, type Ids, type RouteCase, seedTranscript } from
 import { startTestServer, type TestServer } from "./support/server.ts"
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261129)
-const COUNT = Number(process.env.FUZZ_COUNT ?? 2500)
+const COUNT = Number(process.env.FUZZ_COUNT ?? 2000)
 
 /** mulberry32: small, fast, good enough to pick cases reproducibly. */
 const prng = (seed: number) => {
@@ -348,5 +348,6 @@ describe("request fuzzing", () => {
     expect(seen.some((status) => status < 300)).toBe(true)
     expect(seen).toEqual(expect.arrayContaining([400, 403, 404, 415]))
     expect((await server.client.health()).data?.ok).toBe(true)
-  })
+    // About 20 s alone; the bound leaves room for a loaded machine.
+  }, 240_000)
 })

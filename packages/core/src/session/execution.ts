@@ -291,23 +291,30 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           if (owner) yield* Deferred.await(owner.idle)
         })
 
-      const resume = (sessionID: string, options: { readonly notice?: string } = {}) =>
+      /** The restart notice is a host notice like any other: the `synthetic` hook sees it first. */
+      const restartNotice = (sessionID: string, text: string | undefined) =>
         Effect.gen(function* () {
-          let notice: InputMessage | undefined
-          if (options.notice) {
-            // The restart notice is a host notice like any other: the `synthetic` hook sees it first.
-            const event: SyntheticEvent = { sessionID, origin: "host", description: "restart", text: options.notice }
-            const hook = yield* Effect.result(hooks.run("synthetic", event))
-            const text = hook._tag === "Success" && typeof event.text === "string" && event.text ? event.text : options.notice
-            notice = { ...textMessage(sessionID, text), type: "synthetic", origin: "host", description: "restart" }
-            if (hook._tag === "Failure") failures.set(notice.id, recordedHookError(hook.failure))
-          }
-          const started = yield* decide(sessionID, () =>
-            admitResume(session.sync, sessionID, { running: owners.has(sessionID), cap, ...(notice ? { notice } : {}) }),
-          )
-          yield* launch(sessionID, started)
-          return { resumed: started !== undefined }
-        }).pipe(Effect.uninterruptible)
+          if (!text) return undefined
+          const event: SyntheticEvent = { sessionID, origin: "host", description: "restart", text }
+          const hook = yield* Effect.result(hooks.run("synthetic", event))
+          const edited = hook._tag === "Success" && typeof event.text === "string" && event.text ? event.text : text
+          const notice: InputMessage = { ...textMessage(sessionID, edited), type: "synthetic", origin: "host", description: "restart" }
+          if (hook._tag === "Failure") failures.set(notice.id, recordedHookError(hook.failure))
+          return notice
+        })
+
+      const resume = (sessionID: string, options: { readonly notice?: string } = {}) =>
+        Effect.flatMap(restartNotice(sessionID, options.notice), (notice) =>
+          Effect.gen(function* () {
+            const started = yield* decide(sessionID, () =>
+              admitResume(session.sync, sessionID, { running: owners.has(sessionID), cap, ...(notice ? { notice } : {}) }),
+            ).pipe(Effect.onError(() => Effect.sync(() => notice && failures.delete(notice.id))))
+            // A notice whose resume gave up (attempt cap) starts no turn: nothing will read its failure.
+            if (notice && !started) failures.delete(notice.id)
+            yield* launch(sessionID, started)
+            return { resumed: started !== undefined }
+          }).pipe(Effect.uninterruptible),
+        )
 
       const remove = (sessionID: string) =>
         Effect.gen(function* () {
