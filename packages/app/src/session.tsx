@@ -7,7 +7,6 @@ import { type MessageActions, MessageRow } from "./message.tsx"
 import { Notice } from "./notice.tsx"
 import { PermissionCard } from "./permission.tsx"
 import { PromptBox } from "./prompt.tsx"
-import { navigate } from "./router.ts"
 import type { ViewMessage } from "./types.ts"
 
 /** How many of the newest messages the first screen renders; more as the reader scrolls up. */
@@ -260,11 +259,4 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
       />
     </main>
   )
-}
-
-/** Creates a session and opens it. */
-export const openNewSession = async (body: { title?: string; directory?: string }) => {
-  const session = await api.create(body)
-  navigate(`/session/${session.id}`)
-  return session
 }
