@@ -52,15 +52,19 @@ const firstScreen = async () => {
   const dir = mkdtempSync(join(tmpdir(), "oc2-bench-web-"))
   const database = join(dir, "web.db")
   const sessionID = await seedSession(database, dir, 1_000)
+  const small = await seedSession(database, dir, 10)
   const server = await startServer({ port: 0, database, config: { data: {}, directory: dir } })
   const browser = await launchChrome()
   try {
     const context = await browser.newContext({ viewport: { width: 1200, height: 900 } })
     const page = await context.newPage()
-    const newest = (await (await fetch(`${server.url}/api/session/${sessionID}/message?limit=1&order=desc`)).json()).items[0].id
+    const newestOf = async (id: string) =>
+      (await (await fetch(`${server.url}/api/session/${id}/message?limit=1&order=desc`)).json()).items[0].id as string
+    const large = await newestOf(sessionID)
+    const tiny = await newestOf(small)
     // Usable: the newest message is on screen, the transcript window is rendered and the prompt box takes input.
-    const open = async () => {
-      await page.goto(`${server.url}/session/${sessionID}`, { waitUntil: "commit" })
+    const open = async (id: string = sessionID, newest: string = large) => {
+      await page.goto(`${server.url}/session/${id}`, { waitUntil: "commit" })
       const handle = await page.waitForFunction(
         (id) => {
           const prompt = document.querySelector<HTMLTextAreaElement>('[data-testid="prompt"]')
@@ -74,9 +78,16 @@ const firstScreen = async () => {
     }
     await open() // warm: the server builds the bundle on its first page request
     const samples: Array<number> = []
-    for (let i = 0; i < 15; i++) samples.push(await open())
+    const baseline: Array<number> = []
+    for (let i = 0; i < 15; i++) {
+      samples.push(await open())
+      baseline.push(await open(small, tiny))
+    }
+    await open()
     const rows = await page.getByTestId("message").count()
     summary(`first screen (${rows} newest rows rendered; target < 1 s)`, samples)
+    summary("same, a 10-message session (baseline)", baseline)
+    line("1,000 / 10 messages ratio (p50)", `${(percentile(samples, 50) / percentile(baseline, 50)).toFixed(2)}x`)
     // Wall-clock figures depend on what else the machine runs; say how busy it was.
     line("machine load average (1 min) during the run", loadavg()[0]!.toFixed(1))
     line("verdict (p50)", percentile(samples, 50) < 1000 ? `${ms(percentile(samples, 50))} < 1 s` : `${ms(percentile(samples, 50))} over 1 s`)
