@@ -118,12 +118,28 @@ export const ContextEvent = Schema.Struct({
 })
 export type ContextEvent = typeof ContextEvent.Type
 
+/**
+ * `permission`: before a tool call runs, with the decision the host's rules reached (`allow`, `deny` or
+ * `ask`; session-scoped `always` answers already applied). Set `decision` to change it: `deny` answers
+ * the model with a tool error, `ask` asks the user, `allow` runs the call. `patterns` are what the rules
+ * match (file paths relative to the session directory, or the bash command); `input` is a copy.
+ */
+export const PermissionEvent = Schema.Struct({
+  sessionID: Schema.String,
+  tool: Schema.String,
+  patterns: Schema.Array(Schema.String),
+  input: Schema.Unknown,
+  decision: Schema.mutableKey(Schema.Literals(["allow", "deny", "ask"])),
+})
+export type PermissionEvent = typeof PermissionEvent.Type
+
 /** Every hook's payload, by hook name. */
 export interface HookEvents {
   readonly prompt: PromptEvent
   readonly preflight: PreflightEvent
   readonly context: ContextEvent
   readonly synthetic: SyntheticEvent
+  readonly permission: PermissionEvent
 }
 
 export type HookName = keyof HookEvents

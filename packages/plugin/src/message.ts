@@ -42,6 +42,8 @@ export const ToolPart = Schema.Struct({
   state: ToolState,
   output: Schema.optional(Schema.String),
   error: Schema.optional(Schema.String),
+  /** What the call did besides its output: `diff` (a unified diff) for edit, write and patch. */
+  metadata: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)),
 }).annotate({ identifier: "ToolPart" })
 export type ToolPart = typeof ToolPart.Type
 

@@ -3,6 +3,8 @@ import { parse, printParseErrorCode, type ParseError } from "jsonc-parser"
 import { existsSync, readFileSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, join, resolve } from "node:path"
+import { PermissionConfig } from "../permission/rule.ts"
+import { referencedVariables } from "../tool/env.ts"
 import { unknownConfigKeys } from "./schema.ts"
 
 export const ProviderConfig = Schema.Struct({
@@ -18,6 +20,8 @@ export const AgentConfig = Schema.Struct({
   model: Schema.optional(Schema.String),
   /** Most model requests one turn may make (tool loop). Default 25. */
   steps: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 }))),
+  /** Overrides the global `permission` rules, key by key, for this agent. */
+  permission: Schema.optional(PermissionConfig),
 })
 
 /**
@@ -62,6 +66,8 @@ export const ConfigSchema = Schema.Struct({
     }),
   ),
   tools: Schema.optional(Schema.Struct({ bash: Schema.optional(Schema.Boolean) })),
+  /** Tool permission rules (see DESIGN "Tools and permissions"); defaults: read allow, edit ask, bash ask. */
+  permission: Schema.optional(PermissionConfig),
 })
 export type ConfigData = typeof ConfigSchema.Type
 
@@ -78,6 +84,8 @@ export interface ConfigShape {
   readonly directory: string
   /** Problems that did not stop loading, e.g. `unknown key "agent.build.sytem"`; the host logs them at start. */
   readonly warnings?: ReadonlyArray<string>
+  /** Variables the config file references as `{env:VAR}`: secrets kept out of child processes. */
+  readonly secrets?: ReadonlyArray<string>
 }
 
 const substitute = (text: string, env: Record<string, string | undefined>) =>
@@ -153,7 +161,13 @@ export class Config extends Context.Service<Config, ConfigShape>()("@opencode-ai
       })
       const data = yield* parseConfig(text, path, env)
       const warnings = configWarnings(text).map((warning) => `${path}: ${warning}`)
-      return { data, path, directory: dirname(path), ...(warnings.length > 0 ? { warnings } : {}) } satisfies ConfigShape
+      return {
+        data,
+        path,
+        directory: dirname(path),
+        secrets: referencedVariables(text),
+        ...(warnings.length > 0 ? { warnings } : {}),
+      } satisfies ConfigShape
     })
 
   static readonly layer = (config: ConfigShape) => Layer.succeed(Config, Config.of(config))

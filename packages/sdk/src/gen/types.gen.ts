@@ -69,7 +69,7 @@ export type DatabaseStats = {
 /**
  * A committed, versioned session event.
  */
-export type DurableEvent = SessionAssistantCompletedEvent | SessionAssistantStartedEvent | SessionCreatedEvent | SessionDeletedEvent | SessionErasedEvent | SessionInputQueuedEvent | SessionMessageAdmittedEvent | SessionMessageCorrectedEvent | SessionMessageRetractedEvent | SessionPartRemovedEvent | SessionPartUpdatedEvent | SessionPrunedEvent | SessionRenamedEvent | SessionTurnEndedEvent | SessionTurnResumedEvent | SessionTurnStartedEvent;
+export type DurableEvent = SessionAssistantCompletedEvent | SessionAssistantStartedEvent | SessionCreatedEvent | SessionDeletedEvent | SessionErasedEvent | SessionInputQueuedEvent | SessionMessageAdmittedEvent | SessionMessageCorrectedEvent | SessionMessageRetractedEvent | SessionPartRemovedEvent | SessionPartUpdatedEvent | SessionPermissionAskedEvent | SessionPermissionRepliedEvent | SessionPrunedEvent | SessionRenamedEvent | SessionTurnEndedEvent | SessionTurnResumedEvent | SessionTurnStartedEvent;
 
 export type EraseSummary = {
     sessionID: string;
@@ -147,7 +147,7 @@ export type JournalDisabledError = {
     message: string;
 };
 
-export type LogEvent = ServerConnectedEvent | ServerErrorEvent | SessionAssistantCompletedEvent | SessionAssistantStartedEvent | SessionCreatedEvent | SessionDeletedEvent | SessionErasedEvent | SessionInputQueuedEvent | SessionMessageAdmittedEvent | SessionMessageCorrectedEvent | SessionMessageRetractedEvent | SessionPartRemovedEvent | SessionPartUpdatedEvent | SessionPrunedEvent | SessionRenamedEvent | SessionTurnEndedEvent | SessionTurnResumedEvent | SessionTurnStartedEvent;
+export type LogEvent = ServerConnectedEvent | ServerErrorEvent | SessionAssistantCompletedEvent | SessionAssistantStartedEvent | SessionCreatedEvent | SessionDeletedEvent | SessionErasedEvent | SessionInputQueuedEvent | SessionMessageAdmittedEvent | SessionMessageCorrectedEvent | SessionMessageRetractedEvent | SessionPartRemovedEvent | SessionPartUpdatedEvent | SessionPermissionAskedEvent | SessionPermissionRepliedEvent | SessionPrunedEvent | SessionRenamedEvent | SessionTurnEndedEvent | SessionTurnResumedEvent | SessionTurnStartedEvent;
 
 export type Message = UserMessage | SyntheticMessage | AssistantMessage;
 
@@ -182,6 +182,35 @@ export type PayloadTooLargeError = {
     _tag: 'PayloadTooLargeError';
     message: string;
     limit: number;
+};
+
+export type PermissionNotFoundError = {
+    _tag: 'PermissionNotFoundError';
+    sessionID: string;
+    permissionID: string;
+    message: string;
+};
+
+export type PermissionReply = 'once' | 'always' | 'reject';
+
+/**
+ * A tool call waiting for the user's permission.
+ */
+export type PermissionRequest = {
+    id: string;
+    sessionID: string;
+    messageID: string;
+    partID: string;
+    callID: string;
+    tool: string;
+    permission: string;
+    title: string;
+    patterns: Array<string>;
+    metadata: {
+        [key: string]: unknown;
+    };
+    input: unknown;
+    time: number;
 };
 
 export type PluginStatus = {
@@ -228,7 +257,7 @@ export type ServerErrorEvent = {
     };
 };
 
-export type ServerEvent = ServerConnectedEvent | ServerErrorEvent | SessionAssistantCompletedEvent | SessionAssistantStartedEvent | SessionCreatedEvent | SessionDeletedEvent | SessionErasedEvent | SessionInputQueuedEvent | SessionMessageAdmittedEvent | SessionMessageCorrectedEvent | SessionMessageRetractedEvent | SessionPartRemovedEvent | SessionPartUpdatedEvent | SessionPrunedEvent | SessionRenamedEvent | SessionTurnEndedEvent | SessionTurnResumedEvent | SessionTurnStartedEvent | SessionPartDeltaEvent;
+export type ServerEvent = ServerConnectedEvent | ServerErrorEvent | SessionAssistantCompletedEvent | SessionAssistantStartedEvent | SessionCreatedEvent | SessionDeletedEvent | SessionErasedEvent | SessionInputQueuedEvent | SessionMessageAdmittedEvent | SessionMessageCorrectedEvent | SessionMessageRetractedEvent | SessionPartRemovedEvent | SessionPartUpdatedEvent | SessionPermissionAskedEvent | SessionPermissionRepliedEvent | SessionPrunedEvent | SessionRenamedEvent | SessionTurnEndedEvent | SessionTurnResumedEvent | SessionTurnStartedEvent | SessionPartDeltaEvent;
 
 export type SessionAssistantCompletedEvent = {
     id: string;
@@ -448,6 +477,43 @@ export type SessionPartUpdatedEvent = {
     };
 };
 
+export type SessionPermissionAskedEvent = {
+    id: string;
+    type: 'session.permission.asked';
+    version: number;
+    sessionID: string;
+    seq: number;
+    time: number;
+    data: {
+        permissionID: string;
+        messageID: string;
+        partID: string;
+        callID: string;
+        tool: string;
+        permission: string;
+        title: string;
+        patterns: Array<string>;
+        metadata: {
+            [key: string]: unknown;
+        };
+        input: unknown;
+    };
+};
+
+export type SessionPermissionRepliedEvent = {
+    id: string;
+    type: 'session.permission.replied';
+    version: number;
+    sessionID: string;
+    seq: number;
+    time: number;
+    data: {
+        permissionID: string;
+        reply: 'once' | 'always' | 'reject';
+        message?: string;
+    };
+};
+
 export type SessionPrunedEvent = {
     id: string;
     type: 'session.pruned';
@@ -556,6 +622,9 @@ export type ToolPart = {
     state: 'running' | 'completed' | 'error';
     output?: string;
     error?: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
 };
 
 export type UnauthorizedError = {
@@ -1466,6 +1535,117 @@ export type MessageUpdateResponses = {
 };
 
 export type MessageUpdateResponse = MessageUpdateResponses[keyof MessageUpdateResponses];
+
+export type PermissionListData = {
+    body?: never;
+    path: {
+        sessionID: string;
+    };
+    query?: never;
+    url: '/api/session/{sessionID}/permission';
+};
+
+export type PermissionListErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * SessionNotFoundError
+     */
+    404: SessionNotFoundError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type PermissionListError = PermissionListErrors[keyof PermissionListErrors];
+
+export type PermissionListResponses = {
+    /**
+     * Success
+     */
+    200: {
+        items: Array<PermissionRequest>;
+    };
+};
+
+export type PermissionListResponse = PermissionListResponses[keyof PermissionListResponses];
+
+export type PermissionReplyData = {
+    body: {
+        reply: PermissionReply;
+        message?: string;
+    };
+    path: {
+        sessionID: string;
+        permissionID: string;
+    };
+    query?: never;
+    url: '/api/session/{sessionID}/permission/{permissionID}';
+};
+
+export type PermissionReplyErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * SessionNotFoundError | PermissionNotFoundError
+     */
+    404: SessionNotFoundError | PermissionNotFoundError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type PermissionReplyError = PermissionReplyErrors[keyof PermissionReplyErrors];
+
+export type PermissionReplyResponses = {
+    /**
+     * Success
+     */
+    200: {
+        id: string;
+        reply: PermissionReply;
+    };
+};
+
+export type PermissionReplyResponse = PermissionReplyResponses[keyof PermissionReplyResponses];
 
 export type SessionPromptData = {
     body: {

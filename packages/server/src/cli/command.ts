@@ -52,6 +52,8 @@ export interface Io {
   out(line?: string): void
   /** Writes a line to stderr. */
   err(line: string): void
+  /** Writes text to stderr as is (streamed reasoning); default: `err` per call. */
+  errWrite?(text: string): void
   /** Replaces the current stderr line (progress display); only meaningful when `stderrIsTTY`. */
   status(text: string): void
   readonly stderrIsTTY: boolean
@@ -81,6 +83,7 @@ export const processIo = (env: Record<string, string | undefined> = process.env,
   write: (text) => send(process.stdout, text),
   out: (line = "") => send(process.stdout, `${line}\n`),
   err: (line) => send(process.stderr, `${line}\n`),
+  errWrite: (text) => send(process.stderr, text),
   status: (text) => send(process.stderr, `\r\x1b[2K${text}`),
   stderrIsTTY: process.stderr.isTTY === true,
 })
