@@ -182,7 +182,7 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
                   permission: input.plan.permission,
                   title: input.plan.title,
                   patterns: [...input.plan.patterns],
-                  metadata: { ...(input.plan.metadata ?? {}) },
+                  metadata: { ...input.plan.metadata },
                   input: input.input,
                 }),
               ])
