@@ -150,7 +150,9 @@ describe("bash environment", () => {
       { PATH: process.env.PATH, OPENCODE_SERVER_PASSWORD: "pw", OPENAI_API_KEY: "sk", MY_LOCAL_KEY: "k", KEEP: "yes" },
       ["MY_LOCAL_KEY"],
     )
-    const out = await Effect.runPromise(bash.execute({ command: "env" }, { ...ctxWith(), env }))
+    const out = await Effect.runPromise(
+      bash.execute({ command: "env" }, { ...ctxWith(), env }),
+    )
     expect(out).toContain("KEEP=yes")
     expect(out).not.toMatch(/OPENCODE_SERVER_PASSWORD|OPENAI_API_KEY|MY_LOCAL_KEY/)
   })

@@ -152,10 +152,7 @@ const toToolSet = (tools: ReadonlyArray<ModelTool>): ToolSet => {
  * a `ProviderError`, which becomes the stream's failure. Parts without a counterpart (start/end
  * markers, tool-input deltas, sources, ...) are dropped.
  */
-async function* toEvents(
-  providerID: string,
-  parts: AsyncIterable<TextStreamPart<ToolSet>>,
-): AsyncGenerator<ProviderEvent> {
+async function* toEvents(providerID: string, parts: AsyncIterable<TextStreamPart<ToolSet>>): AsyncGenerator<ProviderEvent> {
   for await (const part of parts) {
     switch (part.type) {
       case "text-delta":
@@ -226,10 +223,7 @@ export const toProviderError = (providerID: string, cause: unknown): ProviderErr
   if (error instanceof Error) {
     return new ProviderError({ providerID, message: clip(error.message.length > 0 ? error.message : error.name) })
   }
-  return new ProviderError({
-    providerID,
-    message: clip(typeof error === "string" ? error : `request failed: ${String(error)}`),
-  })
+  return new ProviderError({ providerID, message: clip(typeof error === "string" ? error : `request failed: ${String(error)}`) })
 }
 
 /** Some SDK messages quote the offending response text; keep them readable. */

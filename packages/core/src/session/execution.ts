@@ -163,13 +163,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
                   ? Effect.void
                   : decide(
                       sessionID,
-                      () =>
-                        boundary(
-                          session.sync,
-                          sessionID,
-                          { turnID: current.turnID, outcome: "interrupted" },
-                          { drain: true },
-                        ),
+                      () => boundary(session.sync, sessionID, { turnID: current.turnID, outcome: "interrupted" }, { drain: true }),
                       owner,
                     ).pipe(Effect.ignore),
               ),
@@ -181,11 +175,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
                 boundary(
                   session.sync,
                   sessionID,
-                  {
-                    turnID: current.turnID,
-                    outcome: outcome.outcome,
-                    ...(outcome.error ? { error: outcome.error } : {}),
-                  },
+                  { turnID: current.turnID, outcome: outcome.outcome, ...(outcome.error ? { error: outcome.error } : {}) },
                   { drain: false },
                 ),
               owner,
@@ -202,9 +192,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
       const launch = (sessionID: string, started: Started | undefined) =>
         Effect.gen(function* () {
           if (!started) return
-          const fiber = yield* Effect.forkIn(loop(sessionID, started.owner, started.grant), loops, {
-            uninterruptible: true,
-          })
+          const fiber = yield* Effect.forkIn(loop(sessionID, started.owner, started.grant), loops, { uninterruptible: true })
           fiber.addObserver(() => retire(sessionID, started.owner))
           started.owner.fiber = fiber
         })
@@ -234,11 +222,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
         Effect.gen(function* () {
           yield* requireText(input.text, "text")
           yield* session.get(input.sessionID)
-          const event: PromptEvent = {
-            sessionID: input.sessionID,
-            text: input.text,
-            ...(input.agent ? { agentID: input.agent } : {}),
-          }
+          const event: PromptEvent = { sessionID: input.sessionID, text: input.text, ...(input.agent ? { agentID: input.agent } : {}) }
           const hook = yield* Effect.result(hooks.run("prompt", event))
           const text = hook._tag === "Success" && typeof event.text === "string" && event.text ? event.text : input.text
           const message: InputMessage = {
@@ -300,12 +284,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
             raced = owners.get(sessionID)
             const claim = session.sync.claimed(sessionID)
             if (raced || !claim) return { decision: [] }
-            const ended = boundary(
-              session.sync,
-              sessionID,
-              { turnID: claim.turn_id, outcome: "interrupted" },
-              { drain: true },
-            )
+            const ended = boundary(session.sync, sessionID, { turnID: claim.turn_id, outcome: "interrupted" }, { drain: true })
             return {
               decision: [
                 ...permissions.sync.rejectDrafts(sessionID),
@@ -334,12 +313,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           const event: SyntheticEvent = { sessionID, origin: "host", description: "restart", text }
           const hook = yield* Effect.result(hooks.run("synthetic", event))
           const edited = hook._tag === "Success" && typeof event.text === "string" && event.text ? event.text : text
-          const notice: InputMessage = {
-            ...textMessage(sessionID, edited),
-            type: "synthetic",
-            origin: "host",
-            description: "restart",
-          }
+          const notice: InputMessage = { ...textMessage(sessionID, edited), type: "synthetic", origin: "host", description: "restart" }
           if (hook._tag === "Failure") failures.set(notice.id, recordedHookError(hook.failure))
           return notice
         })
@@ -354,10 +328,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
                 running: owners.has(sessionID),
                 cap,
                 ...(notice ? { notice } : {}),
-                permissions: {
-                  messages: new Set(pending.map((ask) => ask.messageID)),
-                  reject: permissions.sync.rejectDrafts(sessionID),
-                },
+                permissions: { messages: new Set(pending.map((ask) => ask.messageID)), reject: permissions.sync.rejectDrafts(sessionID) },
               })
             }).pipe(Effect.onError(() => Effect.sync(() => notice && failures.delete(notice.id))))
             // A notice whose resume gave up (attempt cap) starts no turn: nothing will read its failure.

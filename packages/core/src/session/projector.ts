@@ -85,16 +85,7 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
   const handlers: Record<string, (event: Envelope<any>) => void> = {
     [E.Created.type]: (event: Envelope<DataOf<typeof E.Created>>) => {
       const d = event.data
-      insertSession.run(
-        event.sessionID,
-        d.title,
-        d.directory,
-        d.agent ?? null,
-        d.model ?? null,
-        event.seq,
-        event.time,
-        event.time,
-      )
+      insertSession.run(event.sessionID, d.title, d.directory, d.agent ?? null, d.model ?? null, event.seq, event.time, event.time)
     },
     [E.Renamed.type]: (event: Envelope<DataOf<typeof E.Renamed>>) => {
       renameSession.run(event.data.title, event.sessionID)
@@ -187,8 +178,7 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
     [E.Pruned.type]: (event: Envelope<DataOf<typeof E.Pruned>>) => {
       for (const { messageID, partIDs } of event.data.messages) {
         const changed = dropParts.run(JSON.stringify(partIDs), messageID, event.sessionID)
-        if (changed.changes === 0)
-          throw new Error(`${event.type}: message ${messageID} not in session ${event.sessionID}`)
+        if (changed.changes === 0) throw new Error(`${event.type}: message ${messageID} not in session ${event.sessionID}`)
       }
     },
     [E.Erased.type]: () => {},
@@ -213,8 +203,7 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
     [E.PermissionReplied.type]: (event: Envelope<DataOf<typeof E.PermissionReplied>>) => {
       const d = event.data
       const changed = replyPermission.run(d.reply, d.message ?? null, d.permissionID, event.sessionID)
-      if (changed.changes === 0)
-        throw new Error(`${event.type}: permission ${d.permissionID} not in session ${event.sessionID}`)
+      if (changed.changes === 0) throw new Error(`${event.type}: permission ${d.permissionID} not in session ${event.sessionID}`)
     },
   }
 

@@ -85,9 +85,7 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
       const selectSession = `SELECT s.*, (SELECT count(*) FROM session_execution e WHERE e.session_id = s.id) AS claimed FROM session s`
       const readSession = client.query<SessionRow, [string]>(`${selectSession} WHERE s.id = ?`)
       const listFirst = client.query<SessionRow, [number]>(`${selectSession} ORDER BY s.id DESC LIMIT ?`)
-      const listAfter = client.query<SessionRow, [string, number]>(
-        `${selectSession} WHERE s.id < ? ORDER BY s.id DESC LIMIT ?`,
-      )
+      const listAfter = client.query<SessionRow, [string, number]>(`${selectSession} WHERE s.id < ? ORDER BY s.id DESC LIMIT ?`)
       const readMessage = client.query<{ data: string }, [string, string]>(
         "SELECT data FROM session_message WHERE id = ? AND session_id = ?",
       )
@@ -173,7 +171,10 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
                 ? [draft(SessionEvent.Renamed, { title })]
                 : { reject: new SessionNotFoundError({ sessionID }) },
             )
-            .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die), Effect.andThen(get(sessionID))),
+            .pipe(
+              Effect.catchTag("Bus.InvalidEventError", Effect.die),
+              Effect.andThen(get(sessionID)),
+            ),
         remove: (sessionID) =>
           bus
             .transact(sessionID, () =>
@@ -187,8 +188,7 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
             yield* get(sessionID)
             const limit = clampLimit(options.limit, 100)
             const order = options.order ?? "asc"
-            const from =
-              options.cursor !== undefined ? Number(options.cursor) : order === "asc" ? 0 : Number.MAX_SAFE_INTEGER
+            const from = options.cursor !== undefined ? Number(options.cursor) : order === "asc" ? 0 : Number.MAX_SAFE_INTEGER
             const rows = page[order].all(sessionID, Number.isFinite(from) ? from : 0, limit + 1)
             const items = rows.slice(0, limit).map((row) => JSON.parse(row.data) as Message)
             return rows.length > limit ? { items, cursor: String(rows[limit - 1]!.seq) } : { items }
@@ -200,12 +200,7 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
             if (row) return JSON.parse(row.data) as Message
             // Input admitted behind a running turn is addressable at once: queued, no seq yet.
             const waiting = readQueued.get(messageID, sessionID)
-            if (waiting)
-              return {
-                ...(JSON.parse(waiting.data) as { message: InputMessage }).message,
-                seq: 0,
-                queued: true,
-              } as Message
+            if (waiting) return { ...(JSON.parse(waiting.data) as { message: InputMessage }).message, seq: 0, queued: true } as Message
             return yield* new MessageNotFoundError({ sessionID, messageID })
           }),
         sync: {

@@ -12,9 +12,7 @@ export const toModelMessages = (transcript: ReadonlyArray<Message>): Array<Model
   for (const message of transcript) {
     if (message.retracted) continue
     if (message.type !== "assistant") {
-      const content = message.parts.flatMap((p) =>
-        p.type === "text" && p.text ? [{ type: "text" as const, text: p.text }] : [],
-      )
+      const content = message.parts.flatMap((p) => (p.type === "text" && p.text ? [{ type: "text" as const, text: p.text }] : []))
       if (content.length > 0) out.push({ role: "user", content })
       continue
     }

@@ -59,9 +59,7 @@ function matcherProgram() {
 
 let programURL: string | undefined
 const workerURL = () =>
-  (programURL ??= URL.createObjectURL(
-    new Blob([`(${matcherProgram.toString()})()`], { type: "application/javascript" }),
-  ))
+  (programURL ??= URL.createObjectURL(new Blob([`(${matcherProgram.toString()})()`], { type: "application/javascript" })))
 
 /** Starts a worker for `pattern` (already known to compile). */
 export const startMatcher = (pattern: string, maxLineChars: number): LineMatcher => {

@@ -26,13 +26,5 @@ const program = Effect.gen(function* () {
 })
 
 await Effect.runPromise(
-  program.pipe(
-    Effect.provide(
-      HostLayer({
-        database: spec.database,
-        config: { data: spec.config, directory: spec.directory },
-        autoResume: false,
-      }),
-    ),
-  ),
+  program.pipe(Effect.provide(HostLayer({ database: spec.database, config: { data: spec.config, directory: spec.directory }, autoResume: false }))),
 )

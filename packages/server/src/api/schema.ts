@@ -40,9 +40,7 @@ export const ModelName = Schema.String.check(
 export const Text = Schema.String.check(Schema.isPattern(/\S/, { message: "expected a non-empty text" }))
 
 /** A message-listing cursor: the seq the previous page ended at, as returned in `cursor`. */
-export const SeqCursor = Schema.String.check(
-  Schema.isPattern(/^\d+$/, { message: "expected a cursor returned by a previous page" }),
-)
+export const SeqCursor = Schema.String.check(Schema.isPattern(/^\d+$/, { message: "expected a cursor returned by a previous page" }))
 
 /** Listing page size. */
 export const Limit = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 200 }))

@@ -1,17 +1,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { InvalidRequestError, SessionBusyError, SessionNotFoundError } from "./errors.ts"
-import {
-  Admitted,
-  EraseSummary,
-  Limit,
-  ModelName,
-  PrunableType,
-  PruneSummary,
-  SessionInfo,
-  SessionPage,
-  Text,
-} from "./schema.ts"
+import { Admitted, EraseSummary, Limit, ModelName, PrunableType, PruneSummary, SessionInfo, SessionPage, Text } from "./schema.ts"
 
 const params = { sessionID: Schema.String }
 
@@ -57,7 +47,10 @@ export class SessionGroup extends HttpApiGroup.make("session")
       }),
       success: Admitted,
       error: [SessionNotFoundError, InvalidRequestError],
-    }).annotate(OpenApi.Summary, "Admit a user prompt; the turn runs asynchronously (queued behind a running turn)"),
+    }).annotate(
+      OpenApi.Summary,
+      "Admit a user prompt; the turn runs asynchronously (queued behind a running turn)",
+    ),
     HttpApiEndpoint.post("synthetic", "/api/session/:sessionID/synthetic", {
       params,
       payload: Schema.Struct({

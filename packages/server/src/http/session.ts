@@ -27,9 +27,7 @@ export const SessionHandlers = HttpApiBuilder.group(
       create: ({ payload }) =>
         payload.directory === undefined
           ? session.create(payload)
-          : Effect.flatMap(resolveDirectory(payload.directory), (directory) =>
-              session.create({ ...payload, directory }),
-            ),
+          : Effect.flatMap(resolveDirectory(payload.directory), (directory) => session.create({ ...payload, directory })),
       list: ({ query }) => session.list(query),
       get: ({ params }) => fromCore(session.get(params.sessionID)),
       update: ({ params, payload }) => fromCore(session.rename(params.sessionID, payload.title)),
