@@ -3,14 +3,10 @@ import { parse, printParseErrorCode, type ParseError } from "jsonc-parser"
 import { existsSync, readFileSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, join, resolve } from "node:path"
+import { ProvidersConfig } from "../provider/config.ts"
+import { unsetEnvReferences, type UnsetEnv } from "./env.ts"
 
-export const ProviderConfig = Schema.Struct({
-  type: Schema.Literal("openai-compatible"),
-  baseURL: Schema.String,
-  apiKey: Schema.optional(Schema.String),
-  headers: Schema.optional(Schema.Record(Schema.String, Schema.String)),
-  models: Schema.optional(Schema.Record(Schema.String, Schema.Struct({}))),
-})
+export { ProviderConfig } from "../provider/config.ts"
 
 export const AgentConfig = Schema.Struct({
   system: Schema.optional(Schema.String),
@@ -24,7 +20,7 @@ export const ConfigSchema = Schema.Struct({
   $schema: Schema.optional(Schema.String),
   /** `<providerID>/<modelID>`; default `offline/echo`. */
   model: Schema.optional(Schema.String.check(Schema.isPattern(/^[^/]+\/.+$/))),
-  provider: Schema.optional(Schema.Record(Schema.String, ProviderConfig)),
+  provider: Schema.optional(ProvidersConfig),
   agent: Schema.optional(Schema.Record(Schema.String, AgentConfig)),
   /** Files (relative to the session directory) whose text becomes `instructions` system parts. */
   instructions: Schema.optional(Schema.Array(Schema.String)),
@@ -59,6 +55,8 @@ export interface ConfigShape {
   /** The file the config came from, if any; relative plugin paths resolve against its directory. */
   readonly path?: string
   readonly directory: string
+  /** `{env:VAR}` references whose variable was not set (substituted by ""), reported at start. */
+  readonly unsetEnv?: ReadonlyArray<UnsetEnv>
 }
 
 const substitute = (text: string, env: Record<string, string | undefined>) =>
@@ -104,7 +102,8 @@ export class Config extends Context.Service<Config, ConfigShape>()("@opencode-ai
         catch: (cause) => new ConfigError({ path, message: `cannot read: ${(cause as Error).message}` }),
       })
       const data = yield* parseConfig(text, path, env)
-      return { data, path, directory: dirname(path) } satisfies ConfigShape
+      const unsetEnv = unsetEnvReferences(text, env)
+      return { data, path, directory: dirname(path), ...(unsetEnv.length > 0 ? { unsetEnv } : {}) } satisfies ConfigShape
     })
 
   static readonly layer = (config: ConfigShape) => Layer.succeed(Config, Config.of(config))
