@@ -79,7 +79,7 @@ describe("the provider registry", () => {
       join(dir, "opencode.json"),
       `{ "model": "local/m", "provider": { "local": { "baseURL": "http://127.0.0.1:9/v1", "apiKey": "{env:OC2_TEST_UNSET_KEY}" } } }`,
     )
-    const config = await Effect.runPromise(Config.load(dir, {}))
+    const config: ConfigShape = await Effect.runPromise(Config.load(dir, {}))
     expect(config.unsetEnv).toEqual([{ name: "OC2_TEST_UNSET_KEY", path: ["provider", "local", "apiKey"] }])
 
     const logged: Array<string> = []

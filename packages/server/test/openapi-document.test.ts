@@ -40,6 +40,9 @@ describe("the OpenAPI document", () => {
       "part.remove": "DELETE /api/session/{sessionID}/message/{messageID}/part/{partID}",
       "plugin.list": "GET /api/plugin",
       "db.stats": "GET /api/db/stats",
+      "provider.list": "GET /api/provider",
+      "agent.list": "GET /api/agent",
+      "config.get": "GET /api/config",
       "event.subscribe": "GET /api/event",
     })
   })

@@ -9,6 +9,7 @@ import { DEFAULT_IDLE_TIMEOUT, makeIdleFetch } from "./fetch.ts"
 import { makeOffline, OFFLINE_MODEL_ID, OFFLINE_PROVIDER_ID } from "./offline.ts"
 import { openAIModel } from "./openai.ts"
 import { openAICompatibleModel } from "./openai-compatible.ts"
+import type { ModelInfo, ProviderInfo } from "./info.ts"
 import { ProviderError, type ProviderClient } from "./provider.ts"
 import { DEFAULT_RETRIES } from "./retry.ts"
 import { endpointOf } from "./endpoint.ts"
@@ -20,27 +21,6 @@ export const parseModel = (value: string): ModelRef => {
 }
 
 export const DEFAULT_MODEL: ModelRef = { providerID: OFFLINE_PROVIDER_ID, modelID: OFFLINE_MODEL_ID }
-
-/** A model a provider offers, with its limits when known. */
-export interface ModelInfo {
-  readonly id: string
-  readonly limit?: ModelLimit
-}
-
-/** A usable provider as discovery reports it (never its key). */
-export interface ProviderInfo {
-  readonly id: string
-  readonly type: ProviderType | "offline"
-  /** `config` (an entry in `provider`), `env` (its conventional key variable is set) or `builtin`. */
-  readonly source: "config" | "env" | "builtin"
-  readonly baseURL?: string
-  readonly models: ReadonlyArray<ModelInfo>
-  /** True when any model id is accepted (an `openai-compatible` entry that lists no models). */
-  readonly anyModel: boolean
-  /** Retries of transient failures, and the longest silence of a stream (ms). */
-  readonly retries: number
-  readonly timeout: number
-}
 
 export interface ProvidersShape {
   /** The model used when neither the prompt, the session nor the agent names one. */

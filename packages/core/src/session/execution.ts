@@ -5,7 +5,9 @@ import type { Draft } from "../bus/event.ts"
 import { Config } from "../config/config.ts"
 import { ascending } from "../id/id.ts"
 import { Hooks } from "../plugin/hooks.ts"
+import { Providers } from "../provider/registry.ts"
 import { admitInput, admitResume, boundary, type Grant, settleCutOff } from "./admission.ts"
+import { checkChoice } from "./choice.ts"
 import { type BusyError, InvalidInputError, SessionNotFoundError } from "./error.ts"
 import type { InputMessage, MessageError, Origin } from "./message.ts"
 import type { ModelRef } from "./model-request.ts"
@@ -68,6 +70,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
       const runner = yield* Runner
       const hooks = yield* Hooks
       const config = yield* Config
+      const providers = yield* Providers
       const cap = config.data.server?.resumeAttempts ?? DEFAULT_RESUME_ATTEMPTS
       const owners = yield* Turns
       /** Admissions whose plugin hook threw: the turn they start fails with this error, recorded. */
@@ -175,6 +178,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
       const prompt = (input: PromptInput) =>
         Effect.gen(function* () {
           yield* requireText(input.text, "text")
+          yield* checkChoice(config.data, providers, { agent: input.agent, model: input.model })
           yield* session.get(input.sessionID)
           const event: PromptEvent = { sessionID: input.sessionID, text: input.text, ...(input.agent ? { agentID: input.agent } : {}) }
           const hook = yield* Effect.result(hooks.run("prompt", event))

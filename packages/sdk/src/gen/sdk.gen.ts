@@ -2,7 +2,7 @@
 
 import type { Client, ClientMeta, Options as Options2, RequestResult, ServerSentEventsResult, TDataShape } from './client';
 import { client } from './client.gen';
-import type { DbStatsData, DbStatsErrors, DbStatsResponses, EventSubscribeData, EventSubscribeErrors, EventSubscribeResponse, EventSubscribeResponses, HealthData, HealthErrors, HealthResponses, MessageGetData, MessageGetErrors, MessageGetResponses, MessageListData, MessageListErrors, MessageListResponses, MessageRemoveData, MessageRemoveErrors, MessageRemoveResponses, MessageUpdateData, MessageUpdateErrors, MessageUpdateResponses, PartRemoveData, PartRemoveErrors, PartRemoveResponses, PluginListData, PluginListErrors, PluginListResponses, SessionCreateData, SessionCreateErrors, SessionCreateResponses, SessionDeleteData, SessionDeleteErrors, SessionDeleteResponses, SessionEraseData, SessionEraseErrors, SessionEraseResponses, SessionGetData, SessionGetErrors, SessionGetResponses, SessionInterruptData, SessionInterruptErrors, SessionInterruptResponses, SessionListData, SessionListErrors, SessionListResponses, SessionLogData, SessionLogErrors, SessionLogResponse, SessionLogResponses, SessionPromptData, SessionPromptErrors, SessionPromptResponses, SessionPruneData, SessionPruneErrors, SessionPruneResponses, SessionResumeData, SessionResumeErrors, SessionResumeResponses, SessionSyntheticData, SessionSyntheticErrors, SessionSyntheticResponses, SessionUpdateData, SessionUpdateErrors, SessionUpdateResponses, SessionWaitData, SessionWaitErrors, SessionWaitResponses } from './types.gen';
+import type { AgentListData, AgentListErrors, AgentListResponses, ConfigGetData, ConfigGetErrors, ConfigGetResponses, DbStatsData, DbStatsErrors, DbStatsResponses, EventSubscribeData, EventSubscribeErrors, EventSubscribeResponse, EventSubscribeResponses, HealthData, HealthErrors, HealthResponses, MessageGetData, MessageGetErrors, MessageGetResponses, MessageListData, MessageListErrors, MessageListResponses, MessageRemoveData, MessageRemoveErrors, MessageRemoveResponses, MessageUpdateData, MessageUpdateErrors, MessageUpdateResponses, PartRemoveData, PartRemoveErrors, PartRemoveResponses, PluginListData, PluginListErrors, PluginListResponses, ProviderListData, ProviderListErrors, ProviderListResponses, SessionCreateData, SessionCreateErrors, SessionCreateResponses, SessionDeleteData, SessionDeleteErrors, SessionDeleteResponses, SessionEraseData, SessionEraseErrors, SessionEraseResponses, SessionGetData, SessionGetErrors, SessionGetResponses, SessionInterruptData, SessionInterruptErrors, SessionInterruptResponses, SessionListData, SessionListErrors, SessionListResponses, SessionLogData, SessionLogErrors, SessionLogResponse, SessionLogResponses, SessionPromptData, SessionPromptErrors, SessionPromptResponses, SessionPruneData, SessionPruneErrors, SessionPruneResponses, SessionResumeData, SessionResumeErrors, SessionResumeResponses, SessionSyntheticData, SessionSyntheticErrors, SessionSyntheticResponses, SessionUpdateData, SessionUpdateErrors, SessionUpdateResponses, SessionWaitData, SessionWaitErrors, SessionWaitResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -46,6 +46,32 @@ class HeyApiRegistry<T> {
     }
 }
 
+export class Agent extends HeyApiClient {
+    /**
+     * The agents a prompt may name: the default `build` and every configured one
+     */
+    public list<ThrowOnError extends boolean = false>(options?: Options<AgentListData, ThrowOnError>): RequestResult<AgentListResponses, AgentListErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<AgentListResponses, AgentListErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/agent',
+            ...options
+        });
+    }
+}
+
+export class Config extends HeyApiClient {
+    /**
+     * The effective configuration; provider keys and header values are redacted
+     */
+    public get<ThrowOnError extends boolean = false>(options?: Options<ConfigGetData, ThrowOnError>): RequestResult<ConfigGetResponses, ConfigGetErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<ConfigGetResponses, ConfigGetErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/config',
+            ...options
+        });
+    }
+}
+
 export class Db extends HeyApiClient {
     /**
      * Bytes per session and per part type, the journal, pages and file sizes (one session with `sessionID`)
@@ -82,6 +108,19 @@ export class Plugin extends HeyApiClient {
         return (options?.client ?? this.client).get<PluginListResponses, PluginListErrors, ThrowOnError>({
             security: [{ scheme: 'basic', type: 'http' }],
             url: '/api/plugin',
+            ...options
+        });
+    }
+}
+
+export class Provider extends HeyApiClient {
+    /**
+     * Usable providers (configured, or found by their key variable) with their models, limits and the default model
+     */
+    public list<ThrowOnError extends boolean = false>(options?: Options<ProviderListData, ThrowOnError>): RequestResult<ProviderListResponses, ProviderListErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<ProviderListResponses, ProviderListErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/provider',
             ...options
         });
     }
@@ -339,6 +378,16 @@ export class OpencodeSdk extends HeyApiClient {
         });
     }
     
+    private _agent?: Agent;
+    get agent(): Agent {
+        return this._agent ??= new Agent({ client: this.client });
+    }
+    
+    private _config?: Config;
+    get config(): Config {
+        return this._config ??= new Config({ client: this.client });
+    }
+    
     private _db?: Db;
     get db(): Db {
         return this._db ??= new Db({ client: this.client });
@@ -352,6 +401,11 @@ export class OpencodeSdk extends HeyApiClient {
     private _plugin?: Plugin;
     get plugin(): Plugin {
         return this._plugin ??= new Plugin({ client: this.client });
+    }
+    
+    private _provider?: Provider;
+    get provider(): Provider {
+        return this._provider ??= new Provider({ client: this.client });
     }
     
     private _session?: Session;

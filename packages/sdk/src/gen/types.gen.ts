@@ -8,6 +8,18 @@ export type Admitted = {
     messageID: string;
 };
 
+export type AgentInfo = {
+    id: string;
+    model?: string;
+    steps: number;
+    system: boolean;
+    default: boolean;
+};
+
+export type AgentList = {
+    items: Array<AgentInfo>;
+};
+
 export type AssistantMessage = {
     id: string;
     sessionID: string;
@@ -36,6 +48,53 @@ export type AssistantMessage = {
         input: number;
         output: number;
         reasoning?: number;
+    };
+};
+
+export type Config = {
+    $schema?: string;
+    model?: string;
+    provider?: {
+        [key: string]: {
+            type?: 'openai-compatible' | 'anthropic' | 'openai';
+            baseURL?: string;
+            apiKey?: string;
+            headers?: {
+                [key: string]: string;
+            };
+            models?: {
+                [key: string]: {
+                    limit?: {
+                        context: number;
+                        output: number;
+                    };
+                };
+            };
+            retries?: number;
+            timeout?: number;
+        };
+    };
+    agent?: {
+        [key: string]: {
+            system?: string;
+            model?: string;
+            steps?: number;
+        };
+    };
+    instructions?: Array<string>;
+    plugin?: Array<string>;
+    events?: {
+        persist?: boolean;
+    };
+    server?: {
+        autoResume?: boolean;
+        resumeAttempts?: number;
+    };
+    hooks?: {
+        preflightTimeout?: number;
+    };
+    tools?: {
+        bash?: boolean;
     };
 };
 
@@ -149,6 +208,28 @@ export type PluginStatus = {
     status: 'loaded' | 'failed';
     flavour?: 'promise' | 'effect';
     error?: string;
+};
+
+export type ProviderInfo = {
+    id: string;
+    type: 'openai-compatible' | 'anthropic' | 'openai' | 'offline';
+    source: 'config' | 'env' | 'builtin';
+    baseURL?: string;
+    models: Array<{
+        id: string;
+        limit?: {
+            context: number;
+            output: number;
+        };
+    }>;
+    anyModel: boolean;
+    retries: number;
+    timeout: number;
+};
+
+export type ProviderList = {
+    default: string;
+    items: Array<ProviderInfo>;
 };
 
 export type PrunableType = 'tool' | 'reasoning';
@@ -307,6 +388,80 @@ export type UserMessage = {
     model?: ModelRef;
 };
 
+export type AgentListData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/agent';
+};
+
+export type AgentListErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type AgentListError = AgentListErrors[keyof AgentListErrors];
+
+export type AgentListResponses = {
+    /**
+     * AgentList
+     */
+    200: AgentList;
+};
+
+export type AgentListResponse = AgentListResponses[keyof AgentListResponses];
+
+export type ConfigGetData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/config';
+};
+
+export type ConfigGetErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type ConfigGetError = ConfigGetErrors[keyof ConfigGetErrors];
+
+export type ConfigGetResponses = {
+    /**
+     * Config
+     */
+    200: Config;
+};
+
+export type ConfigGetResponse = ConfigGetResponses[keyof ConfigGetResponses];
+
 export type DbStatsData = {
     body?: never;
     path?: never;
@@ -461,6 +616,43 @@ export type PluginListResponses = {
 };
 
 export type PluginListResponse = PluginListResponses[keyof PluginListResponses];
+
+export type ProviderListData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/provider';
+};
+
+export type ProviderListErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type ProviderListError = ProviderListErrors[keyof ProviderListErrors];
+
+export type ProviderListResponses = {
+    /**
+     * ProviderList
+     */
+    200: ProviderList;
+};
+
+export type ProviderListResponse = ProviderListResponses[keyof ProviderListResponses];
 
 export type SessionListData = {
     body?: never;

@@ -1,8 +1,12 @@
 import {
+  AgentInfo as CoreAgentInfo,
+  ConfigSchema as CoreConfigSchema,
   DatabaseStats as CoreDatabaseStats,
   EraseSummary as CoreEraseSummary,
   Page,
   PluginStatus as CorePluginStatus,
+  ProviderInfo as CoreProviderInfo,
+  ProviderList as CoreProviderList,
   PrunableType as CorePrunableType,
   PruneSummary as CorePruneSummary,
   SessionBytes as CoreSessionBytes,
@@ -93,3 +97,19 @@ export const DatabaseStats = CoreDatabaseStats.mapFields((fields) => ({
   ...fields,
   sessions: Schema.Array(SessionBytes),
 })).annotate({ identifier: "DatabaseStats" })
+
+/** One usable model provider, its models and their limits (never its key). */
+export const ProviderInfo = CoreProviderInfo.annotate({ identifier: "ProviderInfo" })
+
+/** `GET /api/provider`: the providers and the default model. */
+export const ProviderList = CoreProviderList.mapFields((fields) => ({
+  ...fields,
+  items: Schema.Array(ProviderInfo),
+})).annotate({ identifier: "ProviderList" })
+
+/** An agent a prompt may name. */
+export const AgentInfo = CoreAgentInfo.annotate({ identifier: "AgentInfo" })
+export const AgentList = Schema.Struct({ items: Schema.Array(AgentInfo) }).annotate({ identifier: "AgentList" })
+
+/** The effective `opencode.json`, secrets redacted. */
+export const EffectiveConfig = CoreConfigSchema.annotate({ identifier: "Config" })

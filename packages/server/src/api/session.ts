@@ -16,6 +16,7 @@ export class SessionGroup extends HttpApiGroup.make("session")
         model: Schema.optionalKey(ModelName),
       }),
       success: SessionInfo,
+      error: InvalidRequestError,
     }).annotate(OpenApi.Summary, "Create a session"),
     HttpApiEndpoint.get("list", "/api/session", {
       query: { cursor: Schema.optionalKey(Schema.String), limit: Schema.optionalKey(Limit) },

@@ -1,4 +1,4 @@
-import { Erase, Execution, parseModel, Prune, Session } from "@opencode-ai/core"
+import { checkChoice, Config, Erase, Execution, parseModel, Providers, Prune, Session } from "@opencode-ai/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/api.ts"
@@ -22,8 +22,16 @@ export const SessionHandlers = HttpApiBuilder.group(
     const execution = yield* Execution
     const prune = yield* Prune
     const erase = yield* Erase
+    const config = yield* Config
+    const providers = yield* Providers
     return handlers.handleAll({
-      create: ({ payload }) => session.create(payload),
+      create: ({ payload }) =>
+        fromCore(
+          checkChoice(config.data, providers, {
+            agent: payload.agent,
+            model: payload.model !== undefined ? parseModel(payload.model) : undefined,
+          }).pipe(Effect.andThen(session.create(payload))),
+        ),
       list: ({ query }) => session.list(query),
       get: ({ params }) => fromCore(session.get(params.sessionID)),
       update: ({ params, payload }) => fromCore(session.rename(params.sessionID, payload.title)),
