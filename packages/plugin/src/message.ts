@@ -81,7 +81,7 @@ export interface SessionInfo {
   readonly model?: string
   readonly seq: number
   readonly time: { readonly created: number; readonly updated: number }
-  readonly status: "idle" | "busy" | "suspended"
+  readonly status: "idle" | "busy" | "retrying" | "suspended"
 }
 
 export interface Page<A> {

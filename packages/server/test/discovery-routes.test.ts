@@ -37,12 +37,12 @@ describe("discovery routes", () => {
     ])
 
     const { data: effective, response } = await client.config.get()
-    expect(response.status).toBe(200)
+    expect(response?.status).toBe(200)
     expect(effective!.model).toBe("local/test-model")
     expect(effective!.provider!.local!.apiKey).toBe("[redacted]")
     expect(effective!.provider!.local!.headers).toEqual({ authorization: "[redacted]" })
     expect(JSON.stringify(effective)).not.toContain("secret")
-    expect((await client.provider.list()).response.headers.get("content-type")).toContain("application/json")
+    expect((await client.provider.list()).response?.headers.get("content-type")).toContain("application/json")
   })
 
   it("refuses an unknown model or agent at admission with 400 and the field, storing nothing", async () => {

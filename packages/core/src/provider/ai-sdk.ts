@@ -269,14 +269,19 @@ export const toProviderError = (providerID: string, endpoint: string, cause: unk
 /** Some SDK messages quote the offending response text; keep them readable. */
 const clip = (message: string, max = 2000): string => (message.length > max ? `${message.slice(0, max)}…` : message)
 
-/** The SDK may wrap the real failure (retry wrapper, no-output wrapper); prefer the innermost known error. */
+/**
+ * The SDK may wrap the real failure (retry wrapper, no-output wrapper, "failed to process successful
+ * response"): an idle timeout anywhere in the chain wins, else the innermost API error, else the error.
+ */
 const unwrap = (error: unknown): unknown => {
+  let found: unknown
   let current = error
-  for (let depth = 0; depth < 6 && current instanceof Error; depth++) {
-    if (APICallError.isInstance(current) || current instanceof IdleTimeoutError) return current
-    const inner = (current as { lastError?: unknown }).lastError ?? current.cause
+  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
+    if (current instanceof IdleTimeoutError) return current
+    if (APICallError.isInstance(current)) found ??= current
+    const inner: unknown = (current as { lastError?: unknown }).lastError ?? current.cause
     if (inner === undefined) break
     current = inner
   }
-  return APICallError.isInstance(current) || current instanceof IdleTimeoutError ? current : error
+  return found ?? error
 }

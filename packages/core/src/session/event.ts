@@ -138,6 +138,15 @@ export namespace SessionEvent {
     }),
   )
 
+  /**
+   * A model request failed transiently (429, 5xx, connection) and is retried after `delayMs`; the session's
+   * status is `retrying` meanwhile. Published live, never stored.
+   */
+  export const Retry = ephemeral(
+    "session.retry",
+    Schema.Struct({ attempt: Schema.Number, delayMs: Schema.Number, error: Schema.String }),
+  )
+
   export const all = [
     Created,
     Renamed,

@@ -9,8 +9,11 @@ export const SessionInfo = Schema.Struct({
   model: Schema.optional(Schema.String),
   seq: Schema.Number,
   time: Schema.Struct({ created: Schema.Number, updated: Schema.Number }),
-  /** `idle`, `busy` (a turn runs in this process) or `suspended` (claim held, no turn running: awaiting resume). */
-  status: Schema.Literals(["idle", "busy", "suspended"]),
+  /**
+   * `idle`, `busy` (a turn runs in this process), `retrying` (a turn waits to retry a failed model request) or
+   * `suspended` (claim held, no turn running: awaiting resume).
+   */
+  status: Schema.Literals(["idle", "busy", "retrying", "suspended"]),
 })
 export type SessionInfo = typeof SessionInfo.Type
 

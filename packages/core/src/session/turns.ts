@@ -5,6 +5,8 @@ export interface Turn {
   turnID: string
   fiber?: Fiber.Fiber<void, unknown>
   readonly idle: Deferred.Deferred<void>
+  /** Set while the turn waits to retry a failed model request (status `retrying`). */
+  retrying?: boolean
 }
 
 /**

@@ -300,7 +300,7 @@ export type SessionInfo = {
         created: number;
         updated: number;
     };
-    status: 'idle' | 'busy' | 'suspended';
+    status: 'idle' | 'busy' | 'retrying' | 'suspended';
 };
 
 export type SessionNotFoundError = {

@@ -7,6 +7,7 @@ import { ascending } from "../../id/id.ts"
 import { Hooks } from "../../plugin/hooks.ts"
 import type { ProviderEvent, Usage } from "../../provider/provider.ts"
 import { parseModel, Providers } from "../../provider/registry.ts"
+import { withRetry } from "../../provider/retry.ts"
 import { builtinTools, runTool, toModelTool } from "../../tool/registry.ts"
 import { selectAgent } from "../agent.ts"
 import type { TurnReason } from "../admission.ts"
@@ -14,6 +15,8 @@ import { SessionEvent } from "../event.ts"
 import type { MessageError, Part, ToolPart } from "../message.ts"
 import type { ModelMessage, ModelRef, ModelRequest, ModelTool, SystemOrigin, SystemPart } from "../model-request.ts"
 import { Session } from "../session.ts"
+import { retryStatus } from "../retry-status.ts"
+import { Turns } from "../turns.ts"
 import { enforceOrigins, systemParts } from "../system.ts"
 import { toModelMessages } from "../transcript.ts"
 
@@ -52,6 +55,7 @@ export class Runner extends Context.Service<
       const hooks = yield* Hooks
       const providers = yield* Providers
       const config = yield* Config
+      const turns = yield* Turns
       const tools = builtinTools({ bash: config.data.tools?.bash === true })
       const modelTools: ReadonlyArray<ModelTool> = tools.map(toModelTool)
       const toolByName = new Map(tools.map((tool) => [tool.name, tool]))
@@ -118,7 +122,9 @@ export class Runner extends Context.Service<
           ])
           const state = new StreamState(turn.sessionID, messageID)
           const finished = yield* Effect.gen(function* () {
-            yield* client.stream(request).pipe(
+            // Transient failures before any output are retried with backoff (status `retrying` meanwhile).
+            const retries = providers.retries(model.providerID)
+            yield* withRetry(() => client.stream(request), retries, retryStatus(bus, turns, turn.sessionID)).pipe(
               Stream.runForEach((event) =>
                 Effect.suspend(() => {
                   const drafts = state.apply(event, (delta) => bus.publish(SessionEvent.PartDelta, turn.sessionID, delta))
