@@ -74,11 +74,22 @@ export interface ContextEvent {
   tools: Array<ModelTool>
 }
 
+/**
+ * `session.compacting`: before the host asks the model to summarise the older transcript (a compaction).
+ * Push strings to `context`: each joins the summary request as something the summary must keep (state your
+ * plugin needs after the compaction, facts it knows matter).
+ */
+export interface CompactingEvent {
+  readonly sessionID: string
+  context: Array<string>
+}
+
 export interface HookEvents {
   readonly prompt: PromptEvent
   readonly preflight: PreflightEvent
   readonly context: ContextEvent
   readonly synthetic: SyntheticEvent
+  readonly compacting: CompactingEvent
 }
 
 export type HookName = keyof HookEvents

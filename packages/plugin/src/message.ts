@@ -71,7 +71,22 @@ export interface AssistantMessage extends MessageBase {
   readonly usage?: { readonly input: number; readonly output: number; readonly reasoning?: number }
 }
 
-export type Message = UserMessage | SyntheticMessage | AssistantMessage
+/**
+ * The host's summary of the older transcript (one text part, origin `host`): later model requests send it
+ * instead of the messages up to seq `through`, which stay stored and readable.
+ */
+export interface CompactionMessage extends MessageBase {
+  readonly type: "compaction"
+  readonly time: { readonly created: number }
+  readonly through: number
+  /** The latest prompt, sent verbatim after the summary although `through` covers it. */
+  readonly prompt?: string
+  readonly reason: "auto" | "overflow" | "manual"
+  readonly model: ModelRef
+  readonly usage?: { readonly input: number; readonly output: number; readonly reasoning?: number }
+}
+
+export type Message = UserMessage | SyntheticMessage | AssistantMessage | CompactionMessage
 
 export interface SessionInfo {
   readonly id: string

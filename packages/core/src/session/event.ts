@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { durable, ephemeral } from "../bus/event.ts"
-import { InputMessage, MessageError, Origin, Part, Usage } from "./message.ts"
+import { CompactionInput, InputMessage, MessageError, Origin, Part, Usage } from "./message.ts"
 import { ModelRef } from "./model-request.ts"
 
 /**
@@ -34,7 +34,7 @@ export namespace SessionEvent {
   /** A user or synthetic message entering the transcript (directly, or delivered from the inbox). */
   export const MessageAdmitted = durable("session.message.admitted", 1, Schema.Struct({ message: InputMessage }))
 
-  export const TurnReason = Schema.Literals(["prompt", "synthetic", "resume", "continue"])
+  export const TurnReason = Schema.Literals(["prompt", "synthetic", "resume", "continue", "compact"])
 
   /** A turn takes the execution claim. */
   export const TurnStarted = durable(
@@ -127,6 +127,9 @@ export namespace SessionEvent {
     Schema.Struct({ events: Schema.Number, fields: Schema.Number, bytes: Schema.Number, by: Origin }),
   )
 
+  /** The host summarised the older transcript: a `compaction` message enters the transcript. */
+  export const Compacted = durable("session.compacted", 1, Schema.Struct({ message: CompactionInput }))
+
   /** Streaming text/reasoning/tool-input deltas: published live, never stored. */
   export const PartDelta = ephemeral(
     "session.part.delta",
@@ -164,5 +167,6 @@ export namespace SessionEvent {
     PartRemoved,
     Pruned,
     Erased,
+    Compacted,
   ] as const
 }

@@ -8,6 +8,7 @@ import { Hooks } from "../plugin/hooks.ts"
 import { Providers } from "../provider/registry.ts"
 import { admitInput, admitResume, boundary, type Grant, settleCutOff } from "./admission.ts"
 import { checkChoice } from "./choice.ts"
+import { admitCompaction } from "./compaction.ts"
 import { type BusyError, InvalidInputError, SessionNotFoundError } from "./error.ts"
 import type { InputMessage, MessageError, Origin } from "./message.ts"
 import type { ModelRef } from "./model-request.ts"
@@ -46,6 +47,8 @@ export interface ExecutionShape {
     sessionID: string,
     options?: { readonly notice?: string },
   ): Effect.Effect<{ readonly resumed: boolean }, SessionNotFoundError | BusyError>
+  /** Starts a compaction turn (summarise the older transcript now); busy while a turn holds the session. */
+  compact(sessionID: string): Effect.Effect<{ readonly turnID: string }, SessionNotFoundError | BusyError>
   /** Interrupts any turn, then deletes the session. */
   remove(sessionID: string): Effect.Effect<void, SessionNotFoundError>
   /** Whether a turn of this session runs in this process. */
@@ -119,6 +122,10 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
         const failure = grant.messageID ? failures.get(grant.messageID) : undefined
         if (grant.messageID) failures.delete(grant.messageID)
         if (failure) return runner.fail({ sessionID, turnID: grant.turnID, reason: grant.reason }, failure)
+        // A compaction turn, or one resumed after a restart cut it off, compacts instead of answering.
+        if (grant.reason === "compact" || (grant.reason === "resume" && session.sync.claimed(sessionID)?.reason === "compact")) {
+          return runner.compact({ sessionID, turnID: grant.turnID, reason: "compact" })
+        }
         return runner.run({ sessionID, turnID: grant.turnID, reason: grant.reason })
       }
 
@@ -253,6 +260,13 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           return { resumed: grant !== undefined }
         })
 
+      const compact = (sessionID: string) =>
+        Effect.gen(function* () {
+          const grant = yield* decide(sessionID, () => admitCompaction(session.sync, sessionID))
+          yield* launch(sessionID, grant)
+          return { turnID: grant!.turnID }
+        })
+
       const remove = (sessionID: string) =>
         Effect.gen(function* () {
           yield* interrupt(sessionID)
@@ -265,6 +279,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
         interrupt,
         wait,
         resume,
+        compact,
         remove,
         running: (sessionID) => owners.has(sessionID),
       })

@@ -94,7 +94,29 @@ export const AssistantMessage = Schema.Struct({
 })
 export type AssistantMessage = typeof AssistantMessage.Type
 
-export const Message = Schema.Union([UserMessage, SyntheticMessage, AssistantMessage])
+/**
+ * A compaction: the host's summary (one text part) of the transcript up to and including seq `through`.
+ * Model requests after it send the summary instead of those messages, then what follows; the messages
+ * themselves stay stored and readable. `prompt` names the latest prompt when the summary had to cover it
+ * too (one long turn): that prompt is still sent verbatim, after the summary.
+ */
+export const CompactionMessage = Schema.Struct({
+  ...common,
+  type: Schema.Literal("compaction"),
+  time: Schema.Struct({ created: Schema.Number }),
+  /** The seq of the last message the summary covers. */
+  through: Schema.Number,
+  /** The latest prompt, sent verbatim after the summary although `through` covers it. */
+  prompt: Schema.optional(Schema.String),
+  /** `auto` (the next request would not fit), `overflow` (the provider refused one) or `manual`. */
+  reason: Schema.Literals(["auto", "overflow", "manual"]),
+  /** The model that wrote the summary, and what the summary request cost. */
+  model: ModelRef,
+  usage: Schema.optional(Usage),
+})
+export type CompactionMessage = typeof CompactionMessage.Type
+
+export const Message = Schema.Union([UserMessage, SyntheticMessage, AssistantMessage, CompactionMessage])
 export type Message = typeof Message.Type
 
 /** A user or synthetic message as admitted, before it has a seq (it may wait in the inbox). */
@@ -103,3 +125,7 @@ export const InputMessage = Schema.Union([
   SyntheticMessage.mapFields(({ seq: _, ...rest }) => rest),
 ])
 export type InputMessage = typeof InputMessage.Type
+
+/** A compaction as committed, before it has a seq. */
+export const CompactionInput = CompactionMessage.mapFields(({ seq: _, ...rest }) => rest)
+export type CompactionInput = typeof CompactionInput.Type

@@ -155,6 +155,10 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
       }
     },
     [E.Erased.type]: () => {},
+    [E.Compacted.type]: (event: Envelope<DataOf<typeof E.Compacted>>) => {
+      const message = event.data.message
+      insertMessage.run(message.id, event.sessionID, event.seq, "compaction", JSON.stringify({ ...message, seq: event.seq }))
+    },
   }
 
   const readSeq = client.query<{ seq: number }, [string]>("SELECT seq FROM session WHERE id = ?")

@@ -16,6 +16,7 @@ import type { MessageError, Part, ToolPart } from "../message.ts"
 import type { ModelMessage, ModelRef, ModelRequest, ModelTool, SystemOrigin, SystemPart } from "../model-request.ts"
 import { Session } from "../session.ts"
 import { retryStatus } from "../retry-status.ts"
+import { isOverflow, makeCompactor } from "../compaction.ts"
 import { Turns } from "../turns.ts"
 import { enforceOrigins, systemParts } from "../system.ts"
 import { toModelMessages } from "../transcript.ts"
@@ -43,6 +44,8 @@ export class Runner extends Context.Service<
   Runner,
   {
     run(turn: Turn): Effect.Effect<TurnOutcome>
+    /** A compaction turn (`POST .../compact`): summarises the older transcript, no answer. */
+    compact(turn: Turn): Effect.Effect<TurnOutcome>
     /** Ends a turn without a model request, recording `error` on an assistant message. */
     fail(turn: Turn, error: MessageError): Effect.Effect<TurnOutcome>
   }
@@ -61,6 +64,16 @@ export class Runner extends Context.Service<
       const toolByName = new Map(tools.map((tool) => [tool.name, tool]))
       const preflightTimeout = config.data.hooks?.preflightTimeout ?? 30_000
       const instructions = config.data.instructions ?? ["AGENTS.md"]
+      const compactor = makeCompactor({
+        bus,
+        session,
+        hooks,
+        providers,
+        config: config.data,
+        turns,
+        tools: modelTools,
+        hookTimeout: preflightTimeout,
+      })
 
       const commit = (sessionID: string, drafts: ReadonlyArray<Draft>) =>
         bus.commit(sessionID, drafts).pipe(Effect.orDie)
@@ -78,7 +91,7 @@ export class Runner extends Context.Service<
       }
 
       /** One primary model request and its tool calls. Returns whether the model asked to continue. */
-      const step = (turn: Turn, reason: TurnReason, index: number) =>
+      const step = (turn: Turn, reason: Exclude<TurnReason, "compact">, index: number) =>
         Effect.gen(function* () {
           const row = session.sync.row(turn.sessionID)
           if (!row) return yield* Effect.interrupt
@@ -96,12 +109,14 @@ export class Runner extends Context.Service<
           const model: ModelRef =
             latest?.model ?? agent.model ?? (row.model ? parseModel(row.model) : providers.defaultModel)
           const client = yield* providers.client(model)
-          const transcript = session.sync.transcript(turn.sessionID)
+          const system = systemParts(agent, row.directory, instructions)
+          // Compacts first when this request would not fit the model's window.
+          const transcript = yield* compactor.prepare({ sessionID: turn.sessionID, model, system })
           const built: ContextEvent = {
             sessionID: turn.sessionID,
             agentID: agent.id,
             model,
-            system: systemParts(agent, row.directory, instructions),
+            system,
             messages: toModelMessages(transcript),
             tools: [...modelTools],
           } as ContextEvent
@@ -181,7 +196,13 @@ export class Runner extends Context.Service<
         Effect.gen(function* () {
           const limit = selectAgent(config.data, session.sync.row(turn.sessionID)?.agent ?? undefined).steps
           for (let index = 1; index <= limit; index++) {
-            const more = yield* step(turn, index === 1 ? turn.reason : "continue", index)
+            const reason = index === 1 && turn.reason !== "compact" ? turn.reason : "continue"
+            // A request the provider refused as too long is retried once after compacting.
+            const more = yield* step(turn, reason, index).pipe(
+              Effect.catchIf(isOverflow, (error) =>
+                compactor.recover(turn.sessionID, error).pipe(Effect.andThen(step(turn, reason, index))),
+              ),
+            )
             if (!more) break
           }
           return { outcome: "completed" } as TurnOutcome
@@ -219,7 +240,13 @@ export class Runner extends Context.Service<
           return { outcome: "failed", error } as TurnOutcome
         })
 
-      return Runner.of({ run, fail })
+      const compact = (turn: Turn) =>
+        compactor.compact({ sessionID: turn.sessionID, reason: "manual" }).pipe(
+          Effect.as<TurnOutcome>({ outcome: "completed" }),
+          Effect.catch((failure) => fail(turn, { name: failure._tag, message: failure.message })),
+        )
+
+      return Runner.of({ run, fail, compact })
     }),
   )
 }
