@@ -33,6 +33,7 @@ describe("the OpenAPI document", () => {
       "session.log": "GET /api/session/{sessionID}/log",
       "session.prune": "POST /api/session/{sessionID}/prune",
       "session.erase": "POST /api/session/{sessionID}/erase",
+      "session.compact": "POST /api/session/{sessionID}/compact",
       "message.list": "GET /api/session/{sessionID}/message",
       "message.get": "GET /api/session/{sessionID}/message/{messageID}",
       "message.update": "PATCH /api/session/{sessionID}/message/{messageID}/part/{partID}",

@@ -228,8 +228,8 @@ export const isOverflow = (error: unknown): error is ProviderError =>
 
 /**
  * The session's token figures: `context`, what the next request carries (the latest answer's reported
- * usage when it follows the latest compaction, else an estimate of what would be sent), and `limit`, the
- * model's context window when known.
+ * usage, input plus output, when nothing but answers follow it and it is newer than the latest compaction;
+ * else an estimate of the messages that would be sent), and `limit`, the model's context window when known.
  */
 export const contextTokens = (
   reads: SessionShape["sync"],
@@ -239,9 +239,12 @@ export const contextTokens = (
 ): { readonly context: number; readonly limit?: number } => {
   const transcript = reads.transcript(sessionID)
   const view = modelView(transcript)
+  // A usage reported before the latest compaction measured a request that no longer goes out.
+  const since = view[0]?.type === "compaction" ? view[0].seq : 0
   let context: number | undefined
   for (let i = view.length - 1; i >= 0; i--) {
     const message = view[i]!
+    if (message.seq < since) break
     if (message.type === "assistant" && message.usage) {
       context = message.usage.input + message.usage.output
       break

@@ -2,7 +2,7 @@
 
 import type { Client, ClientMeta, Options as Options2, RequestResult, ServerSentEventsResult, TDataShape } from './client';
 import { client } from './client.gen';
-import type { AgentListData, AgentListErrors, AgentListResponses, ConfigGetData, ConfigGetErrors, ConfigGetResponses, DbStatsData, DbStatsErrors, DbStatsResponses, EventSubscribeData, EventSubscribeErrors, EventSubscribeResponse, EventSubscribeResponses, HealthData, HealthErrors, HealthResponses, MessageGetData, MessageGetErrors, MessageGetResponses, MessageListData, MessageListErrors, MessageListResponses, MessageRemoveData, MessageRemoveErrors, MessageRemoveResponses, MessageUpdateData, MessageUpdateErrors, MessageUpdateResponses, PartRemoveData, PartRemoveErrors, PartRemoveResponses, PluginListData, PluginListErrors, PluginListResponses, ProviderListData, ProviderListErrors, ProviderListResponses, SessionCreateData, SessionCreateErrors, SessionCreateResponses, SessionDeleteData, SessionDeleteErrors, SessionDeleteResponses, SessionEraseData, SessionEraseErrors, SessionEraseResponses, SessionGetData, SessionGetErrors, SessionGetResponses, SessionInterruptData, SessionInterruptErrors, SessionInterruptResponses, SessionListData, SessionListErrors, SessionListResponses, SessionLogData, SessionLogErrors, SessionLogResponse, SessionLogResponses, SessionPromptData, SessionPromptErrors, SessionPromptResponses, SessionPruneData, SessionPruneErrors, SessionPruneResponses, SessionResumeData, SessionResumeErrors, SessionResumeResponses, SessionSyntheticData, SessionSyntheticErrors, SessionSyntheticResponses, SessionUpdateData, SessionUpdateErrors, SessionUpdateResponses, SessionWaitData, SessionWaitErrors, SessionWaitResponses } from './types.gen';
+import type { AgentListData, AgentListErrors, AgentListResponses, ConfigGetData, ConfigGetErrors, ConfigGetResponses, DbStatsData, DbStatsErrors, DbStatsResponses, EventSubscribeData, EventSubscribeErrors, EventSubscribeResponse, EventSubscribeResponses, HealthData, HealthErrors, HealthResponses, MessageGetData, MessageGetErrors, MessageGetResponses, MessageListData, MessageListErrors, MessageListResponses, MessageRemoveData, MessageRemoveErrors, MessageRemoveResponses, MessageUpdateData, MessageUpdateErrors, MessageUpdateResponses, PartRemoveData, PartRemoveErrors, PartRemoveResponses, PluginListData, PluginListErrors, PluginListResponses, ProviderListData, ProviderListErrors, ProviderListResponses, SessionCompactData, SessionCompactErrors, SessionCompactResponses, SessionCreateData, SessionCreateErrors, SessionCreateResponses, SessionDeleteData, SessionDeleteErrors, SessionDeleteResponses, SessionEraseData, SessionEraseErrors, SessionEraseResponses, SessionGetData, SessionGetErrors, SessionGetResponses, SessionInterruptData, SessionInterruptErrors, SessionInterruptResponses, SessionListData, SessionListErrors, SessionListResponses, SessionLogData, SessionLogErrors, SessionLogResponse, SessionLogResponses, SessionPromptData, SessionPromptErrors, SessionPromptResponses, SessionPruneData, SessionPruneErrors, SessionPruneResponses, SessionResumeData, SessionResumeErrors, SessionResumeResponses, SessionSyntheticData, SessionSyntheticErrors, SessionSyntheticResponses, SessionUpdateData, SessionUpdateErrors, SessionUpdateResponses, SessionWaitData, SessionWaitErrors, SessionWaitResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -165,7 +165,7 @@ export class Session extends HeyApiClient {
     }
     
     /**
-     * Get a session
+     * Get a session, with its token figures (`tokens: { context, limit }`)
      */
     public get<ThrowOnError extends boolean = false>(options: Options<SessionGetData, ThrowOnError>): RequestResult<SessionGetResponses, SessionGetErrors, ThrowOnError> {
         return (options.client ?? this.client).get<SessionGetResponses, SessionGetErrors, ThrowOnError>({
@@ -187,6 +187,17 @@ export class Session extends HeyApiClient {
                 'Content-Type': 'application/json',
                 ...options.headers
             }
+        });
+    }
+    
+    /**
+     * Start a compaction turn: summarise the older transcript now (wait for the session to see the compaction message)
+     */
+    public compact<ThrowOnError extends boolean = false>(options: Options<SessionCompactData, ThrowOnError>): RequestResult<SessionCompactResponses, SessionCompactErrors, ThrowOnError> {
+        return (options.client ?? this.client).post<SessionCompactResponses, SessionCompactErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/session/{sessionID}/compact',
+            ...options
         });
     }
     

@@ -51,6 +51,36 @@ export type AssistantMessage = {
     };
 };
 
+export type CompactionMessage = {
+    id: string;
+    sessionID: string;
+    seq: number;
+    origin: string;
+    parts: Array<Part>;
+    retracted?: {
+        time: number;
+        by: string;
+    };
+    placeholder?: string;
+    type: 'compaction';
+    time: {
+        created: number;
+    };
+    through: number;
+    prompt?: string;
+    reason: 'auto' | 'overflow' | 'manual';
+    model: ModelRef;
+    usage?: {
+        input: number;
+        output: number;
+        reasoning?: number;
+    };
+};
+
+export type CompactionStarted = {
+    turnID: string;
+};
+
 export type Config = {
     $schema?: string;
     model?: string;
@@ -167,7 +197,7 @@ export type JournalDisabledError = {
     message: string;
 };
 
-export type Message = UserMessage | SyntheticMessage | AssistantMessage;
+export type Message = UserMessage | SyntheticMessage | AssistantMessage | CompactionMessage;
 
 export type MessageNotFoundError = {
     _tag: 'MessageNotFoundError';
@@ -289,6 +319,21 @@ export type SessionBytes = {
     journal: number;
 };
 
+export type SessionDetail = {
+    id: string;
+    title: string;
+    directory: string;
+    agent?: string;
+    model?: string;
+    seq: number;
+    time: {
+        created: number;
+        updated: number;
+    };
+    status: 'idle' | 'busy' | 'retrying' | 'suspended';
+    tokens: SessionTokens;
+};
+
 export type SessionInfo = {
     id: string;
     title: string;
@@ -312,6 +357,11 @@ export type SessionNotFoundError = {
 export type SessionPage = {
     items: Array<SessionInfo>;
     cursor?: string;
+};
+
+export type SessionTokens = {
+    context: number;
+    limit?: number;
 };
 
 export type SyntheticMessage = {
@@ -815,9 +865,9 @@ export type SessionGetError = SessionGetErrors[keyof SessionGetErrors];
 
 export type SessionGetResponses = {
     /**
-     * SessionInfo
+     * SessionDetail
      */
-    200: SessionInfo;
+    200: SessionDetail;
 };
 
 export type SessionGetResponse = SessionGetResponses[keyof SessionGetResponses];
@@ -866,6 +916,53 @@ export type SessionUpdateResponses = {
 };
 
 export type SessionUpdateResponse = SessionUpdateResponses[keyof SessionUpdateResponses];
+
+export type SessionCompactData = {
+    body?: never;
+    path: {
+        sessionID: string;
+    };
+    query?: never;
+    url: '/api/session/{sessionID}/compact';
+};
+
+export type SessionCompactErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * SessionNotFoundError
+     */
+    404: SessionNotFoundError;
+    /**
+     * SessionBusyError
+     */
+    409: SessionBusyError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type SessionCompactError = SessionCompactErrors[keyof SessionCompactErrors];
+
+export type SessionCompactResponses = {
+    /**
+     * CompactionStarted
+     */
+    200: CompactionStarted;
+};
+
+export type SessionCompactResponse = SessionCompactResponses[keyof SessionCompactResponses];
 
 export type SessionEraseData = {
     body?: never;

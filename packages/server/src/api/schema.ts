@@ -14,6 +14,7 @@ import {
 } from "@opencode-ai/core"
 import {
   AssistantMessage as CoreAssistantMessage,
+  CompactionMessage as CoreCompactionMessage,
   ReasoningPart as CoreReasoningPart,
   SyntheticMessage as CoreSyntheticMessage,
   TextPart as CoreTextPart,
@@ -53,9 +54,31 @@ export const AssistantMessage = CoreAssistantMessage.mapFields((fields) => ({
   model: ModelRef,
 })).annotate({ identifier: "AssistantMessage" })
 
-export const Message = Schema.Union([UserMessage, SyntheticMessage, AssistantMessage]).annotate({ identifier: "Message" })
+export const CompactionMessage = CoreCompactionMessage.mapFields((fields) => ({
+  ...fields,
+  ...withParts,
+  model: ModelRef,
+})).annotate({ identifier: "CompactionMessage" })
+
+export const Message = Schema.Union([UserMessage, SyntheticMessage, AssistantMessage, CompactionMessage]).annotate({
+  identifier: "Message",
+})
 
 export const SessionInfo = CoreSessionInfo.annotate({ identifier: "SessionInfo" })
+
+/** Token figures of a session: what its next request carries (`context`) and its model's window (`limit`). */
+export const SessionTokens = Schema.Struct({
+  context: Schema.Number,
+  limit: Schema.optional(Schema.Number),
+}).annotate({ identifier: "SessionTokens" })
+
+/** `GET /api/session/:sessionID`: the session with its token figures. */
+export const SessionDetail = CoreSessionInfo.mapFields((fields) => ({ ...fields, tokens: SessionTokens })).annotate({
+  identifier: "SessionDetail",
+})
+
+/** A compaction turn was started. */
+export const CompactionStarted = Schema.Struct({ turnID: Schema.String }).annotate({ identifier: "CompactionStarted" })
 export const SessionPage = Page(SessionInfo).annotate({ identifier: "SessionPage" })
 export const MessagePage = Page(Message).annotate({ identifier: "MessagePage" })
 export const PluginStatus = CorePluginStatus.annotate({ identifier: "PluginStatus" })

@@ -1,4 +1,4 @@
-import { checkChoice, Config, Erase, Execution, parseModel, Providers, Prune, Session } from "@opencode-ai/core"
+import { checkChoice, Config, contextTokens, Erase, Execution, parseModel, Providers, Prune, Session } from "@opencode-ai/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/api.ts"
@@ -33,7 +33,14 @@ export const SessionHandlers = HttpApiBuilder.group(
           }).pipe(Effect.andThen(session.create(payload))),
         ),
       list: ({ query }) => session.list(query),
-      get: ({ params }) => fromCore(session.get(params.sessionID)),
+      get: ({ params }) =>
+        fromCore(
+          session
+            .get(params.sessionID)
+            .pipe(
+              Effect.map((info) => ({ ...info, tokens: contextTokens(session.sync, config.data, providers, params.sessionID) })),
+            ),
+        ),
       update: ({ params, payload }) => fromCore(session.rename(params.sessionID, payload.title)),
       delete: ({ params }) => fromCore(execution.remove(params.sessionID)),
       prompt: ({ params, payload }) =>
@@ -63,6 +70,7 @@ export const SessionHandlers = HttpApiBuilder.group(
       resume: ({ params }) => fromCore(execution.resume(params.sessionID)),
       prune: ({ params, payload }) =>
         fromCore(prune.session({ sessionID: params.sessionID, types: payload.types ?? ALL_TYPES, by })),
+      compact: ({ params }) => fromCore(execution.compact(params.sessionID)),
       erase: ({ params }) => fromCore(erase.session({ sessionID: params.sessionID, by })),
     })
   }),
