@@ -2,7 +2,11 @@ import { Effect } from "effect"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { projectionSnapshot, replay } from "../src/bus/replay.ts"
 import type { ConfigData } from "../src/config/config.ts"
+import { Erase } from "../src/session/erase.ts"
+import { makeSessionProjector } from "../src/session/projector.ts"
+import { Database } from "../src/storage/database.ts"
 import { COMPACTION_PROMPT } from "../src/session/compaction.ts"
 import { SUMMARY_HEADING } from "../src/session/transcript.ts"
 import { Execution } from "../src/session/execution.ts"
@@ -202,5 +206,49 @@ describe("manual compaction", () => {
     expect(summary).not.toContain("the latest prompt")
     const compaction = result.after.at(-1) as Message
     expect(compaction).toMatchObject({ type: "compaction", reason: "manual", parts: [{ text: "SUMMARY manual" }] })
+  })
+})
+
+describe("compaction in the journal", () => {
+  it("replays to the live projection, and a corrected summary's old text is erased from the journal", async () => {
+    const host = makeHost({ config: { ...config(), events: { persist: true } } })
+    answer("SUMMARY-ORIGINAL-TEXT")
+    const { sessionID, database } = await host.run(
+      Effect.gen(function* () {
+        const session = yield* Session
+        const execution = yield* Execution
+        const info = yield* session.create({ directory: host.directory })
+        yield* execution.prompt({ sessionID: info.id, text: "one" })
+        yield* execution.wait(info.id)
+        yield* execution.prompt({ sessionID: info.id, text: "two" })
+        yield* execution.wait(info.id)
+        yield* execution.compact(info.id)
+        yield* execution.wait(info.id)
+        const compaction = (yield* session.messages(info.id)).items.at(-1)!
+        yield* (yield* Mutation).correct({
+          sessionID: info.id,
+          messageID: compaction.id,
+          partID: compaction.parts[0]!.id,
+          text: "SUMMARY-CORRECTED",
+          by: "user",
+        })
+        return { sessionID: info.id, database: yield* Database }
+      }),
+    )
+    const journaled = () =>
+      (database.client.query("SELECT data FROM event WHERE aggregate_id = ?").all(sessionID) as Array<{ data: string }>)
+        .map((r) => r.data)
+        .join("\n")
+    expect(journaled()).toContain("SUMMARY-ORIGINAL-TEXT")
+    const target = Database.open(":memory:")
+    replay(database.client, target, makeSessionProjector(target.client))
+    expect(projectionSnapshot(target.client)).toEqual(projectionSnapshot(database.client))
+    expect(JSON.stringify(projectionSnapshot(target.client))).toContain("SUMMARY-CORRECTED")
+    target.client.close()
+
+    await host.run(Effect.gen(function* () { return yield* (yield* Erase).session({ sessionID, by: "user" }) }))
+    expect(journaled()).not.toContain("SUMMARY-ORIGINAL-TEXT")
+    expect(journaled()).toContain("SUMMARY-CORRECTED")
+    await host.dispose()
   })
 })
