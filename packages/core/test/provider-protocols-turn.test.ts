@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
+import { Bus } from "../src/bus/bus.ts"
 import type { ConfigData } from "../src/config/config.ts"
 import { Execution } from "../src/session/execution.ts"
 import type { AssistantMessage } from "../src/session/message.ts"
@@ -107,16 +108,26 @@ describe.each(cases)("a turn through the $type protocol", ({ type, start, toolRe
       },
       { text: "The file says alpha.", usage: { input: 60, output: 6 } },
     )
+    const deltas: Array<{ field: string; delta: string }> = []
     const items = await host.run(
       Effect.gen(function* () {
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory })
+        const unsubscribe = (yield* Bus).subscribe((event) => {
+          if (event.type === "session.part.delta" && event.sessionID === info.id) deltas.push(event.data as { field: string; delta: string })
+        })
         yield* execution.prompt({ sessionID: info.id, text: "what is in a.txt?" })
         yield* execution.wait(info.id)
+        unsubscribe()
         return (yield* session.messages(info.id)).items
       }),
     )
+    // Streamed: several live deltas per part, which add up to the stored text.
+    const streamed = (field: string) => deltas.filter((d) => d.field === field).map((d) => d.delta)
+    expect(streamed("text").length).toBeGreaterThan(2)
+    expect(streamed("text").join("")).toBe("Reading it now.The file says alpha.")
+    expect(streamed("reasoning").join("")).toBe("I should read the file.")
     const [, first, second] = items as [unknown, AssistantMessage, AssistantMessage]
     expect(first.error).toBeUndefined()
     expect(first.parts.map((p) => p.type)).toEqual(["reasoning", "text", "tool"])
