@@ -251,7 +251,10 @@ export const contextTokens = (
     }
     if (message.type !== "assistant") break
   }
-  context ??= estimateTokens(toModelMessages(transcript))
+  if (context === undefined) {
+    const messages = toModelMessages(transcript)
+    context = messages.length > 0 ? estimateTokens(messages) : 0
+  }
   const limit = providers.limit(sessionModel(reads, config, providers, sessionID))?.context
   return { context, ...(limit !== undefined ? { limit } : {}) }
 }
