@@ -11,6 +11,7 @@ export { Providers, parseModel } from "./provider/registry.ts"
 export * as SessionErrors from "./session/error.ts"
 export {
   BusyError,
+  ForbiddenError,
   InvalidInputError,
   InvalidTargetError,
   MessageNotFoundError,

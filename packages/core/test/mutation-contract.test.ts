@@ -109,7 +109,13 @@ describe("the mutation contract in core", () => {
     )
     expect(result.updated.parts.map((p) => p.type)).toEqual(["text"])
     expect(result.updated.parts[0]!.id).toBe(result.assistant.parts.find((p) => p.type === "text")!.id)
-    expect(result.sizeBefore - result.sizeAfter).toBeGreaterThanOrEqual(result.payload)
+    // The row keeps only the removed parts' ids (`removedParts`, so a repeated removal is a retry).
+    const kept = JSON.stringify({ removedParts: result.updated.type === "assistant" ? result.updated.removedParts : [] }).length
+    expect(result.updated.type === "assistant" && result.updated.removedParts).toEqual([
+      result.assistant.parts.find((p) => p.type === "tool")!.id,
+      result.assistant.parts.find((p) => p.type === "reasoning")!.id,
+    ])
+    expect(result.sizeBefore - result.sizeAfter).toBeGreaterThanOrEqual(result.payload - kept)
     const sent = requestText(result.request)
     expect(sent).not.toContain("BBBBBBBBBB")
     expect(sent).not.toContain("RRRRRRRRRR")

@@ -98,7 +98,8 @@ describe("plugins loaded from config", () => {
     expect(result.statusAfterFailure).toBe("idle")
     expect(result.claim).toBeUndefined()
     const failed = result.a[1] as AssistantMessage
-    expect(failed.error).toEqual({ name: "Plugin.HookError", message: "kaboom" })
+    // The recorded failure names the plugin and the hook.
+    expect(failed.error).toEqual({ name: "Plugin.HookError", message: "kaboom", pluginID: "thrower", hook: "context" })
     expect((result.a[3] as AssistantMessage).parts[0]).toMatchObject({ text: "You said: all good now" })
     expect((result.b[1] as AssistantMessage).error).toBeUndefined()
     await host.dispose()

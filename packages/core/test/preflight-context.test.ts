@@ -113,7 +113,7 @@ describe("session.preflight", () => {
       }),
     )
     expect(result.status).toBe("idle")
-    expect((result.items[1] as AssistantMessage).error).toEqual({ name: "Plugin.HookError", message: "cannot prove ownership" })
+    expect((result.items[1] as AssistantMessage).error).toEqual({ name: "Plugin.HookError", message: "cannot prove ownership", pluginID: "thrower", hook: "preflight" })
     expect((result.items[3] as AssistantMessage).parts[0]).toMatchObject({ text: "You said: two" })
     await host.dispose()
   })
@@ -147,7 +147,7 @@ describe("session.preflight", () => {
         return (yield* session.messages(info.id)).items
       }),
     )
-    expect((result[1] as AssistantMessage).error).toEqual({ name: "Plugin.HookError", message: "timed out after 50 ms" })
+    expect((result[1] as AssistantMessage).error).toEqual({ name: "Plugin.HookError", message: "timed out after 50 ms", pluginID: "slow", hook: "preflight" })
     expect((result[3] as AssistantMessage).error).toBeUndefined()
     await host.dispose()
   })

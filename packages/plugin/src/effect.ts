@@ -2,7 +2,7 @@ import type { Effect, Scope } from "effect"
 import type { SessionError } from "./error.ts"
 import type { HookEvents, HookName } from "./hook.ts"
 import type { Message, Page, SessionInfo } from "./message.ts"
-import type { Admitted, SessionInput } from "./session.ts"
+import type { Admitted, EraseSummary, PruneSummary, SessionInput } from "./session.ts"
 
 /** A hook callback for Effect plugins; a failure or defect fails the turn it belongs to. */
 export type EffectHookCallback<K extends HookName> = (event: HookEvents[K]) => Effect.Effect<void, unknown>
@@ -22,6 +22,10 @@ export interface EffectSession {
   wait(input: SessionInput.Target): Effect.Effect<void, SessionError>
   resume(input: SessionInput.Target): Effect.Effect<void, SessionError>
   messages(input: SessionInput.Messages): Effect.Effect<Page<Message>, SessionError>
+  /** Batch prune, as `PromiseSession.prune`. */
+  prune(input: SessionInput.Prune): Effect.Effect<PruneSummary, SessionError>
+  /** Erase, as `PromiseSession.erase`. */
+  erase(input: SessionInput.Target): Effect.Effect<EraseSummary, SessionError>
   readonly message: {
     get(input: SessionInput.MessageTarget): Effect.Effect<Message, SessionError>
     update(input: SessionInput.Correct): Effect.Effect<Message, SessionError>

@@ -45,6 +45,20 @@ export interface InvalidTargetError {
   readonly message: string
 }
 
+/**
+ * The plugin's transcript rights do not cover this message: by default a plugin corrects and retracts only
+ * messages whose origin is its own (`plugin:<id>`); a config entry `{ "path": ..., "transcript": "any" }`
+ * grants every message. Nothing was committed.
+ */
+export interface ForbiddenError {
+  readonly _tag: "Session.ForbiddenError"
+  readonly sessionID: string
+  readonly messageID: string
+  readonly pluginID: string
+  readonly reason: string
+  readonly message: string
+}
+
 /** Input the host refused before doing anything (empty text, wrong type). */
 export interface InvalidInputError {
   readonly _tag: "Session.InvalidInputError"
@@ -59,6 +73,7 @@ export type SessionError =
   | BusyError
   | InvalidTargetError
   | InvalidInputError
+  | ForbiddenError
 
 export type SessionErrorTag = SessionError["_tag"]
 

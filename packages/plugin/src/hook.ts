@@ -7,7 +7,11 @@ export type SystemOrigin =
   | { readonly type: "instructions" }
   | { readonly type: "plugin"; readonly pluginID: string }
 
-/** One system part of a model request. `id` follows the part through reordering. */
+/**
+ * One system part of a model request. The host tracks the part object it handed you: edit `text` in place
+ * and the part keeps its `id` and `origin` whatever you write to them. A new object (including a copy of
+ * an existing part) is your part: it gets your origin, and an id already used in this request is renamed.
+ */
 export interface SystemPart {
   id: string
   text: string
@@ -63,7 +67,9 @@ export interface PreflightEvent {
 
 /**
  * `session.context`: the outgoing request, as copies. Edits shape this request only and never reach
- * storage. Parts you add to `system` get your plugin's origin whatever you write; ids stay with parts.
+ * storage. Parts you add to `system` get your plugin's origin whatever id or origin you write; the parts
+ * you were given keep their ids and origins (provenance follows the part object, not its id string), and
+ * ids are unique in the request.
  */
 export interface ContextEvent {
   readonly sessionID: string

@@ -47,14 +47,22 @@ export interface ModelRef {
   readonly modelID: string
 }
 
-export interface UserMessage extends MessageBase {
+/**
+ * Input admitted while a turn runs waits for the turn's boundary; read by id meanwhile it carries
+ * `queued: true` and `seq` 0 (assigned on delivery). Retracting it cancels the delivery.
+ */
+interface Queueable {
+  readonly queued?: true
+}
+
+export interface UserMessage extends MessageBase, Queueable {
   readonly type: "user"
   readonly time: { readonly created: number }
   readonly agent?: string
   readonly model?: ModelRef
 }
 
-export interface SyntheticMessage extends MessageBase {
+export interface SyntheticMessage extends MessageBase, Queueable {
   readonly type: "synthetic"
   readonly time: { readonly created: number }
   readonly description?: string
@@ -67,8 +75,11 @@ export interface AssistantMessage extends MessageBase {
   readonly agent: string
   readonly model: ModelRef
   readonly finish?: string
-  readonly error?: { readonly name: string; readonly message: string }
+  /** Why the message stopped early. A plugin hook's failure names the plugin and the hook. */
+  readonly error?: { readonly name: string; readonly message: string; readonly pluginID?: string; readonly hook?: string }
   readonly usage?: { readonly input: number; readonly output: number; readonly reasoning?: number }
+  /** Ids of parts removed from this message (removal, prune); removing one again is a harmless retry. */
+  readonly removedParts?: ReadonlyArray<string>
 }
 
 /**

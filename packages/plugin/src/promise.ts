@@ -1,7 +1,7 @@
 import type { SessionError } from "./error.ts"
 import type { HookEvents, HookName } from "./hook.ts"
 import type { Message, Page, SessionInfo } from "./message.ts"
-import type { Admitted, SessionInput } from "./session.ts"
+import type { Admitted, EraseSummary, PruneSummary, SessionInput } from "./session.ts"
 
 /** A hook callback; the host awaits it. Throwing fails the turn it belongs to (recorded on the session). */
 export type HookCallback<K extends HookName> = (event: HookEvents[K]) => void | Promise<void>
@@ -31,6 +31,17 @@ export interface PromiseSession {
   /** Continues the session without adding a message (also resumes a turn suspended by a restart). */
   resume(input: SessionInput.Target): Promise<void>
   messages(input: SessionInput.Messages): Promise<Page<Message>>
+  /**
+   * Removes every tool/reasoning part (or only `types`) of the session's completed assistant messages, as
+   * one replayable event, keeping prompts, notices and final text. Between turns only (`Session.BusyError`).
+   * The same result and errors as `POST /api/session/:id/prune`.
+   */
+  prune(input: SessionInput.Prune): Promise<PruneSummary>
+  /**
+   * Erases the journaled payloads of superseded content (corrected, retracted, removed, pruned) and
+   * reclaims the bytes from every database file. The same result and errors as `POST /api/session/:id/erase`.
+   */
+  erase(input: SessionInput.Target): Promise<EraseSummary>
   readonly message: {
     get(input: SessionInput.MessageTarget): Promise<Message>
     /** Replaces the text of a text part; ids and role unchanged. Resolves to the updated message. */

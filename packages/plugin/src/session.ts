@@ -33,6 +33,29 @@ export namespace SessionInput {
   export interface Correct extends PartTarget {
     readonly text: string
   }
+  export interface Prune extends Target {
+    /** Part types to remove; default both. */
+    readonly types?: ReadonlyArray<PrunableType>
+  }
+}
+
+/** A part type batch prune can remove. */
+export type PrunableType = "tool" | "reasoning"
+
+/** What one batch prune removed: `messages` touched, `parts` removed, `bytes` of their JSON. */
+export interface PruneSummary {
+  readonly sessionID: string
+  readonly messages: number
+  readonly parts: number
+  readonly bytes: number
+}
+
+/** What one erase rewrote in the journal: `events` rewritten, `fields` tombstoned, `bytes` of content. */
+export interface EraseSummary {
+  readonly sessionID: string
+  readonly events: number
+  readonly fields: number
+  readonly bytes: number
 }
 
 /** The result of admitting a prompt or notice: the id of the message it became (or will become). */

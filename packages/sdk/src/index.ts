@@ -17,6 +17,7 @@ import { type Client, createClient, createConfig } from "./gen/client/index.ts"
 import { OpencodeSdk } from "./gen/sdk.gen.ts"
 import type {
   EventSubscribeError,
+  InvalidRequestError,
   ServerEvent,
   SessionLogError,
 } from "./gen/types.gen.ts"
@@ -62,6 +63,33 @@ export class EventStreamError extends Error {
   ) {
     super(error && typeof error === "object" && "message" in error ? String(error.message) : `event stream failed with status ${status}`)
   }
+}
+
+/**
+ * The URL parser resolves `.` and `..` segments (in any spelling, `%2e%2e` included) before a request is
+ * sent, so an id of `".."` would address another route: `message.remove` with messageID `".."` becomes
+ * `DELETE /api/session/S`. Such a path parameter (or an empty one) is refused before sending, with the
+ * same `InvalidRequestError` body the server uses; every other value is percent-encoded and checked by
+ * the server against its id rules.
+ */
+export const checkPathParameters = (path: Readonly<Record<string, unknown>> | undefined): InvalidRequestError | undefined => {
+  for (const [name, value] of Object.entries(path ?? {})) {
+    if (typeof value !== "string") continue
+    if (value === "" || value === "." || value === "..") {
+      return {
+        _tag: "InvalidRequestError",
+        message: `Invalid path parameter "${name}": ${JSON.stringify(value)} ${value === "" ? "is empty" : "is a dot segment"}; refused before sending`,
+        field: name,
+      }
+    }
+  }
+  return undefined
+}
+
+/** The generated client's request hook: throws the refusal, which the client returns as `error`. */
+const validateRequest = async (options: unknown) => {
+  const refusal = checkPathParameters((options as { path?: Record<string, unknown> }).path)
+  if (refusal) throw refusal
 }
 
 const base64 = (text: string) => {
@@ -114,6 +142,8 @@ export class OpencodeClient extends OpencodeSdk {
    * `EventStreamError` with a 409 `JournalDisabledError`).
    */
   async *log(options: LogOptions): AsyncGenerator<ServerEvent, void, undefined> {
+    const refusal = checkPathParameters({ sessionID: options.sessionID })
+    if (refusal) throw new EventStreamError(400, refusal)
     const failure = this.#failure()
     const { stream } = await this.session.log({
       path: { sessionID: options.sessionID },
@@ -183,7 +213,11 @@ export class OpencodeClient extends OpencodeSdk {
   }
 }
 
-/** A client for one opencode2 server. HTTP errors are returned as typed `error` values, never thrown. */
+/**
+ * A client for one opencode2 server. HTTP errors are returned as typed `error` values, never thrown; a
+ * path parameter that cannot be sent safely (`"."`, `".."`, `""`) is returned the same way as a 400
+ * `InvalidRequestError` with `field`, without `response` (nothing was sent).
+ */
 export const createOpencodeClient = (options: OpencodeClientOptions): OpencodeClient => {
   const fetchImpl = options.fetch ?? globalThis.fetch
   const client = createClient(
@@ -191,6 +225,7 @@ export const createOpencodeClient = (options: OpencodeClientOptions): OpencodeCl
       baseUrl: options.baseUrl.replace(/\/+$/, ""),
       throwOnError: false,
       fetch: fetchImpl,
+      requestValidator: validateRequest,
       headers: {
         ...options.headers,
         ...(options.password !== undefined ? { authorization: basicAuthorization(options.password) } : {}),

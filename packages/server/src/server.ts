@@ -4,9 +4,14 @@ import { HttpRouter } from "effect/http"
 import { appLayer } from "./http/app.ts"
 import { AUTH_USER, authorized, unauthorized } from "./http/auth.ts"
 import { DEFAULT_BODY_LIMIT, limitBody } from "./http/body-limit.ts"
+import { checkContentType } from "./http/content-type.ts"
 import { type CorsOrigins, makeCors, withHeaders } from "./http/cors.ts"
 import { unknownErrorSync } from "./http/errors.ts"
 import { type EventServices, eventStream, logStream } from "./http/events.ts"
+import { makeHostRule } from "./http/host.ts"
+import { ensureJsonError } from "./http/json-errors.ts"
+import { checkParams, nonCanonical, pathTable } from "./http/path.ts"
+import { openApiDocument } from "./api/openapi.ts"
 import { errorResponse } from "./http/respond.ts"
 import type { SseChannel, SseOptions } from "./sse.ts"
 
@@ -24,6 +29,11 @@ export interface ServerOptions {
   readonly autoResume?: boolean
   /** Turns on HTTP Basic auth (user `opencode`) for every route. */
   readonly password?: string
+  /**
+   * Host names (besides loopback) answered when there is no password; any other `Host` gets 403.
+   * Default: `config.server.allowedHosts`.
+   */
+  readonly allowedHosts?: ReadonlyArray<string>
   /** Origins allowed to call the API from a browser (`"*"` for any). CORS is off without it. */
   readonly cors?: CorsOrigins
   /** Largest request body accepted, in bytes; larger ones get 413 before parsing. Default 1 MiB. */
@@ -43,6 +53,12 @@ export interface RunningServer {
   readonly port: number
   /** Ends open event streams, stops listening and disposes the host (plugins unloaded, database closed). */
   stop(): Promise<void>
+  /**
+   * Drops the host as a kill would, for crash tests in one process: from this call on nothing it does
+   * reaches the database file (the connection turns read-only), connections are cut, and the runtime is
+   * torn down without its writes landing. Claims and unfinished answers stay exactly as a SIGKILL leaves them.
+   */
+  crash(): Promise<void>
 }
 
 /** The user name for Basic auth when the server has a password. */
@@ -85,6 +101,9 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const logLevel = options.logLevel ?? "Warn"
   const cors = makeCors(options.cors)
+  const hosts = makeHostRule({ password, allowedHosts: options.allowedHosts ?? options.config.data.server?.allowedHosts ?? [] })
+  // Every API path (and the document itself) is a Bun route, matched on the raw request target.
+  const paths = pathTable([...Object.keys(openApiDocument().paths as object), "/openapi.json"])
 
   const runtime = ManagedRuntime.make(
     HostLayer({
@@ -112,13 +131,31 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     channels,
   }
 
-  const route = async (request: Request, server: Bun.Server<undefined>): Promise<Response> => {
+  /**
+   * The front door, for every request: `params` are the raw path parameters when the request reached one
+   * of the API routes, undefined when it fell through to `fetch`.
+   */
+  const route = async (
+    request: Request,
+    server: Bun.Server<undefined>,
+    params: Readonly<Record<string, string>> | undefined,
+  ): Promise<Response> => {
+    // First of all, before anything else can answer (DNS-rebinding defence).
+    const host = request.headers.get("host")
+    if (!hosts.allows(host)) return errorResponse(hosts.refusal(host))
     const preflight = cors.preflight(request)
     if (preflight) return preflight
     if (!authorized(password, request.headers.get("authorization"))) {
       return errorResponse(unauthorized(), { "www-authenticate": `Basic realm="opencode2", charset="UTF-8"` })
     }
     const url = new URL(request.url)
+    // The router would collapse `//`, so an empty segment could also reach an API route.
+    const badPath = params
+      ? checkParams(params)
+      : paths.matches(url.pathname) || url.pathname.includes("//")
+        ? nonCanonical()
+        : undefined
+    if (badPath) return errorResponse(badPath)
     if (request.method === "GET") {
       if (url.pathname === EVENT_PATH || url.pathname === `${EVENT_PATH}/`) {
         server.timeout(request, 0)
@@ -127,15 +164,33 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
       const log = LOG_PATH.exec(url.pathname)
       if (log) {
         server.timeout(request, 0)
-        return logStream(events, request, url, decodeSegment(log[1]!))
+        return logStream(events, request, url, params?.sessionID ?? decodeSegment(log[1]!))
       }
     }
     // Waiting for a turn may take longer than the idle timeout.
     if (request.method === "POST" && WAIT_PATH.test(url.pathname)) server.timeout(request, 0)
+    const unsupported = checkContentType(request)
+    if (unsupported) return errorResponse(unsupported, { connection: "close" })
     const limited = await limitBody(request, bodyLimit)
     if (!(limited instanceof Request)) return errorResponse(limited, { connection: "close" })
-    return web.handler(limited)
+    return ensureJsonError(request, await web.handler(limited), bodyLimit)
   }
+
+  const answer = async (
+    request: Request,
+    server: Bun.Server<undefined>,
+    params: Readonly<Record<string, string>> | undefined,
+  ): Promise<Response> => {
+    let response: Response
+    try {
+      response = await route(request, server, params)
+    } catch (cause) {
+      response = errorResponse(unknownErrorSync(cause, `${request.method} ${new URL(request.url).pathname}`))
+    }
+    return cors.enabled ? withHeaders(response, cors.headers(request.headers.get("origin"))) : response
+  }
+  const routes: Record<string, (request: Bun.BunRequest, server: Bun.Server<undefined>) => Promise<Response>> = {}
+  for (const pattern of paths.routes) routes[pattern] = (request, server) => answer(request, server, request.params as Record<string, string>)
 
   let server: Bun.Server<undefined>
   try {
@@ -143,15 +198,12 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
       hostname,
       port: options.port ?? 4096,
       idleTimeout: 120,
-      fetch: async (request, server) => {
-        let response: Response
-        try {
-          response = await route(request, server)
-        } catch (cause) {
-          response = errorResponse(unknownErrorSync(cause, `${request.method} ${new URL(request.url).pathname}`))
-        }
-        return cors.enabled ? withHeaders(response, cors.headers(request.headers.get("origin"))) : response
-      },
+      // The body limit is enforced (with a JSON 413) by `limitBody`; Bun's own limit would answer an
+      // empty 413 before the front door sees the request.
+      maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+      routes,
+      fetch: (request, server) => answer(request, server, undefined),
+      error: (cause) => errorResponse(unknownErrorSync(cause, "request")),
     })
   } catch (cause) {
     await web.dispose().catch(() => undefined)
@@ -181,6 +233,16 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
         if (!graceful) await server.stop(true)
         await web.dispose()
         await runtime.dispose()
+      })()),
+    crash: () =>
+      (stopping ??= (async () => {
+        // Fence first, synchronously: no transaction is open between two event-loop turns, so every later
+        // write fails (SQLITE_READONLY) and what the file holds is what a killed process would have left.
+        events.database.client.run("PRAGMA query_only = ON")
+        await server.stop(true)
+        for (const channel of [...channels]) channel.close()
+        await web.dispose().catch(() => undefined)
+        await runtime.dispose().catch(() => undefined)
       })()),
   }
 }

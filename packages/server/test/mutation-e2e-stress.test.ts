@@ -50,7 +50,8 @@ describe("mutation admission under concurrent HTTP load", () => {
     const random = prng(SEED)
     const server = await startTestServer({
       // The offline provider: turns with text, reasoning and tool parts, fast and deterministic.
-      config: { plugin: [fixture("exposer.ts")], events: { persist: true } },
+      // The plugin holds the transcript grant: this test is about admission, not ownership.
+      config: { plugin: [{ path: fixture("exposer.ts"), transcript: "any" }], events: { persist: true } },
       sse: { queueLimit: 1_000_000 },
     })
     const ctx: PromisePluginContext = pluginContext(server.directory)

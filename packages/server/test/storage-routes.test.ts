@@ -26,7 +26,7 @@ describe("storage routes over the SDK", () => {
     expect(pruned.data).toEqual({ sessionID, messages: 1, parts: 2, bytes: expect.any(Number) })
     expect(pruned.data!.bytes).toBeGreaterThan(0)
     const items = (await client.message.list({ path: { sessionID } })).data!.items
-    expect(items).toEqual([user, { ...first, parts: [] }, second])
+    expect(items).toEqual([user, { ...first, parts: [], removedParts: first.parts.map((p) => p.id) }, second])
     // Nothing left to prune: an empty summary, not an error.
     expect((await client.session.prune({ path: { sessionID }, body: {} })).data).toEqual({ sessionID, messages: 0, parts: 0, bytes: 0 })
   })

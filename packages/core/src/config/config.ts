@@ -15,6 +15,17 @@ export const AgentConfig = Schema.Struct({
   steps: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 }))),
 })
 
+/**
+ * A `plugin` entry: a module (path relative to the config file, or an installed package name), or an
+ * object naming the module and the plugin's transcript rights. `transcript: "any"` lets the plugin correct
+ * and retract every message, not only its own (DESIGN, "Transcript ownership for plugins").
+ */
+export const PluginEntry = Schema.Union([
+  Schema.String,
+  Schema.Struct({ path: Schema.String, transcript: Schema.optional(Schema.Literals(["own", "any"])) }),
+])
+export type PluginEntry = typeof PluginEntry.Type
+
 /** `opencode.json`, JSON with comments allowed. Every field optional; defaults run the offline provider. */
 export const ConfigSchema = Schema.Struct({
   $schema: Schema.optional(Schema.String),
@@ -24,14 +35,19 @@ export const ConfigSchema = Schema.Struct({
   agent: Schema.optional(Schema.Record(Schema.String, AgentConfig)),
   /** Files (relative to the session directory) whose text becomes `instructions` system parts. */
   instructions: Schema.optional(Schema.Array(Schema.String)),
-  /** Plugin modules: paths relative to the config file, or installed package names. */
-  plugin: Schema.optional(Schema.Array(Schema.String)),
+  /** Plugin modules: paths relative to the config file, or installed package names (see `PluginEntry`). */
+  plugin: Schema.optional(Schema.Array(PluginEntry)),
   events: Schema.optional(Schema.Struct({ persist: Schema.optional(Schema.Boolean) })),
   server: Schema.optional(
     Schema.Struct({
       autoResume: Schema.optional(Schema.Boolean),
       /** Resume attempts per claimed turn before it is failed and released. Default 10. */
       resumeAttempts: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 }))),
+      /**
+       * Host names (besides loopback) the server answers when it has no password, e.g. a name that
+       * resolves to this machine. Any other `Host` gets 403 (DNS-rebinding defence).
+       */
+      allowedHosts: Schema.optional(Schema.Array(Schema.String)),
     }),
   ),
   hooks: Schema.optional(

@@ -1,8 +1,11 @@
 import type { EffectSession, HookName, PromiseSession, SessionError } from "@opencode-ai/plugin"
 import { Cause, Effect, Exit, Scope } from "effect"
-import { InvalidInputError } from "../session/error.ts"
+import { ForbiddenError, InvalidInputError } from "../session/error.ts"
+import type { Message } from "../session/message.ts"
 import type { Execution } from "../session/execution.ts"
+import type { Erase } from "../session/erase.ts"
 import type { Mutation } from "../session/mutation.ts"
+import type { PrunableType, Prune } from "../session/prune.ts"
 import type { Session } from "../session/session.ts"
 import { type Hooks, type Registration } from "./hooks.ts"
 
@@ -10,8 +13,12 @@ export interface HostServices {
   readonly session: Session["Service"]
   readonly execution: Execution["Service"]
   readonly mutation: Mutation["Service"]
+  readonly prune: Prune["Service"]
+  readonly erase: Erase["Service"]
   readonly hooks: Hooks["Service"]
 }
+
+const PRUNABLE: ReadonlyArray<PrunableType> = ["tool", "reasoning"]
 
 const str = (input: unknown, field: string) =>
   typeof input === "object" && input !== null && typeof (input as Record<string, unknown>)[field] === "string" &&
@@ -28,12 +35,39 @@ const opt = <T>(input: unknown, field: string, type: "string" | "number" | "bool
 }
 
 /**
+ * A plugin's transcript rights. `own` (default): correct and retract only messages whose origin is
+ * `plugin:<id>`; `any` (granted in config): every message. Removing tool/reasoning parts, prune and erase
+ * need no grant.
+ */
+export type TranscriptRights = "own" | "any"
+
+/** The refusal for a plugin without rights over `message`, or nothing. */
+export const transcriptGuard =
+  (pluginID: string, rights: TranscriptRights, action: "correct" | "retract") =>
+  (message: Message): ForbiddenError | undefined => {
+    if (rights === "any" || message.origin === `plugin:${pluginID}`) return undefined
+    return new ForbiddenError({
+      sessionID: message.sessionID,
+      messageID: message.id,
+      pluginID,
+      reason:
+        `plugin "${pluginID}" may ${action} only its own messages (origin plugin:${pluginID}); this message's origin is ` +
+        `${message.origin}. Grant it with { "path": ..., "transcript": "any" } in the config's plugin list`,
+    })
+  }
+
+/**
  * The Effect flavour of the plugin session API for one plugin: host services with inputs checked and
  * every admitted message attributed to `plugin:<id>`. Failures are the core's tagged errors, whose `_tag`
  * and fields are the public contract.
  */
-export const effectSession = (pluginID: string, services: HostServices, scope: Scope.Scope): EffectSession => {
-  const { session, execution, mutation, hooks } = services
+export const effectSession = (
+  pluginID: string,
+  services: HostServices,
+  scope: Scope.Scope,
+  transcript: TranscriptRights = "own",
+): EffectSession => {
+  const { session, execution, mutation, hooks, prune, erase } = services
   const origin = `plugin:${pluginID}`
   const target = (input: unknown) => str(input, "sessionID")
   // Registrations live as long as the plugin's scope: unloading the plugin disposes them.
@@ -95,6 +129,16 @@ export const effectSession = (pluginID: string, services: HostServices, scope: S
           ...(order !== undefined ? { order } : {}),
         })
       }),
+    prune: (input) =>
+      Effect.gen(function* () {
+        const sessionID = yield* target(input)
+        const types = (input as { types?: unknown }).types ?? PRUNABLE
+        if (!Array.isArray(types) || types.length === 0 || !types.every((t) => PRUNABLE.includes(t))) {
+          return yield* new InvalidInputError({ message: `types must be a non-empty list of "tool" and "reasoning"`, field: "types" })
+        }
+        return yield* prune.session({ sessionID, types: types as ReadonlyArray<PrunableType>, by: origin })
+      }),
+    erase: (input) => Effect.flatMap(target(input), (sessionID) => erase.session({ sessionID, by: origin })),
     message: {
       get: (input) =>
         Effect.gen(function* () {
@@ -107,11 +151,23 @@ export const effectSession = (pluginID: string, services: HostServices, scope: S
           const partID = yield* str(input, "partID")
           const text = (input as { text?: unknown }).text
           if (typeof text !== "string") return yield* new InvalidInputError({ message: "text must be a string", field: "text" })
-          return yield* mutation.correct({ sessionID, messageID, partID, text, by: origin })
+          return yield* mutation.correct({
+            sessionID,
+            messageID,
+            partID,
+            text,
+            by: origin,
+            authorize: transcriptGuard(pluginID, transcript, "correct"),
+          })
         }),
       remove: (input) =>
         Effect.gen(function* () {
-          return yield* mutation.retract({ sessionID: yield* target(input), messageID: yield* str(input, "messageID"), by: origin })
+          return yield* mutation.retract({
+            sessionID: yield* target(input),
+            messageID: yield* str(input, "messageID"),
+            by: origin,
+            authorize: transcriptGuard(pluginID, transcript, "retract"),
+          })
         }),
     },
     part: {
@@ -168,6 +224,8 @@ export const promiseSession = (
     wait: (input) => run(effect.wait(input)),
     resume: (input) => run(effect.resume(input)),
     messages: (input) => run(effect.messages(input)),
+    prune: (input) => run(effect.prune(input)),
+    erase: (input) => run(effect.erase(input)),
     message: {
       get: (input) => run(effect.message.get(input)),
       update: (input) => run(effect.message.update(input)),

@@ -8,6 +8,14 @@ export class HookError extends Schema.TaggedError<HookError>()("Plugin.HookError
   message: Schema.String,
 }) {}
 
+/** A hook failure as recorded on the turn's assistant message: it names the plugin and the hook. */
+export const recordedHookError = (error: HookError) => ({
+  name: error._tag,
+  message: error.message,
+  pluginID: error.pluginID,
+  hook: error.hook,
+})
+
 export interface Registration<K extends HookName = HookName> {
   readonly pluginID: string
   readonly run: (event: HookEvents[K]) => Effect.Effect<void, unknown>

@@ -4,9 +4,11 @@ import { isAbsolute, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { Config } from "../config/config.ts"
 import { Execution } from "../session/execution.ts"
+import { Erase } from "../session/erase.ts"
 import { Mutation } from "../session/mutation.ts"
+import { Prune } from "../session/prune.ts"
 import { Session } from "../session/session.ts"
-import { effectSession, promiseSession } from "./context.ts"
+import { effectSession, promiseSession, type TranscriptRights } from "./context.ts"
 import { Hooks } from "./hooks.ts"
 
 export const PluginStatus = Schema.Struct({
@@ -22,6 +24,8 @@ export type PluginStatus = typeof PluginStatus.Type
 export interface InlinePlugin {
   readonly source: string
   readonly plugin: Plugin
+  /** Transcript rights, as the config grant: `"own"` (default) or `"any"`. */
+  readonly transcript?: TranscriptRights
 }
 
 const isPromisePlugin = (value: unknown): value is PromisePlugin =>
@@ -49,6 +53,8 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
           session: yield* Session,
           execution: yield* Execution,
           mutation: yield* Mutation,
+          prune: yield* Prune,
+          erase: yield* Erase,
           hooks: yield* Hooks,
         }
         const layerScope = yield* Effect.scope
@@ -65,7 +71,7 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
             catch: (cause) => new Error(`cannot import "${spec}": ${message(cause)}`),
           })
 
-        const activate = (source: string, candidate: unknown) =>
+        const activate = (source: string, candidate: unknown, transcript: TranscriptRights = "own") =>
           Effect.gen(function* () {
             if (!isPromisePlugin(candidate) && !isEffectPlugin(candidate)) {
               return yield* Effect.fail(new Error("the module's default export is not a plugin ({ id, setup } or { id, effect })"))
@@ -76,7 +82,7 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
             }
             if (ids.has(id)) return yield* Effect.fail(new Error(`another plugin already uses the id "${id}"`))
             const scope = yield* Scope.fork(layerScope, "sequential")
-            const session = effectSession(id, services, scope)
+            const session = effectSession(id, services, scope, transcript)
             const loaded = isEffectPlugin(candidate)
               ? Scope.provide(candidate.effect({ id, directory: config.directory, session }), scope).pipe(
                   Effect.as("effect" as const),
@@ -117,16 +123,17 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
             ),
           )
 
-        for (const spec of config.data.plugin ?? []) {
+        for (const entry of config.data.plugin ?? []) {
+          const spec = typeof entry === "string" ? entry : entry.path
           const imported = yield* Effect.result(importPlugin(spec))
           if (imported._tag === "Failure") {
             statuses.push({ source: spec, status: "failed", error: imported.failure.message })
             yield* Effect.logError(`plugin ${spec} failed to load: ${imported.failure.message}`)
             continue
           }
-          yield* activate(spec, imported.success)
+          yield* activate(spec, imported.success, typeof entry === "string" ? "own" : (entry.transcript ?? "own"))
         }
-        for (const inline of options.inline ?? []) yield* activate(inline.source, inline.plugin)
+        for (const inline of options.inline ?? []) yield* activate(inline.source, inline.plugin, inline.transcript)
 
         return PluginHost.of({ list: () => [...statuses] })
       }),

@@ -119,7 +119,7 @@ export const admitResume = (
   if (options.running) return { decision: { reject: new BusyError({ sessionID }) } }
   const notice = options.notice ? [draft(SessionEvent.MessageAdmitted, { message: options.notice })] : []
   if (!claim) {
-    const grant = { turnID: ascending("trn"), reason: "resume" as const }
+    const grant = { turnID: ascending("trn"), reason: "resume" as const, ...(options.notice ? { messageID: options.notice.id } : {}) }
     return { decision: [...notice, draft(SessionEvent.TurnStarted, grant)], grant }
   }
   const settled = settleCutOff(reads, sessionID, claim.turn_id)
@@ -132,6 +132,6 @@ export const admitResume = (
     }, { drain: true })
     return { decision: [...settled, ...(ended.decision as ReadonlyArray<Draft>)], exhausted: true }
   }
-  const grant = { turnID: claim.turn_id, reason: "resume" as const }
+  const grant = { turnID: claim.turn_id, reason: "resume" as const, ...(options.notice ? { messageID: options.notice.id } : {}) }
   return { decision: [...settled, ...notice, draft(SessionEvent.TurnResumed, { turnID: claim.turn_id, attempt })], grant }
 }

@@ -183,7 +183,9 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
             } else if (journal.has(sessionID)) {
               // Whatever `events.persist` says now: rows journaled while it was on still hold content.
               summary = rewriteJournal(sessionID, false)
-              yield* bus
+              // Nothing erased, nothing recorded: a repeated erase commits no event.
+              if (summary.events > 0)
+                yield* bus
                 .commit(sessionID, [draft(E.Erased, { events: summary.events, fields: summary.fields, bytes: summary.bytes, by })])
                 .pipe(Effect.orDie)
             }

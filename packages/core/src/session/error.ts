@@ -53,6 +53,21 @@ export class InvalidTargetError extends Schema.TaggedError<InvalidTargetError>()
   }
 }
 
+/**
+ * A plugin asked for a transcript mutation its rights do not cover (DESIGN, "Transcript ownership for
+ * plugins"): by default a plugin corrects and retracts only its own messages. Nothing was committed.
+ */
+export class ForbiddenError extends Schema.TaggedError<ForbiddenError>()("Session.ForbiddenError", {
+  sessionID: Schema.String,
+  messageID: Schema.String,
+  pluginID: Schema.String,
+  reason: Schema.String,
+}) {
+  override get message() {
+    return this.reason
+  }
+}
+
 export type SessionError =
   | SessionNotFoundError
   | MessageNotFoundError
@@ -60,6 +75,7 @@ export type SessionError =
   | BusyError
   | InvalidTargetError
   | InvalidInputError
+  | ForbiddenError
 
 /** Input refused before anything happened: empty text, wrong type, out-of-range value. */
 export class InvalidInputError extends Schema.TaggedError<InvalidInputError>()("Session.InvalidInputError", {

@@ -4,7 +4,7 @@ import { Bus, type Decision } from "../bus/bus.ts"
 import type { Draft } from "../bus/event.ts"
 import { Config } from "../config/config.ts"
 import { ascending } from "../id/id.ts"
-import { Hooks } from "../plugin/hooks.ts"
+import { Hooks, recordedHookError } from "../plugin/hooks.ts"
 import { Providers } from "../provider/registry.ts"
 import { admitInput, admitResume, boundary, type Grant, settleCutOff } from "./admission.ts"
 import { checkChoice } from "./choice.ts"
@@ -14,7 +14,7 @@ import type { InputMessage, MessageError, Origin } from "./message.ts"
 import type { ModelRef } from "./model-request.ts"
 import { Runner, type TurnOutcome } from "./runner/llm.ts"
 import { Session } from "./session.ts"
-import { Turns } from "./turns.ts"
+import { type Turn, Turns } from "./turns.ts"
 
 export interface PromptInput {
   readonly sessionID: string
@@ -55,6 +55,12 @@ export interface ExecutionShape {
   running(sessionID: string): boolean
 }
 
+/** A turn just granted to a new loop (or continuing one): the loop's entry and the grant. */
+interface Started {
+  readonly owner: Turn
+  readonly grant: Grant
+}
+
 /** How many resume attempts a claimed turn gets before it is failed and released. */
 export const DEFAULT_RESUME_ATTEMPTS = 10
 
@@ -90,32 +96,51 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
         }).pipe(Effect.andThen(Scope.close(loops, Exit.void))),
       )
 
-      /** Runs a decision; a granted turn is registered inside the transaction and its loop forked after. */
-      const decide = <E>(sessionID: string, make: () => { decision: Decision<E>; grant?: Grant }): Effect.Effect<Grant | undefined, E> =>
+      /**
+       * Runs a decision. `Turns` changes in the same synchronous step as the claim it mirrors (inside the
+       * transaction callback, with no yield in between): a grant to a new loop registers its entry, and a
+       * boundary taken by a loop (`by`) that releases the claim removes that loop's entry. So the entry
+       * exists exactly while this process holds the claim, and no admission can see one without the other.
+       */
+      const decide = <E>(
+        sessionID: string,
+        make: () => { decision: Decision<E>; grant?: Grant },
+        by?: Turn,
+      ): Effect.Effect<Started | undefined, E> =>
         Effect.gen(function* () {
-          let grant: Grant | undefined
+          let next: Started | undefined
+          let ended = false
           yield* bus
             .transact(sessionID, () => {
               const result = make()
-              grant = Array.isArray(result.decision) ? result.grant : undefined
-              if (grant) {
-                const owner = owners.get(sessionID)
-                if (owner) owner.turnID = grant.turnID
-                else owners.set(sessionID, { turnID: grant.turnID, idle: Deferred.makeUnsafe<void>() })
+              if (!Array.isArray(result.decision)) return result.decision
+              const grant = result.grant
+              if (by && grant) {
+                by.turnID = grant.turnID
+                next = { owner: by, grant }
+              } else if (by && owners.get(sessionID) === by) {
+                owners.delete(sessionID)
+                ended = true
+              } else if (!by && grant) {
+                const owner: Turn = { turnID: grant.turnID, idle: Deferred.makeUnsafe<void>() }
+                owners.set(sessionID, owner)
+                next = { owner, grant }
               }
               return result.decision
             })
             .pipe(
               Effect.catchTag("Bus.InvalidEventError", Effect.die),
-              Effect.onError(() => Effect.sync(() => grant && owners.get(sessionID)?.turnID === grant.turnID && release(sessionID))),
+              // Nothing committed: a fresh entry is dropped (its loop never forks).
+              Effect.onError(() => Effect.sync(() => next && !by && retire(sessionID, next.owner))),
             )
-          return grant
+          if (ended && by) Deferred.doneUnsafe(by.idle, Effect.void)
+          return next
         })
 
-      const release = (sessionID: string) => {
-        const owner = owners.get(sessionID)
-        owners.delete(sessionID)
-        if (owner) Deferred.doneUnsafe(owner.idle, Effect.void)
+      /** Drops a loop's entry (when it is still the current one) and opens its latch. */
+      const retire = (sessionID: string, owner: Turn) => {
+        if (owners.get(sessionID) === owner) owners.delete(sessionID)
+        Deferred.doneUnsafe(owner.idle, Effect.void)
       }
 
       const runTurn = (sessionID: string, grant: Grant): Effect.Effect<TurnOutcome> => {
@@ -129,38 +154,55 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
         return runner.run({ sessionID, turnID: grant.turnID, reason: grant.reason })
       }
 
-      const loop = (sessionID: string, first: Grant) =>
+      /**
+       * The busy period of one session. It runs uninterruptible except while a turn itself runs, so an
+       * interrupt (even one sent before the fiber first ran) always lands inside a turn and ends it with
+       * an `interrupted` boundary that releases the claim; decisions between turns are never cut in half.
+       */
+      const loop = (sessionID: string, owner: Turn, first: Grant) =>
         Effect.gen(function* () {
           let grant: Grant | undefined = first
           while (grant) {
             const current: Grant = grant
-            const outcome = yield* runTurn(sessionID, current).pipe(
+            const turn = owner.stopped ? Effect.interrupt : Effect.interruptible(runTurn(sessionID, current))
+            const outcome = yield* turn.pipe(
               Effect.onInterrupt(() =>
                 stopping
                   ? Effect.void
-                  : decide(sessionID, () =>
-                      boundary(session.sync, sessionID, { turnID: current.turnID, outcome: "interrupted" }, { drain: true }),
+                  : decide(
+                      sessionID,
+                      () => boundary(session.sync, sessionID, { turnID: current.turnID, outcome: "interrupted" }, { drain: true }),
+                      owner,
                     ).pipe(Effect.ignore),
               ),
             )
             if (!session.sync.row(sessionID)) break
-            grant = yield* decide(sessionID, () =>
-              boundary(
-                session.sync,
-                sessionID,
-                { turnID: current.turnID, outcome: outcome.outcome, ...(outcome.error ? { error: outcome.error } : {}) },
-                { drain: false },
-              ),
+            const next: Started | undefined = yield* decide(
+              sessionID,
+              () =>
+                boundary(
+                  session.sync,
+                  sessionID,
+                  { turnID: current.turnID, outcome: outcome.outcome, ...(outcome.error ? { error: outcome.error } : {}) },
+                  { drain: false },
+                ),
+              owner,
             )
+            grant = next?.grant
           }
-        }).pipe(Effect.ensuring(Effect.sync(() => release(sessionID))))
+        })
 
-      const launch = (sessionID: string, grant: Grant | undefined) =>
+      /**
+       * Forks the loop of a freshly granted turn. The fiber starts uninterruptible (see `loop`), and its
+       * entry is retired by an observer of the fiber's exit, attached before anything else can run, so
+       * the entry goes even when the fiber is interrupted before it starts (or never starts on shutdown).
+       */
+      const launch = (sessionID: string, started: Started | undefined) =>
         Effect.gen(function* () {
-          if (!grant) return
-          const owner = owners.get(sessionID)
-          if (!owner || owner.fiber) return
-          owner.fiber = yield* Effect.forkIn(loop(sessionID, grant), loops)
+          if (!started) return
+          const fiber = yield* Effect.forkIn(loop(sessionID, started.owner, started.grant), loops, { uninterruptible: true })
+          fiber.addObserver(() => retire(sessionID, started.owner))
+          started.owner.fiber = fiber
         })
 
       const requireText = (text: unknown, field: string) =>
@@ -168,12 +210,14 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           ? Effect.void
           : Effect.fail(new InvalidInputError({ message: `${field} must be a non-empty string`, field }))
 
+      // Admission and launch are one uninterruptible step: a caller that goes away in between (a closed
+      // HTTP request) cannot leave a granted claim without a loop.
       const admit = (sessionID: string, message: InputMessage, wake: boolean) =>
         Effect.gen(function* () {
-          const grant = yield* decide(sessionID, () => admitInput(session.sync, sessionID, message, wake))
-          yield* launch(sessionID, grant)
+          const started = yield* decide(sessionID, () => admitInput(session.sync, sessionID, message, wake))
+          yield* launch(sessionID, started)
           return { messageID: message.id }
-        })
+        }).pipe(Effect.uninterruptible)
 
       const textMessage = (sessionID: string, text: string) => ({
         id: ascending("msg"),
@@ -197,7 +241,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
             ...(input.agent ? { agent: input.agent } : {}),
             ...(input.model ? { model: input.model } : {}),
           }
-          if (hook._tag === "Failure") failures.set(message.id, { name: hook.failure._tag, message: hook.failure.message })
+          if (hook._tag === "Failure") failures.set(message.id, recordedHookError(hook.failure))
           return yield* admit(input.sessionID, message, true)
         })
 
@@ -220,25 +264,35 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
             ...(input.description !== undefined ? { description: input.description } : {}),
           }
           const wake = input.resume ?? true
-          if (hook._tag === "Failure" && wake) failures.set(message.id, { name: hook.failure._tag, message: hook.failure.message })
+          if (hook._tag === "Failure" && wake) failures.set(message.id, recordedHookError(hook.failure))
           return yield* admit(input.sessionID, message, wake)
+        })
+
+      /** Stops a loop of this process and waits until it has released the claim. */
+      const stop = (owner: Turn) =>
+        Effect.gen(function* () {
+          owner.stopped = true
+          if (owner.fiber) yield* Fiber.interrupt(owner.fiber)
+          yield* Deferred.await(owner.idle)
         })
 
       const interrupt = (sessionID: string) =>
         Effect.gen(function* () {
           yield* session.get(sessionID)
           const owner = owners.get(sessionID)
-          if (owner?.fiber) {
-            yield* Fiber.interrupt(owner.fiber)
-            return
-          }
-          const claim = session.sync.claimed(sessionID)
-          if (claim && !owner) {
-            yield* decide<never>(sessionID, () => {
-              const ended = boundary(session.sync, sessionID, { turnID: claim.turn_id, outcome: "interrupted" }, { drain: true })
-              return { decision: [...settleCutOff(session.sync, sessionID, claim.turn_id), ...(ended.decision as ReadonlyArray<Draft>)] }
-            })
-          }
+          if (owner) return yield* stop(owner)
+          if (!session.sync.claimed(sessionID)) return
+          // A suspended claim (no loop here) is ended directly. The claim and the entry are read inside the
+          // transaction: a turn granted since the read above is stopped like any running one.
+          let raced: Turn | undefined
+          yield* decide<never>(sessionID, () => {
+            raced = owners.get(sessionID)
+            const claim = session.sync.claimed(sessionID)
+            if (raced || !claim) return { decision: [] }
+            const ended = boundary(session.sync, sessionID, { turnID: claim.turn_id, outcome: "interrupted" }, { drain: true })
+            return { decision: [...settleCutOff(session.sync, sessionID, claim.turn_id), ...(ended.decision as ReadonlyArray<Draft>)] }
+          })
+          if (raced) yield* stop(raced)
         })
 
       const wait = (sessionID: string) =>
@@ -248,24 +302,37 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           if (owner) yield* Deferred.await(owner.idle)
         })
 
-      const resume = (sessionID: string, options: { readonly notice?: string } = {}) =>
+      /** The restart notice is a host notice like any other: the `synthetic` hook sees it first. */
+      const restartNotice = (sessionID: string, text: string | undefined) =>
         Effect.gen(function* () {
-          const notice: InputMessage | undefined = options.notice
-            ? { ...textMessage(sessionID, options.notice), type: "synthetic", origin: "host", description: "restart" }
-            : undefined
-          const grant = yield* decide(sessionID, () =>
-            admitResume(session.sync, sessionID, { running: owners.has(sessionID), cap, ...(notice ? { notice } : {}) }),
-          )
-          yield* launch(sessionID, grant)
-          return { resumed: grant !== undefined }
+          if (!text) return undefined
+          const event: SyntheticEvent = { sessionID, origin: "host", description: "restart", text }
+          const hook = yield* Effect.result(hooks.run("synthetic", event))
+          const edited = hook._tag === "Success" && typeof event.text === "string" && event.text ? event.text : text
+          const notice: InputMessage = { ...textMessage(sessionID, edited), type: "synthetic", origin: "host", description: "restart" }
+          if (hook._tag === "Failure") failures.set(notice.id, recordedHookError(hook.failure))
+          return notice
         })
 
       const compact = (sessionID: string) =>
         Effect.gen(function* () {
-          const grant = yield* decide(sessionID, () => admitCompaction(session.sync, sessionID))
-          yield* launch(sessionID, grant)
-          return { turnID: grant!.turnID }
-        })
+          const started = yield* decide(sessionID, () => admitCompaction(session.sync, sessionID))
+          yield* launch(sessionID, started)
+          return { turnID: started!.grant.turnID }
+        }).pipe(Effect.uninterruptible)
+
+      const resume = (sessionID: string, options: { readonly notice?: string } = {}) =>
+        Effect.flatMap(restartNotice(sessionID, options.notice), (notice) =>
+          Effect.gen(function* () {
+            const started = yield* decide(sessionID, () =>
+              admitResume(session.sync, sessionID, { running: owners.has(sessionID), cap, ...(notice ? { notice } : {}) }),
+            ).pipe(Effect.onError(() => Effect.sync(() => notice && failures.delete(notice.id))))
+            // A notice whose resume gave up (attempt cap) starts no turn: nothing will read its failure.
+            if (notice && !started) failures.delete(notice.id)
+            yield* launch(sessionID, started)
+            return { resumed: started !== undefined }
+          }).pipe(Effect.uninterruptible),
+        )
 
       const remove = (sessionID: string) =>
         Effect.gen(function* () {

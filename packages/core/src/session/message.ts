@@ -44,8 +44,16 @@ export type Part = typeof Part.Type
 /** Set on a retracted message; its content is gone from the projection, its id, seq and role stay. */
 export const Retraction = Schema.Struct({ time: Schema.Number, by: Origin })
 
-/** Why an assistant message stopped early, recorded on the message. */
-export const MessageError = Schema.Struct({ name: Schema.String, message: Schema.String })
+/**
+ * Why an assistant message stopped early, recorded on the message. A plugin hook's failure also names the
+ * plugin and the hook (`name` is then `Plugin.HookError`).
+ */
+export const MessageError = Schema.Struct({
+  name: Schema.String,
+  message: Schema.String,
+  pluginID: Schema.optional(Schema.String),
+  hook: Schema.optional(Schema.String),
+})
 export type MessageError = typeof MessageError.Type
 
 export const Usage = Schema.Struct({
@@ -64,8 +72,15 @@ const common = {
   placeholder: Schema.optional(Schema.String),
 }
 
+/**
+ * Set on input read while it waits behind a running turn (the inbox): its `seq` is 0 until delivery
+ * assigns one. Retracting it cancels the delivery.
+ */
+const queued = { queued: Schema.optional(Schema.Literal(true)) }
+
 export const UserMessage = Schema.Struct({
   ...common,
+  ...queued,
   type: Schema.Literal("user"),
   time: Schema.Struct({ created: Schema.Number }),
   agent: Schema.optional(Schema.String),
@@ -75,6 +90,7 @@ export type UserMessage = typeof UserMessage.Type
 
 export const SyntheticMessage = Schema.Struct({
   ...common,
+  ...queued,
   type: Schema.Literal("synthetic"),
   time: Schema.Struct({ created: Schema.Number }),
   description: Schema.optional(Schema.String),
@@ -91,6 +107,8 @@ export const AssistantMessage = Schema.Struct({
   finish: Schema.optional(Schema.String),
   error: Schema.optional(MessageError),
   usage: Schema.optional(Usage),
+  /** Ids of the parts removed from this message (removal, prune), so a repeated removal is recognised. */
+  removedParts: Schema.optional(Schema.Array(Schema.String)),
 })
 export type AssistantMessage = typeof AssistantMessage.Type
 

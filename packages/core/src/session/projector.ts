@@ -27,6 +27,9 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
   const deleteInbox = client.query<unknown, [string, string]>(
     "DELETE FROM session_inbox WHERE message_id = ? AND session_id = ?",
   )
+  const readInbox = client.query<{ data: string }, [string, string]>(
+    "SELECT data FROM session_inbox WHERE message_id = ? AND session_id = ?",
+  )
   const insertMessage = client.query<unknown, [string, string, number, string, string]>(
     "INSERT INTO session_message (id, session_id, seq, type, data) VALUES (?, ?, ?, ?, ?)",
   )
@@ -36,11 +39,17 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
   const writeMessage = client.query<unknown, [string, string, string]>(
     "UPDATE session_message SET data = ? WHERE id = ? AND session_id = ?",
   )
-  // Drops parts by id inside SQLite, so a prune never brings message bodies into JS.
+  // Drops parts by id inside SQLite, so a prune never brings message bodies into JS; their ids join
+  // `removedParts`, so removing one of them again is recognised as a retry.
   const dropParts = client.query<unknown, [string, string, string]>(
-    `UPDATE session_message SET data = json_set(data, '$.parts', (
-       SELECT json_group_array(json(p.value)) FROM json_each(session_message.data, '$.parts') p
-       WHERE p.value ->> '$.id' NOT IN (SELECT value FROM json_each(?1))))
+    `UPDATE session_message SET data = json_set(data,
+       '$.parts', (
+         SELECT json_group_array(json(p.value)) FROM json_each(session_message.data, '$.parts') p
+         WHERE p.value ->> '$.id' NOT IN (SELECT value FROM json_each(?1))),
+       '$.removedParts', (
+         SELECT json_group_array(value) FROM (
+           SELECT value FROM json_each(session_message.data, '$.removedParts')
+           UNION ALL SELECT value FROM json_each(?1))))
      WHERE id = ?2 AND session_id = ?3`,
   )
   const insertClaim = client.query<unknown, [string, string, string, number]>(
@@ -141,12 +150,24 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
     },
     [E.MessageRetracted.type]: (event: Envelope<DataOf<typeof E.MessageRetracted>>) => {
       const d = event.data
+      const waiting = readInbox.get(d.messageID, event.sessionID)
+      if (waiting) {
+        // Queued input retracted before delivery: it leaves the inbox (never delivered, never seen by the
+        // model) and enters the transcript here, already retracted, taking this event's seq.
+        deleteInbox.run(d.messageID, event.sessionID)
+        admit(event, (JSON.parse(waiting.data) as { message: InputMessage }).message)
+      }
       const message = load(event, d.messageID)
       store(event, { ...message, parts: [], retracted: { time: event.time, by: d.by }, placeholder: d.placeholder })
     },
     [E.PartRemoved.type]: (event: Envelope<DataOf<typeof E.PartRemoved>>) => {
       const d = event.data
-      mapParts(event, d.messageID, (parts) => parts.filter((p) => p.id !== d.partID))
+      const message = load(event, d.messageID) as AssistantMessage
+      store(event, {
+        ...message,
+        parts: message.parts.filter((p) => p.id !== d.partID),
+        removedParts: [...(message.removedParts ?? []), d.partID],
+      })
     },
     [E.Pruned.type]: (event: Envelope<DataOf<typeof E.Pruned>>) => {
       for (const { messageID, partIDs } of event.data.messages) {

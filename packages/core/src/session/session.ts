@@ -60,6 +60,8 @@ export interface SessionShape {
     claimed(sessionID: string): { turn_id: string; reason: string; attempts: number } | undefined
     /** Input waiting in the inbox, oldest first. */
     inbox(sessionID: string): ReadonlyArray<{ message: InputMessage; wake: boolean }>
+    /** One input waiting in the inbox, by message id. */
+    queued(sessionID: string, messageID: string): InputMessage | undefined
     /** Every message of a session in seq order (the model request needs the whole transcript). */
     transcript(sessionID: string): ReadonlyArray<Message>
     /** Assistant messages of a turn that never completed (a crash cut them off). */
@@ -92,6 +94,9 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
       )
       const readInbox = client.query<{ data: string }, [string]>(
         "SELECT data FROM session_inbox WHERE session_id = ? ORDER BY seq",
+      )
+      const readQueued = client.query<{ data: string }, [string, string]>(
+        "SELECT data FROM session_inbox WHERE message_id = ? AND session_id = ?",
       )
       const readTranscript = client.query<{ data: string }, [string]>(
         "SELECT data FROM session_message WHERE session_id = ? ORDER BY seq",
@@ -192,8 +197,11 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
           Effect.gen(function* () {
             yield* get(sessionID)
             const row = readMessage.get(messageID, sessionID)
-            if (!row) return yield* new MessageNotFoundError({ sessionID, messageID })
-            return JSON.parse(row.data) as Message
+            if (row) return JSON.parse(row.data) as Message
+            // Input admitted behind a running turn is addressable at once: queued, no seq yet.
+            const waiting = readQueued.get(messageID, sessionID)
+            if (waiting) return { ...(JSON.parse(waiting.data) as { message: InputMessage }).message, seq: 0, queued: true } as Message
+            return yield* new MessageNotFoundError({ sessionID, messageID })
           }),
         sync: {
           row: (sessionID) => readSession.get(sessionID) ?? undefined,
@@ -203,6 +211,10 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
           },
           claimed: (sessionID) => readClaim.get(sessionID) ?? undefined,
           inbox: (sessionID) => readInbox.all(sessionID).map((row) => JSON.parse(row.data)),
+          queued: (sessionID, messageID) => {
+            const row = readQueued.get(messageID, sessionID)
+            return row ? (JSON.parse(row.data) as { message: InputMessage }).message : undefined
+          },
           transcript: (sessionID) => readTranscript.all(sessionID).map((row) => JSON.parse(row.data) as Message),
           incomplete: (sessionID, turnID) =>
             readIncomplete.all(sessionID, turnID).map((row) => JSON.parse(row.data) as AssistantMessage),

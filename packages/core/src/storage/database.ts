@@ -25,13 +25,15 @@ export class Database extends Context.Service<Database, DatabaseShape>()("@openc
   static readonly open = (path: string): DatabaseShape => {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true })
     const client = new SQLite(path, { create: true, strict: true })
+    // First of all: every later statement (even a pragma) may need a lock another process holds, and
+    // without the timeout it fails at once with "database is locked" instead of waiting.
+    client.run("PRAGMA busy_timeout = 5000")
     // Must precede the first table: lets pruning hand freed pages back to the file system
     // (`incremental_vacuum`) without rewriting the whole database. A no-op on existing files.
     client.run("PRAGMA auto_vacuum = INCREMENTAL")
     client.run("PRAGMA journal_mode = WAL")
     client.run("PRAGMA synchronous = NORMAL")
     client.run("PRAGMA foreign_keys = ON")
-    client.run("PRAGMA busy_timeout = 5000")
     client.run("PRAGMA cache_size = -32768")
     migrate(client)
     return {

@@ -39,6 +39,11 @@
 export interface ScriptedReply {
   /** Assistant text, streamed as several `delta.content` chunks. */
   readonly text?: string
+  /**
+   * Assistant text given as its chunks, one `delta.content` chunk each, instead of `text` (a big answer:
+   * `Array(50).fill(oneMegabyte)` streams 50 MB while holding one). Chunks are serialised as they are sent.
+   */
+  readonly textChunks?: ReadonlyArray<string>
   /** Reasoning text, streamed before the text as several `delta.reasoning_content` chunks. */
   readonly reasoning?: string
   /**
@@ -150,7 +155,7 @@ const buildChunks = (reply: ScriptedReply, model: string, requestIndex: number):
   })
   const chunks: Array<unknown> = [chunk({ role: "assistant" })]
   for (const piece of splitText(reply.reasoning ?? "")) chunks.push(chunk({ reasoning_content: piece }))
-  for (const piece of splitText(reply.text ?? "")) chunks.push(chunk({ content: piece }))
+  for (const piece of reply.textChunks ?? splitText(reply.text ?? "")) chunks.push(chunk({ content: piece }))
   const toolCalls = reply.toolCalls ?? []
   toolCalls.forEach((call, index) => {
     const args = typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {})
@@ -212,9 +217,10 @@ export const startOpenAIServer = async (options: OpenAIServerOptions = {}): Prom
         { status: reply.status, ...(reply.headers ? { headers: reply.headers } : {}) },
       )
     }
-    const events = buildChunks(reply, typeof body?.model === "string" ? body.model : "test-model", index)
-      .map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`)
-      .concat("data: [DONE]\n\n")
+    // Serialised one at a time as the client pulls, so a big scripted answer is never held encoded whole.
+    const events: Array<unknown> = buildChunks(reply, typeof body?.model === "string" ? body.model : "test-model", index)
+    events.push("[DONE]")
+    const encode = (event: unknown) => `data: ${typeof event === "string" ? event : JSON.stringify(event)}\n\n`
     // Hold after the role chunk and the first content chunk.
     const holdAt = reply.hold ? Math.min(2, events.length) : -1
     let next = 0
@@ -250,7 +256,7 @@ export const startOpenAIServer = async (options: OpenAIServerOptions = {}): Prom
           controller.close()
           return
         }
-        controller.enqueue(encoder.encode(event))
+        controller.enqueue(encoder.encode(encode(event)))
         if (next === events.length) {
           done = true
           controller.close()

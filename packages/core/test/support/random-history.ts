@@ -113,6 +113,11 @@ export const applyOps = (ops: ReadonlyArray<number>) =>
       } else if (kind === 8 && !s.claim) {
         const target = s.inputs.find((m) => !m.retracted)
         if (target) drafts.push(draft(E.MessageCorrected, { messageID: target.id, partID: target.partID, text, by: "plugin:test" }))
+      } else if (kind === 9 && s.claim && s.inbox.length > 0) {
+        // Retracting queued input cancels its delivery; it enters the transcript retracted.
+        const queued = s.inbox.splice((op >> 3) % s.inbox.length, 1)[0]!
+        s.inputs.push({ id: queued.id, partID: "", retracted: true })
+        drafts.push(draft(E.MessageRetracted, { messageID: queued.id, placeholder: "[retracted]", by: "user" }))
       } else if (kind === 9 && !s.claim) {
         const target = s.inputs.find((m) => !m.retracted)
         if (target) {

@@ -139,7 +139,7 @@ export class Session extends HeyApiClient {
     }
     
     /**
-     * Create a session
+     * Create a session (`directory`: an existing directory, stored resolved)
      */
     public create<ThrowOnError extends boolean = false>(options: Options<SessionCreateData, ThrowOnError>): RequestResult<SessionCreateResponses, SessionCreateErrors, ThrowOnError> {
         return (options.client ?? this.client).post<SessionCreateResponses, SessionCreateErrors, ThrowOnError>({

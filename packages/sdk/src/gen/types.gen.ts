@@ -43,12 +43,15 @@ export type AssistantMessage = {
     error?: {
         name: string;
         message: string;
+        pluginID?: string;
+        hook?: string;
     };
     usage?: {
         input: number;
         output: number;
         reasoning?: number;
     };
+    removedParts?: Array<string>;
 };
 
 export type CompactionMessage = {
@@ -112,13 +115,17 @@ export type Config = {
         };
     };
     instructions?: Array<string>;
-    plugin?: Array<string>;
+    plugin?: Array<string | {
+        path: string;
+        transcript?: 'own' | 'any';
+    }>;
     events?: {
         persist?: boolean;
     };
     server?: {
         autoResume?: boolean;
         resumeAttempts?: number;
+        allowedHosts?: Array<string>;
     };
     hooks?: {
         preflightTimeout?: number;
@@ -170,6 +177,11 @@ export type EraseSummary = {
     events: number;
     fields: number;
     bytes: number;
+};
+
+export type ForbiddenError = {
+    _tag: 'ForbiddenError';
+    message: string;
 };
 
 export type Health = {
@@ -375,6 +387,7 @@ export type SyntheticMessage = {
         by: string;
     };
     placeholder?: string;
+    queued?: true;
     type: 'synthetic';
     time: {
         created: number;
@@ -419,6 +432,11 @@ export type UnknownError = {
     ref: string;
 };
 
+export type UnsupportedMediaTypeError = {
+    _tag: 'UnsupportedMediaTypeError';
+    message: string;
+};
+
 export type UserMessage = {
     id: string;
     sessionID: string;
@@ -430,6 +448,7 @@ export type UserMessage = {
         by: string;
     };
     placeholder?: string;
+    queued?: true;
     type: 'user';
     time: {
         created: number;
@@ -455,9 +474,17 @@ export type AgentListErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -492,9 +519,17 @@ export type ConfigGetErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -531,6 +566,10 @@ export type DbStatsErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -538,6 +577,10 @@ export type DbStatsErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -569,9 +612,17 @@ export type EventSubscribeData = {
 
 export type EventSubscribeErrors = {
     /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
      * UnauthorizedError
      */
     401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
     /**
      * SessionNotFoundError
      */
@@ -610,9 +661,17 @@ export type HealthErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -647,9 +706,17 @@ export type PluginListErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -684,9 +751,17 @@ export type ProviderListErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -724,9 +799,17 @@ export type SessionListErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -766,9 +849,17 @@ export type SessionCreateErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -805,6 +896,10 @@ export type SessionDeleteErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -812,6 +907,10 @@ export type SessionDeleteErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -848,6 +947,10 @@ export type SessionGetErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -855,6 +958,10 @@ export type SessionGetErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -893,6 +1000,10 @@ export type SessionUpdateErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -900,6 +1011,10 @@ export type SessionUpdateErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -936,6 +1051,10 @@ export type SessionCompactErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -947,6 +1066,10 @@ export type SessionCompactErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -983,6 +1106,10 @@ export type SessionEraseErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -990,6 +1117,10 @@ export type SessionEraseErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1026,6 +1157,10 @@ export type SessionInterruptErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1033,6 +1168,10 @@ export type SessionInterruptErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1073,6 +1212,10 @@ export type SessionLogErrors = {
      * UnauthorizedError
      */
     401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
     /**
      * SessionNotFoundError
      */
@@ -1121,6 +1264,10 @@ export type MessageListErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1128,6 +1275,10 @@ export type MessageListErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1165,6 +1316,10 @@ export type MessageRemoveErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError | MessageNotFoundError | PartNotFoundError
      */
     404: SessionNotFoundError | MessageNotFoundError | PartNotFoundError;
@@ -1176,6 +1331,10 @@ export type MessageRemoveErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1213,6 +1372,10 @@ export type MessageGetErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError | MessageNotFoundError
      */
     404: SessionNotFoundError | MessageNotFoundError;
@@ -1220,6 +1383,10 @@ export type MessageGetErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1258,6 +1425,10 @@ export type PartRemoveErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError | MessageNotFoundError | PartNotFoundError
      */
     404: SessionNotFoundError | MessageNotFoundError | PartNotFoundError;
@@ -1269,6 +1440,10 @@ export type PartRemoveErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1309,6 +1484,10 @@ export type MessageUpdateErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError | MessageNotFoundError | PartNotFoundError
      */
     404: SessionNotFoundError | MessageNotFoundError | PartNotFoundError;
@@ -1320,6 +1499,10 @@ export type MessageUpdateErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1360,6 +1543,10 @@ export type SessionPromptErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1367,6 +1554,10 @@ export type SessionPromptErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1405,6 +1596,10 @@ export type SessionPruneErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1416,6 +1611,10 @@ export type SessionPruneErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1452,6 +1651,10 @@ export type SessionResumeErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1463,6 +1666,10 @@ export type SessionResumeErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1505,6 +1712,10 @@ export type SessionSyntheticErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1512,6 +1723,10 @@ export type SessionSyntheticErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
@@ -1548,6 +1763,10 @@ export type SessionWaitErrors = {
      */
     401: UnauthorizedError;
     /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * SessionNotFoundError
      */
     404: SessionNotFoundError;
@@ -1555,6 +1774,10 @@ export type SessionWaitErrors = {
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */

@@ -79,6 +79,24 @@ export class PayloadTooLargeError extends Schema.TaggedError<PayloadTooLargeErro
   { httpApiStatus: 413 },
 ) {}
 
+/**
+ * The request was refused before routing: its `Host` is not loopback or listed in `server.allowedHosts`
+ * while the server has no password (DNS-rebinding defence), or a CORS preflight came from an origin that
+ * is not allowed.
+ */
+export class ForbiddenError extends Schema.TaggedError<ForbiddenError>()(
+  "ForbiddenError",
+  { message: Schema.String },
+  { httpApiStatus: 403 },
+) {}
+
+/** The request has a body that is not JSON (`Content-Type` missing or not `application/json`). */
+export class UnsupportedMediaTypeError extends Schema.TaggedError<UnsupportedMediaTypeError>()(
+  "UnsupportedMediaTypeError",
+  { message: Schema.String },
+  { httpApiStatus: 415 },
+) {}
+
 /** Something unexpected failed. `ref` identifies the server log entry with the details. */
 export class UnknownError extends Schema.TaggedError<UnknownError>()(
   "UnknownError",
@@ -98,6 +116,8 @@ export const HttpErrors = [
   NotFoundError,
   JournalDisabledError,
   PayloadTooLargeError,
+  ForbiddenError,
+  UnsupportedMediaTypeError,
   UnknownError,
 ] as const
 

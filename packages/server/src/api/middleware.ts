@@ -1,14 +1,23 @@
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
-import { InvalidRequestError, PayloadTooLargeError, UnauthorizedError, UnknownError } from "./errors.ts"
+import {
+  ForbiddenError,
+  InvalidRequestError,
+  PayloadTooLargeError,
+  UnauthorizedError,
+  UnknownError,
+  UnsupportedMediaTypeError,
+} from "./errors.ts"
 
 /**
  * Turns request decoding failures into `InvalidRequestError` (400, naming the field) and unexpected
  * failures into `UnknownError` (500, with a logged `ref`). Applied to every endpoint, so every operation
- * documents these bodies. `PayloadTooLargeError` is raised before routing (see `src/http/body-limit.ts`)
- * and is declared here so clients know its shape.
+ * documents these bodies. The front door answers some before routing and they are declared here so
+ * clients know their shape: `PayloadTooLargeError` (see `src/http/body-limit.ts`), `ForbiddenError` (a
+ * `Host` that is not allowed, see `src/http/host.ts`), `UnsupportedMediaTypeError` (a body that is not
+ * JSON) and `InvalidRequestError` for a malformed path id or a dot segment (see `src/http/path.ts`).
  */
 export class RequestErrors extends HttpApiMiddleware.Service<RequestErrors>()("@opencode-ai/server/RequestErrors", {
-  error: [InvalidRequestError, PayloadTooLargeError, UnknownError],
+  error: [InvalidRequestError, ForbiddenError, PayloadTooLargeError, UnsupportedMediaTypeError, UnknownError],
 }) {}
 
 /**

@@ -1,4 +1,5 @@
 import { OpenApi } from "effect/http-api"
+import { idPattern } from "../http/path.ts"
 import { Api } from "./api.ts"
 
 type Json = null | boolean | number | string | Array<Json> | { [key: string]: Json }
@@ -32,6 +33,7 @@ const streamErrorSchemas = {
 
 const common = {
   "401": json(errors("UnauthorizedError"), "UnauthorizedError"),
+  "403": json(errors("ForbiddenError"), "ForbiddenError"),
   "500": json(errors("UnknownError"), "UnknownError"),
 }
 
@@ -54,6 +56,7 @@ const streamPaths = {
       security: [{ basic: [] }],
       responses: {
         "200": eventStream("ServerEvent stream"),
+        "400": json(errors("InvalidRequestError"), "InvalidRequestError"),
         "404": json(errors("SessionNotFoundError"), "SessionNotFoundError"),
         ...common,
       },
@@ -127,6 +130,9 @@ const normalize = (node: Json): Json => {
       out.properties[name] = members.length === 1 && isObject(members[0]) ? { ...members[0], ...rest } : { ...rest, anyOf: members }
     }
   }
+  // Path ids are checked against their prefix and alphabet before routing (src/http/path.ts).
+  const id = out.in === "path" && typeof out.name === "string" ? idPattern(out.name) : undefined
+  if (id !== undefined && isObject(out.schema) && out.schema.type === "string") out.schema = { ...out.schema, pattern: id }
   if (typeof out.in === "string" && isObject(out.schema) && out.schema.type === "string") {
     const pattern = out.schema.pattern
     if (typeof pattern === "string" && NUMBER_STRING.test(pattern)) {

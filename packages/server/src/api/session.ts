@@ -29,7 +29,7 @@ export class SessionGroup extends HttpApiGroup.make("session")
       }),
       success: SessionInfo,
       error: InvalidRequestError,
-    }).annotate(OpenApi.Summary, "Create a session"),
+    }).annotate(OpenApi.Summary, "Create a session (`directory`: an existing directory, stored resolved)"),
     HttpApiEndpoint.get("list", "/api/session", {
       query: { cursor: Schema.optionalKey(Schema.String), limit: Schema.optionalKey(Limit) },
       success: SessionPage,

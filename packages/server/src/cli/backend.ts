@@ -28,6 +28,7 @@ import { Cause, Effect, Exit, ManagedRuntime, Option } from "effect"
 import { existsSync } from "node:fs"
 import { type CoreError, fromCore } from "../http/errors.ts"
 import { CommandError, type Io } from "./command.ts"
+import { findRunning } from "./registration.ts"
 
 export interface Backend {
   /** The database path or server URL, for messages. */
@@ -180,9 +181,17 @@ export const openRemote = (url: string, io: Io): Backend => {
 export const unreachable = (url: string, cause: unknown) =>
   new CommandError(`cannot reach the server at ${url}: ${cause instanceof Error ? cause.message : String(cause)}`)
 
-/** `--attach URL` when given, else the local database (`--db` / `OPENCODE_DB` / XDG) with the loaded config. */
-export const openBackend = async (flags: { readonly attach?: string; readonly db?: string }, io: Io): Promise<Backend> =>
-  flags.attach !== undefined ? openRemote(flags.attach, io) : openLocal(databasePath(flags.db, io), await loadConfig(io))
+/**
+ * `--attach URL` when given; else the server registered for the local database (`--db` / `OPENCODE_DB` /
+ * XDG) when one is running, so its live subscribers hear what this command does; else that database
+ * directly, with the loaded config.
+ */
+export const openBackend = async (flags: { readonly attach?: string; readonly db?: string }, io: Io): Promise<Backend> => {
+  if (flags.attach !== undefined) return openRemote(flags.attach, io)
+  const path = databasePath(flags.db, io)
+  const running = await findRunning(path)
+  return running ? openRemote(running.url, io) : openLocal(path, await loadConfig(io))
+}
 
 /** Opens a backend, runs `fn`, and closes it whatever happens. */
 export const withBackend = async <A>(

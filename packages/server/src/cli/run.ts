@@ -2,6 +2,7 @@ import { createOpencodeClient, EventStreamError, type OpencodeClient, type Serve
 import { startServer } from "../server.ts"
 import { databasePath, loadConfig, sdkCaller, unreachable } from "./backend.ts"
 import { CommandError, defineCommand, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, type Io, UsageError, urlFlag } from "./command.ts"
+import { findRunning } from "./registration.ts"
 
 /** `<providerID>/<modelID>`, as the API expects. */
 const MODEL = /^[^/\s]+\/\S.*$/
@@ -73,8 +74,13 @@ const remote = (url: string, io: Io): Target => {
   }
 }
 
-/** A server in this process, on loopback and a free port, that resumes nothing on its own. */
+/**
+ * The server already running on the database (see registration.ts), else a server in this process, on
+ * loopback and a free port, that resumes nothing on its own.
+ */
 const inProcess = async (db: string | undefined, io: Io): Promise<Target> => {
+  const running = await findRunning(databasePath(db, io))
+  if (running) return remote(running.url, io)
   const config = await loadConfig(io)
   const server = await startServer({
     hostname: "127.0.0.1",

@@ -1,6 +1,7 @@
 import { startServer } from "../server.ts"
 import { databasePath, loadConfig } from "./backend.ts"
 import { defineCommand, EXIT_OK, integerFlag } from "./command.ts"
+import { register } from "./registration.ts"
 
 export const DEFAULT_PORT = 4096
 
@@ -39,17 +40,21 @@ export const serve = defineCommand({
     const config = await loadConfig(io)
     const password = io.env.OPENCODE_SERVER_PASSWORD || undefined
     const stopped = termination()
+    const database = databasePath(flags.db, io)
     const server = await startServer({
       port,
       ...(flags.hostname ? { hostname: flags.hostname } : {}),
-      database: databasePath(flags.db, io),
+      database,
       config,
       ...(flags["no-resume"] ? { autoResume: false } : {}),
       ...(password ? { password } : {}),
       ...(flags.cors?.length ? { cors: flags.cors } : {}),
     })
+    // Other CLI processes on this database go through this server while it runs (see registration.ts).
+    const unregister = register(database, server.url)
     io.out(`opencode2 listening on ${server.url}`)
     await stopped
+    unregister()
     await server.stop()
     return EXIT_OK
   },

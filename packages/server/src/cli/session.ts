@@ -104,8 +104,9 @@ export const sessionPrune = defineCommand({
   summary: "Remove tool and/or reasoning parts of completed assistant messages, keeping prompts and final text.",
   synopsis: "ID | --all [--older-than DAYS] [--types tool,reasoning] [--attach URL | --db PATH]",
   details: [
-    "Works on the local database through the core (a server may be running on it) or, with --attach,",
-    "through that server. A session whose turn is running or waiting to resume is busy: it is reported",
+    "Works on the local database through the core or, with --attach, through that server. When a server",
+    "is running on the local database, the command goes through it, so its live clients see the prune.",
+    "A session whose turn is running or waiting to resume is busy: it is reported",
     "and skipped. Prints a progress bar on a terminal, then one summary line:",
     "`pruned N sessions: P parts, B bytes`. Exit status 0 unless every session failed.",
   ],

@@ -2,6 +2,9 @@
  * CORS, off unless origins are configured. `"*"` allows any origin. Preflight requests are answered here,
  * before authentication (browsers send them without credentials).
  */
+import { ForbiddenError } from "../api/errors.ts"
+import { errorResponse } from "./respond.ts"
+
 export type CorsOrigins = string | ReadonlyArray<string>
 
 const METHODS = "GET, POST, PATCH, DELETE, OPTIONS"
@@ -26,7 +29,14 @@ export const makeCors = (origins: CorsOrigins | undefined) => {
         return undefined
       }
       const origin = request.headers.get("origin")
-      if (!allowed(origin)) return new Response(null, { status: 403, headers: { vary: "Origin" } })
+      if (!allowed(origin)) {
+        // (`allowed` narrows `origin` to null here, but a string origin can be refused too.)
+        const given = request.headers.get("origin")
+        const shown = given === null ? "a request without an Origin" : `origin ${JSON.stringify(given.slice(0, 200))}`
+        return errorResponse(new ForbiddenError({ message: `CORS preflight refused for ${shown}: not in the allowed origins` }), {
+          vary: "Origin",
+        })
+      }
       return new Response(null, {
         status: 204,
         headers: {

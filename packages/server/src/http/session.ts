@@ -2,6 +2,7 @@ import { checkChoice, Config, contextTokens, Erase, Execution, parseModel, Provi
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/api.ts"
+import { resolveDirectory } from "./directory.ts"
 import { fromCore } from "./errors.ts"
 
 /** Storage operations admitted over HTTP are attributed to the user. */
@@ -30,7 +31,13 @@ export const SessionHandlers = HttpApiBuilder.group(
           checkChoice(config.data, providers, {
             agent: payload.agent,
             model: payload.model !== undefined ? parseModel(payload.model) : undefined,
-          }).pipe(Effect.andThen(session.create(payload))),
+          }),
+        ).pipe(
+          Effect.andThen(
+            payload.directory === undefined
+              ? session.create(payload)
+              : Effect.flatMap(resolveDirectory(payload.directory), (directory) => session.create({ ...payload, directory })),
+          ),
         ),
       list: ({ query }) => session.list(query),
       get: ({ params }) =>

@@ -110,6 +110,8 @@ const withoutUndefined = <T>(value: T): T => JSON.parse(JSON.stringify(value)) a
 export const foldTranscript = (events: ReadonlyArray<DurableEvent>): Array<Message> => {
   const byID = new Map<string, AnyMessage>()
   const order: Array<string> = []
+  // Input queued behind a running turn: it enters the transcript when delivered, or retracted.
+  const queued = new Map<string, AnyMessage>()
   const get = (id: string, event: DurableEvent) => {
     const message = byID.get(id)
     if (!message) throw new Error(`${event.type} at seq ${event.seq} for unknown message ${id}`)
@@ -118,7 +120,12 @@ export const foldTranscript = (events: ReadonlyArray<DurableEvent>): Array<Messa
   for (const event of events) {
     const data = event.data as Record<string, any>
     switch (event.type) {
+      case "session.input.queued": {
+        queued.set(data.message.id, data.message as AnyMessage)
+        break
+      }
       case "session.message.admitted": {
+        queued.delete(data.message.id)
         const message = { ...data.message, seq: event.seq } as AnyMessage
         byID.set(message.id, message)
         order.push(message.id)
@@ -163,6 +170,13 @@ export const foldTranscript = (events: ReadonlyArray<DurableEvent>): Array<Messa
         break
       }
       case "session.message.retracted": {
+        const pending = queued.get(data.messageID)
+        if (pending) {
+          // Retracting queued input cancels its delivery: it takes its seq here, already retracted.
+          queued.delete(data.messageID)
+          byID.set(data.messageID, { ...pending, seq: event.seq })
+          order.push(data.messageID)
+        }
         const message = get(data.messageID, event)
         Object.assign(message, { parts: [], retracted: { time: event.time, by: data.by }, placeholder: data.placeholder })
         break
@@ -170,12 +184,14 @@ export const foldTranscript = (events: ReadonlyArray<DurableEvent>): Array<Messa
       case "session.part.removed": {
         const message = get(data.messageID, event)
         message.parts = message.parts.filter((p) => p.id !== data.partID)
+        message.removedParts = [...((message.removedParts as Array<string> | undefined) ?? []), data.partID]
         break
       }
       case "session.pruned": {
         for (const entry of data.messages as Array<{ messageID: string; partIDs: Array<string> }>) {
           const message = get(entry.messageID, event)
           message.parts = message.parts.filter((p) => !entry.partIDs.includes(p.id))
+          message.removedParts = [...((message.removedParts as Array<string> | undefined) ?? []), ...entry.partIDs]
         }
         break
       }

@@ -4,7 +4,7 @@ import { Bus } from "../../bus/bus.ts"
 import { draft, type Draft } from "../../bus/event.ts"
 import { Config } from "../../config/config.ts"
 import { ascending } from "../../id/id.ts"
-import { Hooks } from "../../plugin/hooks.ts"
+import { HookError, Hooks, recordedHookError } from "../../plugin/hooks.ts"
 import type { ProviderEvent, Usage } from "../../provider/provider.ts"
 import { parseModel, Providers } from "../../provider/registry.ts"
 import { withRetry } from "../../provider/retry.ts"
@@ -13,12 +13,15 @@ import { selectAgent } from "../agent.ts"
 import type { TurnReason } from "../admission.ts"
 import { SessionEvent } from "../event.ts"
 import type { MessageError, Part, ToolPart } from "../message.ts"
-import type { ModelMessage, ModelRef, ModelRequest, ModelTool, SystemOrigin, SystemPart } from "../model-request.ts"
+import type { ModelMessage, ModelRef, ModelRequest, ModelTool, SystemPart } from "../model-request.ts"
 import { Session } from "../session.ts"
 import { retryStatus } from "../retry-status.ts"
 import { isOverflow, makeCompactor } from "../compaction.ts"
 import { Turns } from "../turns.ts"
-import { enforceOrigins, systemParts } from "../system.ts"
+import { readInstructions } from "../instructions.ts"
+import { fitDelta } from "../part-limit.ts"
+import { runContextHooks } from "../provenance.ts"
+import { systemParts } from "../system.ts"
 import { toModelMessages } from "../transcript.ts"
 
 export interface Turn {
@@ -78,17 +81,8 @@ export class Runner extends Context.Service<
       const commit = (sessionID: string, drafts: ReadonlyArray<Draft>) =>
         bus.commit(sessionID, drafts).pipe(Effect.orDie)
 
-      /** Runs `session.context` on copies, keeping system-part origins host-assigned per plugin. */
-      const shapeContext = (event: ContextEvent) => {
-        let origins = new Map<string, SystemOrigin>(event.system.map((part) => [part.id, part.origin]))
-        let counter = 0
-        return hooks.run("context", event, {
-          each: (pluginID) => {
-            if (!Array.isArray(event.system)) event.system = []
-            origins = enforceOrigins(event.system, origins, pluginID, () => `plugin:${pluginID}:${++counter}`)
-          },
-        })
-      }
+      /** Runs `session.context` on copies, keeping system-part provenance host-assigned per plugin. */
+      const shapeContext = (event: ContextEvent) => runContextHooks(hooks, event)
 
       /** One primary model request and its tool calls. Returns whether the model asked to continue. */
       const step = (turn: Turn, reason: Exclude<TurnReason, "compact">, index: number) =>
@@ -109,7 +103,8 @@ export class Runner extends Context.Service<
           const model: ModelRef =
             latest?.model ?? agent.model ?? (row.model ? parseModel(row.model) : providers.defaultModel)
           const client = yield* providers.client(model)
-          const system = systemParts(agent, row.directory, instructions)
+          const instructionFiles = yield* readInstructions(row.directory, instructions)
+          const system = systemParts(agent, instructionFiles)
           // Compacts first when this request would not fit the model's window.
           const transcript = yield* compactor.prepare({ sessionID: turn.sessionID, model, system })
           const built: ContextEvent = {
@@ -140,6 +135,7 @@ export class Runner extends Context.Service<
             // Transient failures before any output are retried with backoff (status `retrying` meanwhile).
             const retries = providers.retries(model.providerID)
             yield* withRetry(() => client.stream(request), retries, retryStatus(bus, turns, turn.sessionID)).pipe(
+              Stream.takeWhile(() => !state.capped),
               Stream.runForEach((event) =>
                 Effect.suspend(() => {
                   const drafts = state.apply(event, (delta) => bus.publish(SessionEvent.PartDelta, turn.sessionID, delta))
@@ -168,7 +164,7 @@ export class Runner extends Context.Service<
             yield* commit(turn.sessionID, [
               draft(SessionEvent.AssistantCompleted, {
                 messageID,
-                finish: state.finish ?? "stop",
+                finish: state.capped ? "length" : (state.finish ?? "stop"),
                 ...(state.usage ? { usage: state.usage } : {}),
               }),
             ])
@@ -208,7 +204,8 @@ export class Runner extends Context.Service<
           return { outcome: "completed" } as TurnOutcome
         }).pipe(
           Effect.catch((failure: { _tag: string; message: string }) => {
-            const error: MessageError = { name: failure._tag, message: failure.message }
+            const error: MessageError =
+              failure instanceof HookError ? recordedHookError(failure) : { name: failure._tag, message: failure.message }
             // A failure before the assistant message existed (preflight, context hook, unknown model) is
             // recorded on a message of its own; a failure mid-stream was already recorded on its message.
             const last = session.sync.transcript(turn.sessionID).at(-1)
@@ -251,6 +248,9 @@ export class Runner extends Context.Service<
   )
 }
 
+/** How often a streaming text/reasoning part is checkpointed into the projection. */
+const CHECKPOINT_MS = 1_000
+
 /**
  * Accumulates one streamed answer: text and reasoning grow from deltas (published live), and become
  * durable parts when the stream moves on to another part or ends. Tool calls become durable as soon as
@@ -259,7 +259,9 @@ export class Runner extends Context.Service<
 class StreamState {
   finish: string | undefined
   usage: Usage | undefined
-  private open: { id: string; type: "text" | "reasoning"; text: string } | undefined
+  /** A part reached `PART_MAX_CHARS`: the runner stops reading the answer, which finishes as `length`. */
+  capped = false
+  private open: { id: string; type: "text" | "reasoning"; text: string; checkpoint: number } | undefined
   private readonly calls: Array<ToolPart> = []
   private readonly settled = new Set<string>()
 
@@ -277,9 +279,18 @@ class StreamState {
       case "reasoning-delta": {
         const type = event.type === "text-delta" ? "text" : "reasoning"
         const drafts = this.open && this.open.type !== type ? this.flush() : []
-        if (!this.open) this.open = { id: ascending("prt"), type, text: "" }
-        this.open.text += event.text
-        publish({ messageID: this.messageID, partID: this.open.id, field: type, delta: event.text })
+        if (!this.open) this.open = { id: ascending("prt"), type, text: "", checkpoint: Date.now() }
+        const kept = fitDelta(this.open.text.length, event.text)
+        this.open.text += kept.text
+        if (kept.text) publish({ messageID: this.messageID, partID: this.open.id, field: type, delta: kept.text })
+        if (kept.full) this.capped = true
+        // A crash must not lose what was streamed: the open part is committed (same id) at least every
+        // CHECKPOINT_MS, so a killed process leaves at most that much text behind for the resumed turn.
+        if (Date.now() - this.open.checkpoint >= CHECKPOINT_MS) {
+          this.open.checkpoint = Date.now()
+          const { id, type: partType, text } = this.open
+          drafts.push(draft(SessionEvent.PartUpdated, { messageID: this.messageID, part: { id, type: partType, text } }))
+        }
         return drafts
       }
       case "tool-call": {

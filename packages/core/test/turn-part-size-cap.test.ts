@@ -1,0 +1,66 @@
+import { Database } from "bun:sqlite"
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Bus } from "../src/bus/bus.ts"
+import { Execution } from "../src/session/execution.ts"
+import type { AssistantMessage } from "../src/session/message.ts"
+import { PART_MAX_CHARS, PART_TRUNCATED_MARKER } from "../src/session/part-limit.ts"
+import { Session } from "../src/session/session.ts"
+import { makeHost } from "./support/host.ts"
+import { startOpenAIServer, type OpenAIServer } from "./support/openai-server.ts"
+import { localModel } from "./support/provider-config.ts"
+
+let server: OpenAIServer
+beforeAll(async () => {
+  server = await startOpenAIServer()
+})
+afterAll(() => server.close())
+
+const MEGABYTE = "x".repeat(1024 * 1024)
+const CAPPED = PART_MAX_CHARS + PART_TRUNCATED_MARKER.length
+
+describe("a runaway model answer", () => {
+  it("a 50 MB answer is kept as one part capped at the limit with a marker; deltas stop; the host stops reading", async () => {
+    const host = makeHost({ config: localModel(server) })
+    server.enqueue({ textChunks: Array.from({ length: 50 }, (_, i) => `${i}:${MEGABYTE}`) })
+    const aborted = server.aborted
+    const seen = { deltaChars: 0, largestDurable: 0 }
+    const message = await host.run(
+      Effect.gen(function* () {
+        const session = yield* Session
+        const execution = yield* Execution
+        const bus = yield* Bus
+        const info = yield* session.create({ directory: host.directory })
+        bus.subscribe((event) => {
+          if (event.type === "session.part.delta") seen.deltaChars += (event.data as { delta: string }).delta.length
+          if (event.type === "session.part.updated") {
+            const part = (event.data as { part: { text?: string } }).part
+            seen.largestDurable = Math.max(seen.largestDurable, part.text?.length ?? 0)
+          }
+        })
+        yield* execution.prompt({ sessionID: info.id, text: "say a lot" })
+        yield* execution.wait(info.id)
+        return (yield* session.messages(info.id)).items.find((m): m is AssistantMessage => m.type === "assistant")!
+      }),
+    )
+    await host.dispose()
+
+    expect(message.parts).toHaveLength(1)
+    const part = message.parts[0] as { type: string; text: string }
+    expect(part.type).toBe("text")
+    expect(part.text.length).toBe(CAPPED)
+    expect(part.text.startsWith(`0:${MEGABYTE.slice(0, 100)}`)).toBe(true)
+    expect(part.text.endsWith(PART_TRUNCATED_MARKER)).toBe(true)
+    expect(message.finish).toBe("length")
+    // Live subscribers got the same capped text, never the rest.
+    expect(seen.deltaChars).toBe(CAPPED)
+    expect(seen.largestDurable).toBe(CAPPED)
+    // The stored row is bounded too.
+    const db = new Database(host.database, { readonly: true })
+    const row = db.query("SELECT max(length(data)) AS size FROM session_message").get() as { size: number }
+    db.close()
+    expect(row.size).toBeLessThan(CAPPED + 4096)
+    // The host stopped reading: the provider saw the client go away before the answer was complete.
+    await server.waitForAborted(aborted + 1)
+  }, 60_000)
+})

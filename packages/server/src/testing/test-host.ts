@@ -1,0 +1,225 @@
+import { type ConfigData, Database } from "@opencode-ai/core"
+import type { Plugin } from "@opencode-ai/plugin"
+import {
+  createOpencodeClient,
+  type EventsOptions,
+  type OpencodeClient,
+  type ServerEvent,
+  type SessionInfo,
+} from "@opencode-ai/sdk"
+import { copyFileSync, mkdtempSync, realpathSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { isAbsolute, join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+import { type RunningServer, startServer } from "../server.ts"
+import { type ScriptedModel, type ScriptedModelServer, startScriptedModel } from "./scripted-model.ts"
+
+/**
+ * A plugin for the test host: a module path, `file:` URL or installed package name (loaded by the host's
+ * own plugin loader, as `opencode.json` would; relative paths and names resolve from `process.cwd()`), a
+ * plugin object, or a function returning one, called at every (re)start so the plugin starts from fresh
+ * state as it would in a new process.
+ */
+export type TestPlugin = string | URL | Plugin | (() => Plugin)
+
+export interface TestHostOptions {
+  readonly plugins?: ReadonlyArray<TestPlugin>
+  /**
+   * Host configuration (`opencode.json` shape). The scripted model is added as provider `testkit` and is
+   * the default model unless `model` names another.
+   */
+  readonly config?: ConfigData
+  /** The directory sessions work in (tools are confined to it). Default: a fresh temporary directory. */
+  readonly directory?: string
+}
+
+export interface RestartOptions {
+  /**
+   * `true`: drop the host as a SIGKILL would (nothing more reaches the database, no graceful stop), then
+   * start a new one on the same database file; the claim of a running turn stays and the new host resumes
+   * it. `false` (default): a graceful stop first (the claim still stays, as `opencode2 serve` on SIGTERM).
+   */
+  readonly crash?: boolean
+}
+
+export interface TestHost {
+  /** The typed SDK client for the current host (the port is kept across restarts). */
+  readonly client: OpencodeClient
+  /** The scripted model every request of this host goes to. */
+  readonly model: ScriptedModel
+  /** `http://127.0.0.1:PORT` of the current host. */
+  readonly url: string
+  readonly directory: string
+  /** The SQLite file; it survives `restart`. */
+  readonly database: string
+  /** Creates a session in `directory` and returns it. */
+  session(input?: { readonly title?: string; readonly agent?: string }): Promise<SessionInfo>
+  /** Stops the host (gracefully, or as a crash) and starts a new one on the same database and port. */
+  restart(options?: RestartOptions): Promise<void>
+  /**
+   * The live event stream of the current host (`GET /api/event`), already subscribed when the promise
+   * resolves (its `server.connected` consumed), so nothing a test does afterwards is missed. Ends when
+   * that host stops or `signal` aborts.
+   */
+  events(options?: EventsOptions): Promise<AsyncGenerator<ServerEvent, void, undefined>>
+  /** Stops the host and the scripted model, and removes what the kit created on disk. */
+  dispose(): Promise<void>
+  [Symbol.asyncDispose](): Promise<void>
+}
+
+/** A plugin failed to load; the test would otherwise run against a host without it. */
+export class TestHostPluginError extends Error {
+  override readonly name = "TestHostPluginError"
+}
+
+/** The scripted model's provider id (its model is `testkit/scripted`). */
+const PROVIDER = "testkit"
+/** The kit's own plugin, which snapshots each finished request; named so no user plugin collides with it. */
+const RECORDER = "opencode2-testkit"
+
+/**
+ * An empty, migrated database file made once per process; each host starts on a copy of it. Creating and
+ * migrating a fresh SQLite file is most of a host's start-up, and every test pays it otherwise.
+ */
+let template: string | undefined
+const emptyDatabase = (path: string) => {
+  if (!template) {
+    const dir = mkdtempSync(join(tmpdir(), "opencode2-testkit-template-"))
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }))
+    const file = join(dir, "template.db")
+    Database.open(file).client.close()
+    template = file
+  }
+  copyFileSync(template, path)
+}
+
+const isPath = (plugin: TestPlugin): plugin is string | URL => typeof plugin === "string" || plugin instanceof URL
+
+/** Paths resolve against the test's working directory, package names from there too (not from the host's directory). */
+const toPath = (plugin: string | URL) => {
+  const text = plugin instanceof URL ? plugin.href : plugin
+  if (text.startsWith("file:")) return fileURLToPath(text)
+  if (isAbsolute(text)) return text
+  if (text.startsWith(".")) return resolve(process.cwd(), text)
+  return Bun.resolveSync(text, process.cwd())
+}
+
+/**
+ * Starts a whole opencode2 host in this process - real SQLite file, real plugins, HTTP on a free loopback
+ * port, the real SDK - with a scripted model as its default provider.
+ *
+ * ```ts
+ * const host = await createTestHost({ plugins: [myPlugin] })
+ * const session = await host.session()
+ * host.model.reply("hello")
+ * await host.client.session.prompt({ path: { sessionID: session.id }, body: { text: "hi" } })
+ * await host.client.session.wait({ path: { sessionID: session.id } })
+ * expect(host.model.requests[0]!.system.map((part) => part.origin)).toContainEqual({ type: "plugin", pluginID: "mine" })
+ * await host.dispose()
+ * ```
+ */
+export const createTestHost = async (options: TestHostOptions = {}): Promise<TestHost> => {
+  const made = mkdtempSync(join(tmpdir(), "opencode2-testkit-"))
+  const directory = options.directory ? resolve(options.directory) : realpathSync(made)
+  const database = join(made, "opencode.db")
+  const plugins = options.plugins ?? []
+  let scripted: ScriptedModelServer | undefined
+  let running: RunningServer | undefined
+  let client: OpencodeClient | undefined
+  let disposed: Promise<void> | undefined
+
+  const config = (baseURL: string): ConfigData => {
+    const user = options.config ?? {}
+    return {
+      ...user,
+      model: user.model ?? `${PROVIDER}/scripted`,
+      provider: { ...user.provider, [PROVIDER]: { type: "openai-compatible", baseURL, models: { scripted: {} } } },
+      plugin: [...(user.plugin ?? []), ...plugins.filter(isPath).map(toPath)],
+    }
+  }
+
+  const start = async (port: number) => {
+    const model = scripted!
+    const server = await startServer({
+      port,
+      database,
+      config: { data: config(model.baseURL), directory },
+      plugins: [
+        ...plugins
+          .filter((plugin) => !isPath(plugin))
+          .map((plugin, index) => {
+            const resolved = typeof plugin === "function" ? plugin() : (plugin as Plugin)
+            return { source: `testkit:${resolved?.id ?? index}`, plugin: resolved }
+          }),
+        // Last, so its context callback sees the request after every plugin shaped it.
+        {
+          source: "testkit:recorder",
+          plugin: { id: RECORDER, setup: (ctx) => void ctx.session.hook("context", model.record) },
+        },
+      ],
+      logLevel: "Error",
+    })
+    running = server
+    client = createOpencodeClient({ baseUrl: server.url })
+    const { data } = await client.plugin.list()
+    const failed = (data ?? []).filter((status) => status.status === "failed")
+    if (failed.length > 0) {
+      throw new TestHostPluginError(
+        failed.map((status) => `plugin ${status.source} failed to load: ${status.error}`).join("\n"),
+      )
+    }
+  }
+
+  const cleanup = async () => {
+    await running?.stop().catch(() => undefined)
+    await scripted?.close().catch(() => undefined)
+    rmSync(made, { recursive: true, force: true })
+  }
+
+  try {
+    emptyDatabase(database)
+    scripted = startScriptedModel()
+    await start(0)
+  } catch (cause) {
+    await cleanup()
+    throw cause
+  }
+
+  const current = () => {
+    if (disposed || !running || !client) throw new Error("the test host was disposed")
+    return { server: running, client }
+  }
+
+  const host: TestHost = {
+    get client() {
+      return current().client
+    },
+    model: scripted.model,
+    get url() {
+      return current().server.url
+    },
+    directory,
+    database,
+    session: async (input = {}) => {
+      const { data, error } = await current().client.session.create({ body: { ...input, directory } })
+      if (!data) throw new Error(`session.create failed: ${JSON.stringify(error)}`)
+      return data
+    },
+    restart: async (restart = {}) => {
+      const { server } = current()
+      running = undefined
+      await (restart.crash ? server.crash() : server.stop())
+      // Same port, so a client a test kept (and `host.url`) still reaches the host.
+      await start(server.port)
+    },
+    events: async (events = {}) => {
+      const source = current().client.events(events)
+      const first = await source.next()
+      if (first.done) throw new Error("the event stream ended before it connected")
+      return source
+    },
+    dispose: () => (disposed ??= cleanup()),
+    [Symbol.asyncDispose]: () => host.dispose(),
+  }
+  return host
+}

@@ -1,0 +1,99 @@
+/**
+ * Instruction files are project content: only regular files whose realpath is inside the session
+ * directory reach the model, capped in size, and reading them never blocks the server. Runs a real
+ * `opencode2 serve` child (so a blocked event loop shows as a health check that never answers, not as a
+ * hung test) against the local OpenAI-compatible provider, which records what the model was sent.
+ */
+import { INSTRUCTIONS_MAX_BYTES, INSTRUCTIONS_TRUNCATED } from "../../core/src/session/instructions.ts"
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type OpenAIServer, startOpenAIServer } from "../../core/test/support/openai-server.ts"
+import { spawnServe } from "./support/e2e-serve.ts"
+import { localProviderConfig, systemText } from "./support/e2e-setup.ts"
+import { tempDir } from "./support/tmp.ts"
+
+let provider: OpenAIServer
+beforeAll(async () => {
+  provider = await startOpenAIServer()
+})
+afterAll(() => provider.close())
+
+/** A project directory, a config naming `instructions`, and a served child rooted there. */
+const start = async (instructions: ReadonlyArray<string>, populate: (project: string, outside: string) => void) => {
+  const root = tempDir("oc2-instructions-")
+  const project = join(root, "project")
+  const outside = join(root, "outside")
+  mkdirSync(project)
+  mkdirSync(outside)
+  populate(project, outside)
+  const config = join(root, "opencode.json")
+  writeFileSync(config, JSON.stringify(localProviderConfig(provider.url, { instructions: [...instructions] })))
+  const child = await spawnServe({ database: join(root, "db.sqlite"), config, cwd: project })
+  return { child, project }
+}
+
+/** Resolves with the value, or "timeout" when `promise` has not settled within `ms`. */
+const within = async <A>(promise: Promise<A>, ms: number): Promise<A | "timeout"> => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), ms)
+  })
+  const result = await Promise.race([promise, timeout])
+  clearTimeout(timer)
+  return result
+}
+
+/** Prompts once and returns the system text the model received. */
+const promptOnce = async (child: Awaited<ReturnType<typeof start>>["child"], directory: string) => {
+  const sessionID = (await child.client.session.create({ body: { directory } })).data!.id
+  const before = provider.requests.length
+  await child.client.session.prompt({ path: { sessionID }, body: { text: "hello" } })
+  expect(await within(child.client.session.wait({ path: { sessionID } }).then((r) => r.response?.status), 5000)).not.toBe("timeout")
+  expect(provider.requests.length).toBe(before + 1)
+  return systemText(provider.requests[before])
+}
+
+describe("instruction files", () => {
+  it("sends regular files inside the directory (also through an inner symlink), not a symlink to a file outside; caps size", async () => {
+    const { child, project } = await start(["AGENTS.md", "NOTES.md", "LINKED.md", "BIG.md"], (project, outside) => {
+      writeFileSync(join(outside, "secret.md"), "OUTSIDE SECRET: api key 1234")
+      symlinkSync(join(outside, "secret.md"), join(project, "AGENTS.md"))
+      writeFileSync(join(project, "NOTES.md"), "INSIDE NOTE: be brief")
+      mkdirSync(join(project, "docs"))
+      writeFileSync(join(project, "docs", "inner.md"), "INNER LINKED NOTE")
+      symlinkSync(join(project, "docs", "inner.md"), join(project, "LINKED.md"))
+      writeFileSync(join(project, "BIG.md"), `BIG START ${"x".repeat(INSTRUCTIONS_MAX_BYTES)} BIG END`)
+    })
+    try {
+      const system = await promptOnce(child, project)
+      // Booleans, so a failure does not print a quarter-megabyte system prompt.
+      expect({
+        outsideSecret: system.includes("OUTSIDE SECRET"),
+        insideNote: system.includes("INSIDE NOTE: be brief"),
+        innerLinked: system.includes("INNER LINKED NOTE"),
+        bigStart: system.includes("BIG START"),
+        bigEnd: system.includes("BIG END"),
+        truncationMarker: system.includes(INSTRUCTIONS_TRUNCATED.trim()),
+      }).toEqual({ outsideSecret: false, insideNote: true, innerLinked: true, bigStart: true, bigEnd: false, truncationMarker: true })
+    } finally {
+      await child.kill()
+    }
+  })
+
+  it("skips a named pipe without blocking the server: health answers and the turn completes", async () => {
+    const { child, project } = await start(["AGENTS.md", "NOTES.md"], (project) => {
+      const made = Bun.spawnSync(["mkfifo", join(project, "AGENTS.md")])
+      if (made.exitCode !== 0) throw new Error(`mkfifo failed: ${made.stderr}`)
+      writeFileSync(join(project, "NOTES.md"), "INSIDE NOTE beside a pipe")
+    })
+    try {
+      const system = await promptOnce(child, project)
+      expect(system).toContain("INSIDE NOTE beside a pipe")
+      const health = await within(fetch(`${child.url}/api/health`).then((r) => r.status), 2000)
+      expect(health).toBe(200)
+    } finally {
+      await child.kill()
+    }
+  })
+})
