@@ -81,6 +81,20 @@ export interface ContextEvent {
 }
 
 /**
+ * `permission`: before a tool call runs, with the decision the host's rules reached (`allow`, `deny` or
+ * `ask`; session-scoped `always` answers already applied). Set `decision` to change it: `deny` answers
+ * the model with a tool error, `ask` asks the user, `allow` runs the call. `patterns` are what the rules
+ * match (file paths relative to the session directory, or the bash command); `input` is a copy.
+ */
+export interface PermissionEvent {
+  readonly sessionID: string
+  readonly tool: string
+  readonly patterns: ReadonlyArray<string>
+  readonly input: unknown
+  decision: "allow" | "deny" | "ask"
+}
+
+/**
  * `session.compacting`: before the host asks the model to summarise the older transcript (a compaction).
  * Push strings to `context`: each joins the summary request as something the summary must keep (state your
  * plugin needs after the compaction, facts it knows matter).
@@ -95,6 +109,7 @@ export interface HookEvents {
   readonly preflight: PreflightEvent
   readonly context: ContextEvent
   readonly synthetic: SyntheticEvent
+  readonly permission: PermissionEvent
   readonly compacting: CompactingEvent
 }
 

@@ -5,6 +5,8 @@ import { homedir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { ProvidersConfig } from "../provider/config.ts"
 import { unsetEnvReferences, type UnsetEnv } from "./env.ts"
+import { PermissionConfig } from "../permission/rule.ts"
+import { referencedVariables } from "../tool/env.ts"
 
 export { ProviderConfig } from "../provider/config.ts"
 
@@ -13,6 +15,8 @@ export const AgentConfig = Schema.Struct({
   model: Schema.optional(Schema.String),
   /** Most model requests one turn may make (tool loop). Default 25. */
   steps: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 }))),
+  /** Overrides the global `permission` rules, key by key, for this agent. */
+  permission: Schema.optional(PermissionConfig),
 })
 
 /**
@@ -57,6 +61,8 @@ export const ConfigSchema = Schema.Struct({
     }),
   ),
   tools: Schema.optional(Schema.Struct({ bash: Schema.optional(Schema.Boolean) })),
+  /** Tool permission rules (see DESIGN "Tools and permissions"); defaults: read allow, edit ask, bash ask. */
+  permission: Schema.optional(PermissionConfig),
 })
 export type ConfigData = typeof ConfigSchema.Type
 
@@ -71,6 +77,8 @@ export interface ConfigShape {
   /** The file the config came from, if any; relative plugin paths resolve against its directory. */
   readonly path?: string
   readonly directory: string
+  /** Variables the config file references as `{env:VAR}`: secrets kept out of child processes. */
+  readonly secrets?: ReadonlyArray<string>
   /** `{env:VAR}` references whose variable was not set (substituted by ""), reported at start. */
   readonly unsetEnv?: ReadonlyArray<UnsetEnv>
 }
@@ -119,7 +127,13 @@ export class Config extends Context.Service<Config, ConfigShape>()("@opencode-ai
       })
       const data = yield* parseConfig(text, path, env)
       const unsetEnv = unsetEnvReferences(text, env)
-      return { data, path, directory: dirname(path), ...(unsetEnv.length > 0 ? { unsetEnv } : {}) } satisfies ConfigShape
+      return {
+        data,
+        path,
+        directory: dirname(path),
+        secrets: referencedVariables(text),
+        ...(unsetEnv.length > 0 ? { unsetEnv } : {}),
+      } satisfies ConfigShape
     })
 
   static readonly layer = (config: ConfigShape) => Layer.succeed(Config, Config.of(config))

@@ -11,6 +11,7 @@ import { Fallback } from "./fallback.ts"
 import { HealthHandlers } from "./health.ts"
 import { MessageHandlers, PartHandlers } from "./message.ts"
 import { RequestErrorsLive } from "./middleware.ts"
+import { PermissionHandlers } from "./permission.ts"
 import { PluginHandlers } from "./plugin.ts"
 import { SessionHandlers } from "./session.ts"
 
@@ -37,6 +38,7 @@ export const appLayer = (options: AppOptions) => {
     MessageHandlers,
     PartHandlers,
     PluginHandlers,
+    PermissionHandlers,
     DbHandlers,
     ProviderHandlers,
     AgentHandlers,
