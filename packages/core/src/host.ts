@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import { Config, type ConfigShape } from "./config/config.ts"
+import { Permissions } from "./permission/permission.ts"
 import { Hooks } from "./plugin/hooks.ts"
 import { type InlinePlugin, PluginHost } from "./plugin/host.ts"
 import { Providers } from "./provider/registry.ts"
@@ -30,7 +31,7 @@ export const HostLayer = (options: HostOptions) => {
   const config = Config.layer(options.config)
   const store = StoreLayer({ path: options.database, persist: options.config.data.events?.persist === true })
   const base = Layer.mergeAll(Hooks.layer, Providers.layer).pipe(Layer.provideMerge(config))
-  const runner = Runner.layer.pipe(Layer.provideMerge(Layer.merge(store, base)))
+  const runner = Runner.layer.pipe(Layer.provideMerge(Permissions.layer), Layer.provideMerge(Layer.merge(store, base)))
   const execution = Layer.mergeAll(Execution.layer, Mutation.layer, Prune.layer, Erase.layer).pipe(Layer.provideMerge(runner))
   const plugins = PluginHost.layer({ inline: options.plugins ?? [] }).pipe(
     Layer.provideMerge(execution),

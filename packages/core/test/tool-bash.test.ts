@@ -142,3 +142,28 @@ describe("bash", () => {
     process.kill(pid, "SIGKILL")
   })
 })
+
+describe("bash environment", () => {
+  test("secrets are stripped: server password, provider keys, the config's {env:VAR} names", async () => {
+    const { childEnvironment } = await import("../src/tool/env.ts")
+    const env = childEnvironment(
+      { PATH: process.env.PATH, OPENCODE_SERVER_PASSWORD: "pw", OPENAI_API_KEY: "sk", MY_LOCAL_KEY: "k", KEEP: "yes" },
+      ["MY_LOCAL_KEY"],
+    )
+    const out = await Effect.runPromise(
+      bash.execute({ command: "env" }, { ...ctxWith(), env }),
+    )
+    expect(out).toContain("KEEP=yes")
+    expect(out).not.toMatch(/OPENCODE_SERVER_PASSWORD|OPENAI_API_KEY|MY_LOCAL_KEY/)
+  })
+
+  test("without an explicit environment, the host's secrets are still removed", async () => {
+    process.env.OPENCODE_SERVER_PASSWORD = "hunter2"
+    try {
+      const out = await run("env")
+      expect(out).not.toContain("OPENCODE_SERVER_PASSWORD")
+    } finally {
+      delete process.env.OPENCODE_SERVER_PASSWORD
+    }
+  })
+})

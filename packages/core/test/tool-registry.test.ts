@@ -24,9 +24,9 @@ afterAll(async () => {
 const runError = (tool: Tool, input: unknown) => Effect.runPromise(Effect.flip(runTool(tool, input, ctx)))
 
 describe("builtinTools", () => {
-  test("bash only when enabled", () => {
-    expect(builtinTools({ bash: false }).map((t) => t.name)).toEqual(["read", "list", "grep"])
-    expect(builtinTools({ bash: true }).map((t) => t.name)).toEqual(["read", "list", "grep", "bash"])
+  test("bash on by default (behind permissions), removed by tools.bash: false", () => {
+    expect(builtinTools({ bash: false }).map((t) => t.name)).toEqual(["read", "list", "grep", "glob", "edit", "write", "patch"])
+    expect(builtinTools().map((t) => t.name)).toEqual(["read", "list", "grep", "glob", "edit", "write", "patch", "bash"])
   })
 })
 

@@ -80,11 +80,26 @@ export interface ContextEvent {
   tools: Array<ModelTool>
 }
 
+/**
+ * `permission`: before a tool call runs, with the decision the host's rules reached (`allow`, `deny` or
+ * `ask`; session-scoped `always` answers already applied). Set `decision` to change it: `deny` answers
+ * the model with a tool error, `ask` asks the user, `allow` runs the call. `patterns` are what the rules
+ * match (file paths relative to the session directory, or the bash command); `input` is a copy.
+ */
+export interface PermissionEvent {
+  readonly sessionID: string
+  readonly tool: string
+  readonly patterns: ReadonlyArray<string>
+  readonly input: unknown
+  decision: "allow" | "deny" | "ask"
+}
+
 export interface HookEvents {
   readonly prompt: PromptEvent
   readonly preflight: PreflightEvent
   readonly context: ContextEvent
   readonly synthetic: SyntheticEvent
+  readonly permission: PermissionEvent
 }
 
 export type HookName = keyof HookEvents

@@ -13,6 +13,7 @@ import { ensureJsonError } from "./http/json-errors.ts"
 import { checkParams, nonCanonical, pathTable } from "./http/path.ts"
 import { openApiDocument } from "./api/openapi.ts"
 import { errorResponse } from "./http/respond.ts"
+import { webClient } from "./http/web-client.ts"
 import type { SseChannel, SseOptions } from "./sse.ts"
 
 export interface ServerOptions {
@@ -156,6 +157,9 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
         ? nonCanonical()
         : undefined
     if (badPath) return errorResponse(badPath)
+    // The web client's pages and chunks, behind the same checks as the API.
+    const client = await webClient(request, url)
+    if (client) return client
     if (request.method === "GET") {
       if (url.pathname === EVENT_PATH || url.pathname === `${EVENT_PATH}/`) {
         server.timeout(request, 0)

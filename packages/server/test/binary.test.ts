@@ -33,6 +33,12 @@ describe("the compiled opencode2 binary", () => {
     const first = await serve(cwd, db)
     const client = createOpencodeClient({ baseUrl: first.url })
     expect((await client.health()).data?.ok).toBe(true)
+    // The web client is inside the binary: its page and every chunk the page names, nothing beside it.
+    const html = await (await fetch(`${first.url}/session/ses_0123`)).text()
+    expect(html).toContain('<div id="app">')
+    const chunks = html.match(/\/chunk-[0-9A-Za-z_-]+\.(?:js|css)/g) ?? []
+    expect(chunks.length).toBeGreaterThanOrEqual(2)
+    for (const chunk of chunks) expect((await fetch(`${first.url}${chunk}`)).status, chunk).toBe(200)
     const session = (await client.session.create({ body: { title: "compiled" } })).data!
     const admitted = (await client.session.prompt({ path: { sessionID: session.id }, body: { text: "from the binary" } })).data!
     expect((await client.session.wait({ path: { sessionID: session.id } })).data?.status).toBe("idle")

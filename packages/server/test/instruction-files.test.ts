@@ -9,29 +9,45 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type OpenAIServer, startOpenAIServer } from "../../core/test/support/openai-server.ts"
-import { spawnServe } from "./support/e2e-serve.ts"
+import { type ServeChild, spawnServe } from "./support/e2e-serve.ts"
 import { localProviderConfig, systemText } from "./support/e2e-setup.ts"
 import { tempDir } from "./support/tmp.ts"
 
+const INSTRUCTIONS = ["AGENTS.md", "NOTES.md", "LINKED.md", "BIG.md"]
+
 let provider: OpenAIServer
+let child: ServeChild
+/** Two session directories served by one child: one with links and a big file, one with a named pipe. */
+const projects = { linked: "", piped: "" }
+
 beforeAll(async () => {
   provider = await startOpenAIServer()
-})
-afterAll(() => provider.close())
-
-/** A project directory, a config naming `instructions`, and a served child rooted there. */
-const start = async (instructions: ReadonlyArray<string>, populate: (project: string, outside: string) => void) => {
   const root = tempDir("oc2-instructions-")
-  const project = join(root, "project")
   const outside = join(root, "outside")
-  mkdirSync(project)
-  mkdirSync(outside)
-  populate(project, outside)
+  projects.linked = join(root, "linked")
+  projects.piped = join(root, "piped")
+  for (const dir of [outside, projects.linked, projects.piped]) mkdirSync(dir)
+
+  writeFileSync(join(outside, "secret.md"), "OUTSIDE SECRET: api key 1234")
+  symlinkSync(join(outside, "secret.md"), join(projects.linked, "AGENTS.md"))
+  writeFileSync(join(projects.linked, "NOTES.md"), "INSIDE NOTE: be brief")
+  mkdirSync(join(projects.linked, "docs"))
+  writeFileSync(join(projects.linked, "docs", "inner.md"), "INNER LINKED NOTE")
+  symlinkSync(join(projects.linked, "docs", "inner.md"), join(projects.linked, "LINKED.md"))
+  writeFileSync(join(projects.linked, "BIG.md"), `BIG START ${"x".repeat(INSTRUCTIONS_MAX_BYTES)} BIG END`)
+
+  const made = Bun.spawnSync(["mkfifo", join(projects.piped, "AGENTS.md")])
+  if (made.exitCode !== 0) throw new Error(`mkfifo failed: ${made.stderr}`)
+  writeFileSync(join(projects.piped, "NOTES.md"), "INSIDE NOTE beside a pipe")
+
   const config = join(root, "opencode.json")
-  writeFileSync(config, JSON.stringify(localProviderConfig(provider.url, { instructions: [...instructions] })))
-  const child = await spawnServe({ database: join(root, "db.sqlite"), config, cwd: project })
-  return { child, project }
-}
+  writeFileSync(config, JSON.stringify(localProviderConfig(provider.url, { instructions: INSTRUCTIONS })))
+  child = await spawnServe({ database: join(root, "db.sqlite"), config, cwd: root })
+}, 60_000)
+afterAll(async () => {
+  await child?.kill()
+  await provider.close()
+})
 
 /** Resolves with the value, or "timeout" when `promise` has not settled within `ms`. */
 const within = async <A>(promise: Promise<A>, ms: number): Promise<A | "timeout"> => {
@@ -45,7 +61,7 @@ const within = async <A>(promise: Promise<A>, ms: number): Promise<A | "timeout"
 }
 
 /** Prompts once and returns the system text the model received. */
-const promptOnce = async (child: Awaited<ReturnType<typeof start>>["child"], directory: string) => {
+const promptOnce = async (directory: string) => {
   const sessionID = (await child.client.session.create({ body: { directory } })).data!.id
   const before = provider.requests.length
   await child.client.session.prompt({ path: { sessionID }, body: { text: "hello" } })
@@ -56,44 +72,22 @@ const promptOnce = async (child: Awaited<ReturnType<typeof start>>["child"], dir
 
 describe("instruction files", () => {
   it("sends regular files inside the directory (also through an inner symlink), not a symlink to a file outside; caps size", async () => {
-    const { child, project } = await start(["AGENTS.md", "NOTES.md", "LINKED.md", "BIG.md"], (project, outside) => {
-      writeFileSync(join(outside, "secret.md"), "OUTSIDE SECRET: api key 1234")
-      symlinkSync(join(outside, "secret.md"), join(project, "AGENTS.md"))
-      writeFileSync(join(project, "NOTES.md"), "INSIDE NOTE: be brief")
-      mkdirSync(join(project, "docs"))
-      writeFileSync(join(project, "docs", "inner.md"), "INNER LINKED NOTE")
-      symlinkSync(join(project, "docs", "inner.md"), join(project, "LINKED.md"))
-      writeFileSync(join(project, "BIG.md"), `BIG START ${"x".repeat(INSTRUCTIONS_MAX_BYTES)} BIG END`)
-    })
-    try {
-      const system = await promptOnce(child, project)
-      // Booleans, so a failure does not print a quarter-megabyte system prompt.
-      expect({
-        outsideSecret: system.includes("OUTSIDE SECRET"),
-        insideNote: system.includes("INSIDE NOTE: be brief"),
-        innerLinked: system.includes("INNER LINKED NOTE"),
-        bigStart: system.includes("BIG START"),
-        bigEnd: system.includes("BIG END"),
-        truncationMarker: system.includes(INSTRUCTIONS_TRUNCATED.trim()),
-      }).toEqual({ outsideSecret: false, insideNote: true, innerLinked: true, bigStart: true, bigEnd: false, truncationMarker: true })
-    } finally {
-      await child.kill()
-    }
+    const system = await promptOnce(projects.linked)
+    // Booleans, so a failure does not print a quarter-megabyte system prompt.
+    expect({
+      outsideSecret: system.includes("OUTSIDE SECRET"),
+      insideNote: system.includes("INSIDE NOTE: be brief"),
+      innerLinked: system.includes("INNER LINKED NOTE"),
+      bigStart: system.includes("BIG START"),
+      bigEnd: system.includes("BIG END"),
+      truncationMarker: system.includes(INSTRUCTIONS_TRUNCATED.trim()),
+    }).toEqual({ outsideSecret: false, insideNote: true, innerLinked: true, bigStart: true, bigEnd: false, truncationMarker: true })
   })
 
   it("skips a named pipe without blocking the server: health answers and the turn completes", async () => {
-    const { child, project } = await start(["AGENTS.md", "NOTES.md"], (project) => {
-      const made = Bun.spawnSync(["mkfifo", join(project, "AGENTS.md")])
-      if (made.exitCode !== 0) throw new Error(`mkfifo failed: ${made.stderr}`)
-      writeFileSync(join(project, "NOTES.md"), "INSIDE NOTE beside a pipe")
-    })
-    try {
-      const system = await promptOnce(child, project)
-      expect(system).toContain("INSIDE NOTE beside a pipe")
-      const health = await within(fetch(`${child.url}/api/health`).then((r) => r.status), 2000)
-      expect(health).toBe(200)
-    } finally {
-      await child.kill()
-    }
+    const system = await promptOnce(projects.piped)
+    expect(system).toContain("INSIDE NOTE beside a pipe")
+    const health = await within(fetch(`${child.url}/api/health`).then((r) => r.status), 2000)
+    expect(health).toBe(200)
   })
 })

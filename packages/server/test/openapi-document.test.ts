@@ -39,6 +39,8 @@ describe("the OpenAPI document", () => {
       "message.remove": "DELETE /api/session/{sessionID}/message/{messageID}",
       "part.remove": "DELETE /api/session/{sessionID}/message/{messageID}/part/{partID}",
       "plugin.list": "GET /api/plugin",
+      "permission.list": "GET /api/session/{sessionID}/permission",
+      "permission.reply": "POST /api/session/{sessionID}/permission/{permissionID}",
       "db.stats": "GET /api/db/stats",
       "event.subscribe": "GET /api/event",
     })

@@ -144,6 +144,29 @@ describe("test kit: scripted replies", () => {
     await expect(fetch(`${url}/api/health`)).rejects.toThrow()
   })
 
+  it("grants transcript rights per plugin, for objects and for paths", async () => {
+    let own: PromisePluginContext | undefined
+    let any: PromisePluginContext | undefined
+    host = await createTestHost({
+      plugins: [
+        { id: "own", setup: (given) => void (own = given) },
+        { plugin: { id: "any", setup: (given) => void (any = given) }, transcript: "any" },
+        { plugin: "./test/fixtures/guard.ts", transcript: "any" },
+      ],
+    })
+    const { id: sessionID } = await host.session()
+    const { data } = await host.client.session.prompt({ path: { sessionID }, body: { text: "mine" } })
+    await host.client.session.wait({ path: { sessionID } })
+    const target = { sessionID, messageID: data!.messageID }
+    await expect(own!.session.message.remove(target)).rejects.toMatchObject({
+      _tag: "Session.ForbiddenError",
+      pluginID: "own",
+    })
+    await expect(any!.session.message.remove(target)).resolves.toMatchObject({ retracted: { by: "plugin:any" } })
+    const { data: statuses } = await host.client.plugin.list()
+    expect(statuses).toContainEqual(expect.objectContaining({ id: "guard", status: "loaded" }))
+  })
+
   it("refuses to start when a plugin fails to load", async () => {
     await expect(
       createTestHost({ plugins: [{ id: "broken", setup: () => Promise.reject(new Error("nope")) }] }),

@@ -47,6 +47,7 @@ export const projectionSnapshot = (client: SQLite) => {
     session_message: "SELECT * FROM session_message ORDER BY session_id, seq",
     session_execution: "SELECT * FROM session_execution ORDER BY session_id",
     session_inbox: "SELECT * FROM session_inbox ORDER BY session_id, seq",
+    session_permission: "SELECT * FROM session_permission ORDER BY session_id, seq",
   }
   return Object.fromEntries(Object.entries(tables).map(([name, sql]) => [name, client.query(sql).all()]))
 }

@@ -3,6 +3,8 @@ import { parse, printParseErrorCode, type ParseError } from "jsonc-parser"
 import { existsSync, readFileSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, join, resolve } from "node:path"
+import { PermissionConfig } from "../permission/rule.ts"
+import { referencedVariables } from "../tool/env.ts"
 
 export const ProviderConfig = Schema.Struct({
   type: Schema.Literal("openai-compatible"),
@@ -17,6 +19,8 @@ export const AgentConfig = Schema.Struct({
   model: Schema.optional(Schema.String),
   /** Most model requests one turn may make (tool loop). Default 25. */
   steps: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 }))),
+  /** Overrides the global `permission` rules, key by key, for this agent. */
+  permission: Schema.optional(PermissionConfig),
 })
 
 /**
@@ -61,6 +65,8 @@ export const ConfigSchema = Schema.Struct({
     }),
   ),
   tools: Schema.optional(Schema.Struct({ bash: Schema.optional(Schema.Boolean) })),
+  /** Tool permission rules (see DESIGN "Tools and permissions"); defaults: read allow, edit ask, bash ask. */
+  permission: Schema.optional(PermissionConfig),
 })
 export type ConfigData = typeof ConfigSchema.Type
 
@@ -75,6 +81,8 @@ export interface ConfigShape {
   /** The file the config came from, if any; relative plugin paths resolve against its directory. */
   readonly path?: string
   readonly directory: string
+  /** Variables the config file references as `{env:VAR}`: secrets kept out of child processes. */
+  readonly secrets?: ReadonlyArray<string>
 }
 
 const substitute = (text: string, env: Record<string, string | undefined>) =>
@@ -120,7 +128,7 @@ export class Config extends Context.Service<Config, ConfigShape>()("@opencode-ai
         catch: (cause) => new ConfigError({ path, message: `cannot read: ${(cause as Error).message}` }),
       })
       const data = yield* parseConfig(text, path, env)
-      return { data, path, directory: dirname(path) } satisfies ConfigShape
+      return { data, path, directory: dirname(path), secrets: referencedVariables(text) } satisfies ConfigShape
     })
 
   static readonly layer = (config: ConfigShape) => Layer.succeed(Config, Config.of(config))

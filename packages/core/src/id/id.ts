@@ -5,7 +5,7 @@ import { Schema } from "effect"
  * counter, so ids sort by creation within a process and roughly across processes; the random tail keeps
  * ids from two processes distinct. Ids are never reused.
  */
-export type Prefix = "ses" | "msg" | "prt" | "evt" | "trn" | "call"
+export type Prefix = "ses" | "msg" | "prt" | "evt" | "trn" | "call" | "per"
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 let lastTime = 0

@@ -88,8 +88,14 @@ export const boundary = (
  * their running tool calls failed and are completed as interrupted, so no message dangles and the
  * partial answer stays, marked.
  */
-export const settleCutOff = (reads: Reads, sessionID: string, turnID: string): Array<Draft> =>
-  reads.incomplete(sessionID, turnID).flatMap((message) => [
+export const settleCutOff = (
+  reads: Reads,
+  sessionID: string,
+  turnID: string,
+  /** Messages left open: a call in them waits for permission and is finished when the turn resumes. */
+  keep: ReadonlySet<string> = new Set(),
+): Array<Draft> =>
+  reads.incomplete(sessionID, turnID).filter((message) => !keep.has(message.id)).flatMap((message) => [
     ...message.parts.flatMap((part) =>
       part.type === "tool" && part.state === "running"
         ? [draft(SessionEvent.PartUpdated, { messageID: message.id, part: { ...part, state: "error" as const, error: CUT_OFF } })]
@@ -112,7 +118,13 @@ const CUT_OFF = "the server stopped while this answer was streaming"
 export const admitResume = (
   reads: Reads,
   sessionID: string,
-  options: { readonly running: boolean; readonly cap: number; readonly notice?: InputMessage },
+  options: {
+    readonly running: boolean
+    readonly cap: number
+    readonly notice?: InputMessage
+    /** Pending permission asks: their messages stay open on resume; given up, the asks are rejected. */
+    readonly permissions?: { readonly messages: ReadonlySet<string>; readonly reject: ReadonlyArray<Draft> }
+  },
 ): { decision: Decision<SessionNotFoundError | BusyError>; grant?: Grant; exhausted?: boolean } => {
   if (!reads.row(sessionID)) return { decision: { reject: new SessionNotFoundError({ sessionID }) } }
   const claim = reads.claimed(sessionID)
@@ -122,9 +134,13 @@ export const admitResume = (
     const grant = { turnID: ascending("trn"), reason: "resume" as const, ...(options.notice ? { messageID: options.notice.id } : {}) }
     return { decision: [...notice, draft(SessionEvent.TurnStarted, grant)], grant }
   }
-  const settled = settleCutOff(reads, sessionID, claim.turn_id)
   const attempt = claim.attempts + 1
-  if (attempt > options.cap) {
+  const exhausted = attempt > options.cap
+  const settled = [
+    ...(exhausted ? (options.permissions?.reject ?? []) : []),
+    ...settleCutOff(reads, sessionID, claim.turn_id, exhausted ? undefined : options.permissions?.messages),
+  ]
+  if (exhausted) {
     const ended = boundary(reads, sessionID, {
       turnID: claim.turn_id,
       outcome: "failed",

@@ -43,6 +43,8 @@ const supersededFields = (part: Part, current: Part | undefined): Array<string> 
     if (JSON.stringify(part.input ?? {}) !== "{}" && (!same || JSON.stringify(same.input) !== JSON.stringify(part.input))) fields.push("input")
     if (part.output && (!same || same.output !== part.output)) fields.push("output")
     if (part.error && (!same || same.error !== part.error)) fields.push("error")
+    // An edit's diff holds file content: it goes with the part.
+    if (part.metadata && (!same || JSON.stringify(same.metadata) !== JSON.stringify(part.metadata))) fields.push("metadata")
     return fields
   }
   if (!part.text) return []
@@ -52,7 +54,7 @@ const supersededFields = (part: Part, current: Part | undefined): Array<string> 
 /** Empties a field; returns the bytes of what was there. */
 const empty = (part: Record<string, any>, field: string) => {
   const before = Buffer.byteLength(JSON.stringify(part[field] ?? ""))
-  part[field] = field === "input" ? {} : ""
+  part[field] = field === "input" || field === "metadata" ? {} : ""
   return before
 }
 

@@ -127,6 +127,39 @@ export namespace SessionEvent {
     Schema.Struct({ events: Schema.Number, fields: Schema.Number, bytes: Schema.Number, by: Origin }),
   )
 
+  /**
+   * A tool call waits for the user's permission (DESIGN "Tools and permissions"). Durable, so the ask
+   * survives a restart with the same id; `input` is the stored call that runs once it is answered.
+   */
+  export const PermissionAsked = durable(
+    "session.permission.asked",
+    1,
+    Schema.Struct({
+      permissionID: Schema.String,
+      messageID: Schema.String,
+      partID: Schema.String,
+      callID: Schema.String,
+      tool: Schema.String,
+      /** The rule kind: `read`, `edit` or `bash`. */
+      permission: Schema.String,
+      title: Schema.String,
+      patterns: Schema.Array(Schema.String),
+      metadata: Schema.Record(Schema.String, Schema.Unknown),
+      input: Schema.Unknown,
+    }),
+  )
+
+  /** The ask was answered: `once`, `always` (a session-scoped allow for its patterns) or `reject`. */
+  export const PermissionReplied = durable(
+    "session.permission.replied",
+    1,
+    Schema.Struct({
+      permissionID: Schema.String,
+      reply: Schema.Literals(["once", "always", "reject"]),
+      message: Schema.optional(Schema.String),
+    }),
+  )
+
   /** Streaming text/reasoning/tool-input deltas: published live, never stored. */
   export const PartDelta = ephemeral(
     "session.part.delta",
@@ -155,5 +188,7 @@ export namespace SessionEvent {
     PartRemoved,
     Pruned,
     Erased,
+    PermissionAsked,
+    PermissionReplied,
   ] as const
 }

@@ -4,6 +4,7 @@ import { Bus, type Decision } from "../bus/bus.ts"
 import type { Draft } from "../bus/event.ts"
 import { Config } from "../config/config.ts"
 import { ascending } from "../id/id.ts"
+import { Permissions } from "../permission/permission.ts"
 import { Hooks, recordedHookError } from "../plugin/hooks.ts"
 import { admitInput, admitResume, boundary, type Grant, settleCutOff } from "./admission.ts"
 import { type BusyError, InvalidInputError, SessionNotFoundError } from "./error.ts"
@@ -76,6 +77,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
       const config = yield* Config
       const cap = config.data.server?.resumeAttempts ?? DEFAULT_RESUME_ATTEMPTS
       const owners = yield* Turns
+      const permissions = yield* Permissions
       /** Admissions whose plugin hook threw: the turn they start fails with this error, recorded. */
       const failures = new Map<string, MessageError>()
       let stopping = false
@@ -269,7 +271,11 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
         Effect.gen(function* () {
           yield* session.get(sessionID)
           const owner = owners.get(sessionID)
-          if (owner) return yield* stop(owner)
+          if (owner) {
+            // Pending permission asks are rejected (durably) before the turn stops.
+            yield* permissions.rejectPending(sessionID, undefined, { wake: false })
+            return yield* stop(owner)
+          }
           if (!session.sync.claimed(sessionID)) return
           // A suspended claim (no loop here) is ended directly. The claim and the entry are read inside the
           // transaction: a turn granted since the read above is stopped like any running one.
@@ -279,9 +285,18 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
             const claim = session.sync.claimed(sessionID)
             if (raced || !claim) return { decision: [] }
             const ended = boundary(session.sync, sessionID, { turnID: claim.turn_id, outcome: "interrupted" }, { drain: true })
-            return { decision: [...settleCutOff(session.sync, sessionID, claim.turn_id), ...(ended.decision as ReadonlyArray<Draft>)] }
+            return {
+              decision: [
+                ...permissions.sync.rejectDrafts(sessionID),
+                ...settleCutOff(session.sync, sessionID, claim.turn_id),
+                ...(ended.decision as ReadonlyArray<Draft>),
+              ],
+            }
           })
-          if (raced) yield* stop(raced)
+          if (raced) {
+            yield* permissions.rejectPending(sessionID, undefined, { wake: false })
+            yield* stop(raced)
+          }
         })
 
       const wait = (sessionID: string) =>
@@ -306,9 +321,16 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
       const resume = (sessionID: string, options: { readonly notice?: string } = {}) =>
         Effect.flatMap(restartNotice(sessionID, options.notice), (notice) =>
           Effect.gen(function* () {
-            const started = yield* decide(sessionID, () =>
-              admitResume(session.sync, sessionID, { running: owners.has(sessionID), cap, ...(notice ? { notice } : {}) }),
-            ).pipe(Effect.onError(() => Effect.sync(() => notice && failures.delete(notice.id))))
+            const started = yield* decide(sessionID, () => {
+              // A call waiting for permission keeps its message open; if the turn is given up, its asks are rejected.
+              const pending = permissions.sync.pending(sessionID)
+              return admitResume(session.sync, sessionID, {
+                running: owners.has(sessionID),
+                cap,
+                ...(notice ? { notice } : {}),
+                permissions: { messages: new Set(pending.map((ask) => ask.messageID)), reject: permissions.sync.rejectDrafts(sessionID) },
+              })
+            }).pipe(Effect.onError(() => Effect.sync(() => notice && failures.delete(notice.id))))
             // A notice whose resume gave up (attempt cap) starts no turn: nothing will read its failure.
             if (notice && !started) failures.delete(notice.id)
             yield* launch(sessionID, started)

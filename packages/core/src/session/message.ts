@@ -35,6 +35,8 @@ export const ToolPart = Schema.Struct({
   state: ToolState,
   output: Schema.optional(Schema.String),
   error: Schema.optional(Schema.String),
+  /** What the call did besides its output: `diff` (a unified diff) for edit, write and patch. */
+  metadata: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)),
 })
 export type ToolPart = typeof ToolPart.Type
 

@@ -59,6 +59,12 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
     "UPDATE session_execution SET attempts = ? WHERE session_id = ? AND turn_id = ?",
   )
   const releaseClaim = client.query<unknown, [string]>("DELETE FROM session_execution WHERE session_id = ?")
+  const insertPermission = client.query<unknown, [string, string, string, string, number, string]>(
+    "INSERT INTO session_permission (id, session_id, message_id, part_id, seq, data) VALUES (?, ?, ?, ?, ?, ?)",
+  )
+  const replyPermission = client.query<unknown, [string, string | null, string, string]>(
+    "UPDATE session_permission SET reply = ?, message = ? WHERE id = ? AND session_id = ?",
+  )
 
   const load = (event: Envelope, messageID: string): Message => {
     const row = readMessage.get(messageID, event.sessionID)
@@ -176,6 +182,29 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
       }
     },
     [E.Erased.type]: () => {},
+    [E.PermissionAsked.type]: (event: Envelope<DataOf<typeof E.PermissionAsked>>) => {
+      const d = event.data
+      const ask = {
+        id: d.permissionID,
+        sessionID: event.sessionID,
+        messageID: d.messageID,
+        partID: d.partID,
+        callID: d.callID,
+        tool: d.tool,
+        permission: d.permission,
+        title: d.title,
+        patterns: d.patterns,
+        metadata: d.metadata,
+        input: d.input,
+        time: event.time,
+      }
+      insertPermission.run(d.permissionID, event.sessionID, d.messageID, d.partID, event.seq, JSON.stringify(ask))
+    },
+    [E.PermissionReplied.type]: (event: Envelope<DataOf<typeof E.PermissionReplied>>) => {
+      const d = event.data
+      const changed = replyPermission.run(d.reply, d.message ?? null, d.permissionID, event.sessionID)
+      if (changed.changes === 0) throw new Error(`${event.type}: permission ${d.permissionID} not in session ${event.sessionID}`)
+    },
   }
 
   const readSeq = client.query<{ seq: number }, [string]>("SELECT seq FROM session WHERE id = ?")

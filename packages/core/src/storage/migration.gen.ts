@@ -12,4 +12,8 @@ export const migrations: ReadonlyArray<{ readonly tag: string; readonly statemen
     "CREATE TABLE `event` (\n\t`position` integer PRIMARY KEY NOT NULL,\n\t`id` text NOT NULL,\n\t`aggregate_id` text NOT NULL,\n\t`seq` integer NOT NULL,\n\t`type` text NOT NULL,\n\t`version` integer NOT NULL,\n\t`time` integer NOT NULL,\n\t`data` text NOT NULL\n);",
     "CREATE UNIQUE INDEX `event_aggregate_seq` ON `event` (`aggregate_id`,`seq`);"
   ] },
+  { tag: "0001_permission", statements: [
+    "CREATE TABLE `session_permission` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`session_id` text NOT NULL,\n\t`message_id` text NOT NULL,\n\t`part_id` text NOT NULL,\n\t`seq` integer NOT NULL,\n\t`data` text NOT NULL,\n\t`reply` text,\n\t`message` text,\n\tFOREIGN KEY (`session_id`) REFERENCES `session`(`id`) ON UPDATE no action ON DELETE cascade\n);",
+    "CREATE INDEX `session_permission_session` ON `session_permission` (`session_id`,`seq`);"
+  ] },
 ]

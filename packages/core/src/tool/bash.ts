@@ -1,4 +1,5 @@
 import { Effect, Schema } from "effect"
+import { childEnvironment } from "./env.ts"
 import { sessionRoot } from "./path.ts"
 import { ToolError, type Tool } from "./tool.ts"
 
@@ -89,7 +90,13 @@ const killGroup = (pid: number): void => {
   }
 }
 
-const run = async (cwd: string, input: BashInput, ctxSignal: AbortSignal, interrupt: AbortSignal): Promise<string> => {
+const run = async (
+  cwd: string,
+  input: BashInput,
+  env: Record<string, string>,
+  ctxSignal: AbortSignal,
+  interrupt: AbortSignal,
+): Promise<string> => {
   if (ctxSignal.aborted) throw new ToolError({ tool: "bash", message: "aborted before the command started" })
   const timeout = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS
 
@@ -97,7 +104,7 @@ const run = async (cwd: string, input: BashInput, ctxSignal: AbortSignal, interr
   try {
     proc = Bun.spawn(["bash", "-c", input.command], {
       cwd,
-      env: process.env,
+      env,
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     })
@@ -147,9 +154,10 @@ const run = async (cwd: string, input: BashInput, ctxSignal: AbortSignal, interr
  * Runs a shell command in the session directory.
  *
  * This is NOT a sandbox. The working directory is the session directory, but the command runs with the
- * host process's user, environment and permissions: it can read, write and delete anything that process
- * can, open network connections, and start programs. Path confinement applies to read/list/grep only.
- * That is why this tool is off unless it is explicitly enabled in the config (`builtinTools({ bash: true })`).
+ * host process's user and permissions: it can read, write and delete anything that process can, open
+ * network connections, and start programs. What keeps it in check is the permission layer (`bash` asks by
+ * default; rules per command pattern) and the environment: the host's secrets (server password, provider
+ * keys, every `{env:VAR}` of the config) are removed before the child starts (see env.ts).
  *
  * The command runs in its own process group; on timeout, on `ctx.signal` abort and on fiber interruption
  * the whole group is killed with SIGKILL. stdout and stderr are combined in arrival order and capped.
@@ -167,7 +175,7 @@ export const bash: Tool<BashInput> = {
     Effect.gen(function* () {
       const cwd = yield* sessionRoot("bash", ctx.directory)
       return yield* Effect.tryPromise({
-        try: (interrupt) => run(cwd, input, ctx.signal, interrupt),
+        try: (interrupt) => run(cwd, input, childEnvironment(ctx.env ?? process.env), ctx.signal, interrupt),
         catch: (error) =>
           error instanceof ToolError ? error : new ToolError({ tool: "bash", message: `command failed: ${String(error)}` }),
       })

@@ -180,7 +180,7 @@ export const makeGrep = (budgetMs: number = GREP_TIME_BUDGET_MS): Tool<GrepInput
     "Optionally restrict the search to a file or directory (path) and to file names matching a glob",
     `(include, e.g. "*.ts"). .git, node_modules, binary files, files over ${GREP_MAX_FILE_BYTES / 1024 / 1024} MiB`,
     `and symbolic links are skipped (files skipped for size are named). At most ${GREP_MAX_MATCHES} matches are`,
-    `returned. A search that takes longer than ${GREP_TIME_BUDGET_MS / 1000} s fails; simplify the pattern or narrow the path.`,
+    `returned. A search that takes longer than ${budgetMs / 1000} s fails; simplify the pattern or narrow the path.`,
   ].join(" "),
   input: GrepInput,
   execute: (input, ctx) =>

@@ -79,7 +79,7 @@ const belowRoot = (absolute: string, prefixes: ReadonlyArray<string>): Array<str
 
 type Resolution =
   | { readonly _tag: "Found"; readonly path: string }
-  | { readonly _tag: "Missing" }
+  | { readonly _tag: "Missing"; readonly path: string }
   | { readonly _tag: "Outside" }
   | { readonly _tag: "Loop" }
 
@@ -139,9 +139,77 @@ const walk = async (root: string, prefixes: ReadonlyArray<string>, initial: Arra
     }
   }
 
-  if (missing) return { _tag: "Missing" }
+  if (missing) return { _tag: "Missing", path: current }
   return { _tag: "Found", path: current }
 }
+
+/**
+ * Resolves a path a tool may write to: an existing file (its real path, which must be inside), or a path
+ * that does not exist yet whose existing ancestors are all inside the session directory (symlinks on the
+ * way are followed only when they stay inside). `..` is resolved physically; a new path may not climb out.
+ */
+export const resolveWritable = (
+  tool: string,
+  directory: string,
+  requested: string,
+): Effect.Effect<
+  { readonly root: string; readonly path: string; readonly exists: boolean },
+  PathOutsideDirectoryError | ToolError
+> =>
+  Effect.gen(function* () {
+    if (requested.includes("\0")) {
+      return yield* new ToolError({ tool, message: `invalid path ${JSON.stringify(requested)}: contains a NUL byte` })
+    }
+    if (requested.trim() === "") return yield* new ToolError({ tool, message: "path is empty" })
+    const root = yield* sessionRoot(tool, directory)
+    const prefixes = [root, nodePath.resolve(directory)]
+    const outside = new PathOutsideDirectoryError({
+      tool,
+      path: requested,
+      message: `path "${requested}" is outside the session directory; only files inside it can be changed`,
+    })
+    let initial: Array<string>
+    if (nodePath.isAbsolute(requested)) {
+      const below = belowRoot(requested, prefixes)
+      if (below === undefined) return yield* outside
+      initial = below
+    } else initial = components(requested)
+    const resolution = yield* Effect.tryPromise({
+      try: () => walk(root, prefixes, initial),
+      catch: (error) => new ToolError({ tool, message: `cannot resolve path "${requested}": ${describe(error)}` }),
+    })
+    switch (resolution._tag) {
+      case "Outside":
+        return yield* outside
+      case "Loop":
+        return yield* new ToolError({ tool, message: `path "${requested}": too many levels of symbolic links` })
+      case "Missing": {
+        if (!isInside(root, resolution.path) || resolution.path === root) return yield* outside
+        // The deepest existing ancestor must really be inside (double-check of the walk).
+        let ancestor = nodePath.dirname(resolution.path)
+        for (;;) {
+          const real = yield* Effect.tryPromise({
+            try: () => fs.realpath(ancestor).then((p) => p, (error) => (errnoCode(error) === "ENOENT" ? undefined : Promise.reject(error))),
+            catch: (error) => new ToolError({ tool, message: `cannot resolve path "${requested}": ${describe(error)}` }),
+          })
+          if (real !== undefined) {
+            if (!isInside(root, real)) return yield* outside
+            break
+          }
+          ancestor = nodePath.dirname(ancestor)
+        }
+        return { root, path: resolution.path, exists: false }
+      }
+      case "Found":
+        break
+    }
+    const real = yield* Effect.tryPromise({
+      try: () => fs.realpath(resolution.path),
+      catch: (error) => new ToolError({ tool, message: `cannot resolve path "${requested}": ${describe(error)}` }),
+    })
+    if (!isInside(root, real)) return yield* outside
+    return { root, path: real, exists: true }
+  })
 
 /**
  * Resolves `requested` (relative to the session directory, or absolute) to the real absolute path of an

@@ -1,16 +1,33 @@
 import { Effect, Exit, Schema, SchemaIssue } from "effect"
 import { bash } from "./bash.ts"
+import { edit } from "./edit.ts"
+import { glob } from "./glob.ts"
 import { grep } from "./grep.ts"
 import { list } from "./list.ts"
+import { patch } from "./patch.ts"
 import { read } from "./read.ts"
-import { ToolError, type PathOutsideDirectoryError, type Tool, type ToolContext } from "./tool.ts"
+import { write } from "./write.ts"
+import { ToolError, type PathOutsideDirectoryError, type PermissionKey, type Tool, type ToolContext, type ToolPlan } from "./tool.ts"
 
 /**
- * The built-in tools, in the order they are offered to the model. `bash` is only included when enabled in
- * the config: unlike the others it is not confined to the session directory (see bash.ts).
+ * The built-in tools, in the order they are offered to the model. Every call goes through the permission
+ * layer (read tools allowed, edits and bash asked, by default); `tools.bash: false` in the config removes
+ * bash altogether.
  */
-export const builtinTools = (options: { readonly bash: boolean }): ReadonlyArray<Tool> =>
-  options.bash ? [read, list, grep, bash] : [read, list, grep]
+export const builtinTools = (options: { readonly bash?: boolean } = {}): ReadonlyArray<Tool> => [
+  read,
+  list,
+  grep,
+  glob,
+  edit,
+  write,
+  patch,
+  ...(options.bash === false ? [] : [bash]),
+]
+
+/** The permission rule a tool's calls fall under: read tools `read`, file changes `edit`, `bash`. */
+export const permissionKey = (tool: string): PermissionKey =>
+  tool === "bash" ? "bash" : tool === "edit" || tool === "write" || tool === "patch" ? "edit" : "read"
 
 /** A plain JSON Schema object (draft 2020-12). */
 export type JsonSchemaObject = { readonly [key: string]: unknown }
@@ -134,6 +151,36 @@ const jsonCodec = (tool: Tool): Schema.Codec<unknown, unknown> => {
 }
 
 /**
+ * Decodes a model-supplied tool input and plans the call (see `ToolPlan`): file-changing tools validate
+ * everything first; other tools get a plan whose `run` is their `execute`, with the path (or the bash
+ * command) as the pattern the permission rules match.
+ */
+export const planTool = (
+  tool: Tool,
+  rawInput: unknown,
+  ctx: ToolContext,
+): Effect.Effect<ToolPlan, ToolError | PathOutsideDirectoryError> =>
+  Effect.gen(function* () {
+    const input = yield* decodeInput(tool, rawInput)
+    if (tool.plan) return yield* tool.plan(input, ctx)
+    const key = permissionKey(tool.name)
+    const subject =
+      key === "bash" ? String((input as { command?: unknown }).command ?? "") : String((input as { path?: unknown }).path ?? ".")
+    return {
+      permission: key,
+      patterns: [subject],
+      title: `${tool.name} ${subject.length > 200 ? `${subject.slice(0, 199)}…` : subject}`,
+      run: () => Effect.map(tool.execute(input, ctx), (output) => ({ output })),
+    } satisfies ToolPlan
+  }).pipe(Effect.catchDefect((defect) => Effect.fail(unexpected(tool, defect))))
+
+const unexpected = (tool: Tool, defect: unknown) =>
+  new ToolError({
+    tool: tool.name,
+    message: `tool "${tool.name}" failed unexpectedly: ${defect instanceof Error ? defect.message : String(defect)}`,
+  })
+
+/**
  * Decodes a model-supplied tool input and runs the tool. A decode failure is a ToolError whose message
  * names every offending field, so the model can correct its call. A JSON string input is parsed first.
  * If decoding fails and the input has `null` members, it is retried once without them. A defect thrown by
@@ -144,6 +191,16 @@ export const runTool = (
   rawInput: unknown,
   ctx: ToolContext,
 ): Effect.Effect<string, ToolError | PathOutsideDirectoryError> =>
+  Effect.flatMap(decodeInput(tool, rawInput), (input) => tool.execute(input, ctx)).pipe(
+    Effect.catchDefect((defect) => Effect.fail(unexpected(tool, defect))),
+  )
+
+/**
+ * A model-supplied input decoded against the tool's schema. A decode failure is a ToolError whose message
+ * names every offending field, so the model can correct its call. A JSON string input is parsed first.
+ * If decoding fails and the input has `null` members, it is retried once without them.
+ */
+const decodeInput = (tool: Tool, rawInput: unknown): Effect.Effect<unknown, ToolError> =>
   Effect.gen(function* () {
     let input = rawInput
     if (typeof input === "string") {
@@ -172,14 +229,5 @@ export const runTool = (
           : "could not be decoded"
       return yield* new ToolError({ tool: tool.name, message: `invalid input for tool "${tool.name}": ${detail}` })
     }
-    return yield* tool.execute(decoded.value, ctx)
-  }).pipe(
-    Effect.catchDefect((defect) =>
-      Effect.fail(
-        new ToolError({
-          tool: tool.name,
-          message: `tool "${tool.name}" failed unexpectedly: ${defect instanceof Error ? defect.message : String(defect)}`,
-        }),
-      ),
-    ),
-  )
+    return decoded.value
+  })

@@ -17,6 +17,34 @@ export interface ToolContext {
   /** The session's working directory; tools must not touch anything outside it. */
   readonly directory: string
   readonly signal: AbortSignal
+  /** The environment for child processes (bash), secrets already removed. Default: `process.env` minus secrets. */
+  readonly env?: Readonly<Record<string, string | undefined>>
+}
+
+/** Which permission rule governs a tool call (DESIGN "Tools and permissions"). */
+export type PermissionKey = "read" | "edit" | "bash"
+
+/** What a tool call produced: the text the model sees, and data kept on the tool part (`metadata.diff`). */
+export interface ToolResult {
+  readonly output: string
+  readonly metadata?: { readonly [key: string]: unknown }
+}
+
+/**
+ * A validated tool call, ready to run once permitted. Planning does everything that can fail without
+ * side effects (decode, confine paths, find `oldString`, check every patch hunk), so a call that could
+ * never succeed fails before anyone is asked, and an ask can show exactly what would change.
+ */
+export interface ToolPlan {
+  readonly permission: PermissionKey
+  /** What the rules match against: file paths relative to the session directory, or the bash command. */
+  readonly patterns: ReadonlyArray<string>
+  /** One line for the person asked ("edit src/a.ts"). */
+  readonly title: string
+  /** Shown with the ask and stored on the part (the diff of an edit). */
+  readonly metadata?: { readonly [key: string]: unknown }
+  /** Performs the call. */
+  run(): Effect.Effect<ToolResult, ToolError | PathOutsideDirectoryError>
 }
 
 /**
@@ -28,4 +56,9 @@ export interface Tool<I = any> {
   readonly description: string
   readonly input: Schema.Codec<I, any>
   execute(input: I, ctx: ToolContext): Effect.Effect<string, ToolError | PathOutsideDirectoryError>
+  /**
+   * Plans a call (see {@link ToolPlan}). Tools that change files implement it; for the others the registry
+   * derives a plan from `execute`.
+   */
+  plan?(input: I, ctx: ToolContext): Effect.Effect<ToolPlan, ToolError | PathOutsideDirectoryError>
 }

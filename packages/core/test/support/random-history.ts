@@ -19,6 +19,8 @@ interface Model {
       inputs: Array<{ id: string; partID: string; retracted: boolean }>
       assistant?: { id: string; parts: Array<{ id: string; type: string }> }
       completed: Array<{ id: string; parts: Array<{ id: string; type: string }> }>
+      /** Permission asks not yet answered. */
+      asks: Array<string>
     }
   >
 }
@@ -39,7 +41,7 @@ export const applyOps = (ops: ReadonlyArray<number>) =>
       const sessionID = ids.length > 0 && op % 13 !== 0 ? ids[(op >> 4) % ids.length]! : undefined
       if (!sessionID) {
         const id = ascending("ses")
-        model.sessions.set(id, { inbox: [], inputs: [], completed: [] })
+        model.sessions.set(id, { inbox: [], inputs: [], completed: [], asks: [] })
         yield* bus.commit(id, [draft(E.Created, { title: `s${step}`, directory: "/tmp", ...(op % 2 ? { agent: "build" } : {}) })])
         continue
       }
@@ -47,7 +49,14 @@ export const applyOps = (ops: ReadonlyArray<number>) =>
       const drafts: Array<Draft> = []
       const kind = op % 12
       const text = `t${step}-${"x".repeat(op % 7)}`
-      if (kind === 0) drafts.push(draft(E.Renamed, { title: text }))
+      if (kind === 0) {
+        drafts.push(draft(E.Renamed, { title: text }))
+        const ask = s.asks.shift()
+        if (ask) {
+          const reply = (["once", "always", "reject"] as const)[op % 3]!
+          drafts.push(draft(E.PermissionReplied, { permissionID: ask, reply, ...(op % 2 ? { message: text } : {}) }))
+        }
+      }
       else if (kind === 1 || (kind === 2 && !s.claim)) {
         const made = input(sessionID, op % 3 ? "user" : "synthetic", text)
         if (s.claim) {
@@ -75,6 +84,24 @@ export const applyOps = (ops: ReadonlyArray<number>) =>
         if (!s.assistant.parts.some((p) => p.id === id)) s.assistant.parts.push({ id, type: part.type })
         else s.assistant.parts = s.assistant.parts.map((p) => (p.id === id ? { id, type: part.type } : p))
         drafts.push(draft(E.PartUpdated, { messageID: s.assistant.id, part }))
+        if (partType === "tool" && op % 2 === 1) {
+          const permissionID = ascending("per")
+          s.asks.push(permissionID)
+          drafts.push(
+            draft(E.PermissionAsked, {
+              permissionID,
+              messageID: s.assistant.id,
+              partID: id,
+              callID: `call_${step}`,
+              tool: "edit",
+              permission: "edit",
+              title: `edit ${text}`,
+              patterns: [text],
+              metadata: { diff: `-${text}\n+${text}!` },
+              input: { path: text, oldString: text, newString: `${text}!` },
+            }),
+          )
+        }
       } else if (kind === 6 && s.assistant) {
         drafts.push(draft(E.AssistantCompleted, { messageID: s.assistant.id, finish: "stop", ...(op % 2 ? { usage: { input: op, output: step } } : {}) }))
         s.completed.push(s.assistant)

@@ -2,7 +2,7 @@
 
 import type { Client, ClientMeta, Options as Options2, RequestResult, ServerSentEventsResult, TDataShape } from './client';
 import { client } from './client.gen';
-import type { DbStatsData, DbStatsErrors, DbStatsResponses, EventSubscribeData, EventSubscribeErrors, EventSubscribeResponse, EventSubscribeResponses, HealthData, HealthErrors, HealthResponses, MessageGetData, MessageGetErrors, MessageGetResponses, MessageListData, MessageListErrors, MessageListResponses, MessageRemoveData, MessageRemoveErrors, MessageRemoveResponses, MessageUpdateData, MessageUpdateErrors, MessageUpdateResponses, PartRemoveData, PartRemoveErrors, PartRemoveResponses, PluginListData, PluginListErrors, PluginListResponses, SessionCreateData, SessionCreateErrors, SessionCreateResponses, SessionDeleteData, SessionDeleteErrors, SessionDeleteResponses, SessionEraseData, SessionEraseErrors, SessionEraseResponses, SessionGetData, SessionGetErrors, SessionGetResponses, SessionInterruptData, SessionInterruptErrors, SessionInterruptResponses, SessionListData, SessionListErrors, SessionListResponses, SessionLogData, SessionLogErrors, SessionLogResponse, SessionLogResponses, SessionPromptData, SessionPromptErrors, SessionPromptResponses, SessionPruneData, SessionPruneErrors, SessionPruneResponses, SessionResumeData, SessionResumeErrors, SessionResumeResponses, SessionSyntheticData, SessionSyntheticErrors, SessionSyntheticResponses, SessionUpdateData, SessionUpdateErrors, SessionUpdateResponses, SessionWaitData, SessionWaitErrors, SessionWaitResponses } from './types.gen';
+import type { DbStatsData, DbStatsErrors, DbStatsResponses, EventSubscribeData, EventSubscribeErrors, EventSubscribeResponse, EventSubscribeResponses, HealthData, HealthErrors, HealthResponses, MessageGetData, MessageGetErrors, MessageGetResponses, MessageListData, MessageListErrors, MessageListResponses, MessageRemoveData, MessageRemoveErrors, MessageRemoveResponses, MessageUpdateData, MessageUpdateErrors, MessageUpdateResponses, PartRemoveData, PartRemoveErrors, PartRemoveResponses, PermissionListData, PermissionListErrors, PermissionListResponses, PermissionReplyData, PermissionReplyErrors, PermissionReplyResponses, PluginListData, PluginListErrors, PluginListResponses, SessionCreateData, SessionCreateErrors, SessionCreateResponses, SessionDeleteData, SessionDeleteErrors, SessionDeleteResponses, SessionEraseData, SessionEraseErrors, SessionEraseResponses, SessionGetData, SessionGetErrors, SessionGetResponses, SessionInterruptData, SessionInterruptErrors, SessionInterruptResponses, SessionListData, SessionListErrors, SessionListResponses, SessionLogData, SessionLogErrors, SessionLogResponse, SessionLogResponses, SessionPromptData, SessionPromptErrors, SessionPromptResponses, SessionPruneData, SessionPruneErrors, SessionPruneResponses, SessionResumeData, SessionResumeErrors, SessionResumeResponses, SessionSyntheticData, SessionSyntheticErrors, SessionSyntheticResponses, SessionUpdateData, SessionUpdateErrors, SessionUpdateResponses, SessionWaitData, SessionWaitErrors, SessionWaitResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -317,6 +317,34 @@ export class Part extends HeyApiClient {
     }
 }
 
+export class Permission extends HeyApiClient {
+    /**
+     * Tool calls of the session waiting for permission, oldest first
+     */
+    public list<ThrowOnError extends boolean = false>(options: Options<PermissionListData, ThrowOnError>): RequestResult<PermissionListResponses, PermissionListErrors, ThrowOnError> {
+        return (options.client ?? this.client).get<PermissionListResponses, PermissionListErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/session/{sessionID}/permission',
+            ...options
+        });
+    }
+    
+    /**
+     * Answer a pending ask: `once` runs the call, `always` also allows its patterns for the rest of the session, `reject` makes it a tool error (with `message`, the model continues)
+     */
+    public reply<ThrowOnError extends boolean = false>(options: Options<PermissionReplyData, ThrowOnError>): RequestResult<PermissionReplyResponses, PermissionReplyErrors, ThrowOnError> {
+        return (options.client ?? this.client).post<PermissionReplyResponses, PermissionReplyErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/session/{sessionID}/permission/{permissionID}',
+            ...options,
+            headers: {
+                'Content-Type': 'application/json',
+                ...options.headers
+            }
+        });
+    }
+}
+
 export class OpencodeSdk extends HeyApiClient {
     public static readonly __registry: HeyApiRegistry<OpencodeSdk> = new HeyApiRegistry<OpencodeSdk>();
     
@@ -367,5 +395,10 @@ export class OpencodeSdk extends HeyApiClient {
     private _part?: Part;
     get part(): Part {
         return this._part ??= new Part({ client: this.client });
+    }
+    
+    private _permission?: Permission;
+    get permission(): Permission {
+        return this._permission ??= new Permission({ client: this.client });
     }
 }

@@ -151,6 +151,35 @@ export type PayloadTooLargeError = {
     limit: number;
 };
 
+export type PermissionNotFoundError = {
+    _tag: 'PermissionNotFoundError';
+    sessionID: string;
+    permissionID: string;
+    message: string;
+};
+
+export type PermissionReply = 'once' | 'always' | 'reject';
+
+/**
+ * A tool call waiting for the user's permission.
+ */
+export type PermissionRequest = {
+    id: string;
+    sessionID: string;
+    messageID: string;
+    partID: string;
+    callID: string;
+    tool: string;
+    permission: string;
+    title: string;
+    patterns: Array<string>;
+    metadata: {
+        [key: string]: unknown;
+    };
+    input: unknown;
+    time: number;
+};
+
 export type PluginStatus = {
     id?: string;
     source: string;
@@ -275,6 +304,9 @@ export type ToolPart = {
     state: 'running' | 'completed' | 'error';
     output?: string;
     error?: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
 };
 
 /**
@@ -1194,6 +1226,117 @@ export type MessageUpdateResponses = {
 };
 
 export type MessageUpdateResponse = MessageUpdateResponses[keyof MessageUpdateResponses];
+
+export type PermissionListData = {
+    body?: never;
+    path: {
+        sessionID: string;
+    };
+    query?: never;
+    url: '/api/session/{sessionID}/permission';
+};
+
+export type PermissionListErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * SessionNotFoundError
+     */
+    404: SessionNotFoundError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type PermissionListError = PermissionListErrors[keyof PermissionListErrors];
+
+export type PermissionListResponses = {
+    /**
+     * Success
+     */
+    200: {
+        items: Array<PermissionRequest>;
+    };
+};
+
+export type PermissionListResponse = PermissionListResponses[keyof PermissionListResponses];
+
+export type PermissionReplyData = {
+    body: {
+        reply: PermissionReply;
+        message?: string;
+    };
+    path: {
+        sessionID: string;
+        permissionID: string;
+    };
+    query?: never;
+    url: '/api/session/{sessionID}/permission/{permissionID}';
+};
+
+export type PermissionReplyErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * SessionNotFoundError | PermissionNotFoundError
+     */
+    404: SessionNotFoundError | PermissionNotFoundError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type PermissionReplyError = PermissionReplyErrors[keyof PermissionReplyErrors];
+
+export type PermissionReplyResponses = {
+    /**
+     * Success
+     */
+    200: {
+        id: string;
+        reply: PermissionReply;
+    };
+};
+
+export type PermissionReplyResponse = PermissionReplyResponses[keyof PermissionReplyResponses];
 
 export type SessionPromptData = {
     body: {

@@ -4,6 +4,7 @@ import { ServerEvent } from "./event.ts"
 import { HealthGroup } from "./health.ts"
 import { MessageGroup, PartGroup } from "./message.ts"
 import { Authorization, RequestErrors } from "./middleware.ts"
+import { PermissionGroup } from "./permission.ts"
 import { PluginGroup } from "./plugin.ts"
 import { SessionGroup } from "./session.ts"
 
@@ -20,6 +21,7 @@ export class Api extends HttpApi.make("opencode2")
   .add(MessageGroup)
   .add(PartGroup)
   .add(PluginGroup)
+  .add(PermissionGroup)
   .add(DbGroup)
   .middleware(RequestErrors)
   .middleware(Authorization)

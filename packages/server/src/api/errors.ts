@@ -65,6 +65,13 @@ export class NotFoundError extends Schema.TaggedError<NotFoundError>()(
   { httpApiStatus: 404 },
 ) {}
 
+/** No pending permission ask with this id in the session: never asked, or already answered. */
+export class PermissionNotFoundError extends Schema.TaggedError<PermissionNotFoundError>()(
+  "PermissionNotFoundError",
+  { sessionID: Schema.String, permissionID: Schema.String, message: Schema.String },
+  { httpApiStatus: 404 },
+) {}
+
 /** The durable log was asked for, but the event journal is off (`events.persist` is false). */
 export class JournalDisabledError extends Schema.TaggedError<JournalDisabledError>()(
   "JournalDisabledError",
@@ -109,6 +116,7 @@ export const HttpErrors = [
   SessionNotFoundError,
   MessageNotFoundError,
   PartNotFoundError,
+  PermissionNotFoundError,
   SessionBusyError,
   InvalidTargetError,
   InvalidRequestError,

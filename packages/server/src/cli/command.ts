@@ -51,6 +51,8 @@ export interface Io {
   out(line?: string): void
   /** Writes a line to stderr. */
   err(line: string): void
+  /** Writes text to stderr as is (streamed reasoning); default: `err` per call. */
+  errWrite?(text: string): void
   /** Replaces the current stderr line (progress display); only meaningful when `stderrIsTTY`. */
   status(text: string): void
   readonly stderrIsTTY: boolean
@@ -62,6 +64,7 @@ export const processIo = (env: Record<string, string | undefined> = process.env,
   write: (text) => void process.stdout.write(text),
   out: (line = "") => void process.stdout.write(`${line}\n`),
   err: (line) => void process.stderr.write(`${line}\n`),
+  errWrite: (text) => void process.stderr.write(text),
   status: (text) => void process.stderr.write(`\r\x1b[2K${text}`),
   stderrIsTTY: process.stderr.isTTY === true,
 })

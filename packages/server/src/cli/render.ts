@@ -60,7 +60,9 @@ const renderPart = (part: Part): string => {
       if (tail === undefined) return head
       const lines = tail.split("\n")
       const shown = lines.slice(0, 8).join("\n") + (lines.length > 8 ? `\n… (${lines.length - 8} more lines)` : "")
-      return `${head}\n${indent(shown, "    ")}`
+      const diff = part.metadata?.["diff"]
+      const diffText = typeof diff === "string" && diff !== "" ? `\n${diffLines(diff, styleFor(false), 20).join("\n")}` : ""
+      return `${head}\n${indent(shown, "    ")}${diffText}`
     }
   }
 }
@@ -123,4 +125,96 @@ export const renderStats = (stats: DatabaseStats): Array<string> => {
 export const progressBar = (done: number, total: number, label: string, width = 24) => {
   const filled = total === 0 ? width : Math.round((done / total) * width)
   return `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${done}/${total} ${label}`
+}
+
+/** ANSI styling for the terminal; every function is the identity when styling is off. */
+export interface Style {
+  readonly enabled: boolean
+  dim(text: string): string
+  bold(text: string): string
+  red(text: string): string
+  green(text: string): string
+  cyan(text: string): string
+}
+
+const wrap = (open: string, close: string) => (text: string) => `\x1b[${open}m${text}\x1b[${close}m`
+
+export const styleFor = (enabled: boolean): Style =>
+  enabled
+    ? { enabled, dim: wrap("2", "22"), bold: wrap("1", "22"), red: wrap("31", "39"), green: wrap("32", "39"), cyan: wrap("36", "39") }
+    : { enabled, dim: (t) => t, bold: (t) => t, red: (t) => t, green: (t) => t, cyan: (t) => t }
+
+/** A permission ask as `run` receives it (event data or a listed request). */
+export interface Ask {
+  readonly id: string
+  readonly tool: string
+  readonly permission: string
+  readonly title: string
+  readonly patterns: ReadonlyArray<string>
+  readonly metadata?: { readonly [key: string]: unknown }
+}
+
+/** The part of a tool call's input worth showing on one line: its path, pattern or command. */
+export const shortInput = (tool: string, input: unknown): string => {
+  if (typeof input === "object" && input !== null) {
+    const record = input as Record<string, unknown>
+    for (const key of tool === "bash" ? ["command"] : ["path", "pattern", "command"]) {
+      const value = record[key]
+      if (typeof value === "string") {
+        const extra = key === "pattern" && typeof record["path"] === "string" ? ` in ${record["path"]}` : ""
+        return truncate(value.replace(/\s+/g, " ") + extra, 80)
+      }
+    }
+    if (tool === "patch" && typeof record["patch"] === "string") {
+      const files = [...record["patch"].matchAll(/^\+\+\+ (?:b\/)?(\S+)/gm)].map((m) => m[1]).filter((f) => f !== "/dev/null")
+      return truncate(files.join(", "), 80)
+    }
+  }
+  return truncate(compact(input), 80)
+}
+
+const firstLine = (text: string) => text.split("\n").find((line) => line.trim() !== "")?.trim() ?? ""
+
+/** `✓ edit a.txt  edited "a.txt" (1 replacement)` / `✗ bash rm -rf x  permission denied: ...` */
+export const toolLine = (
+  part: { tool: string; input: unknown; state: string; output?: string; error?: string },
+  style: Style,
+): string => {
+  const ok = part.state === "completed"
+  const mark = ok ? style.green("✓") : style.red("✗")
+  const outcome = ok ? truncate(firstLine(part.output ?? ""), 100) : truncate(firstLine(part.error ?? "error"), 160)
+  return `${mark} ${style.bold(part.tool)} ${shortInput(part.tool, part.input)}  ${ok ? style.dim(outcome) : style.red(outcome)}`
+}
+
+/** A unified diff for the terminal: colored, at most `max` lines. */
+export const diffLines = (diff: string, style: Style, max = 60): Array<string> => {
+  const lines = diff.replace(/\n$/, "").split("\n")
+  const shown = lines.slice(0, max).map((line) => {
+    if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("diff ")) return style.bold(line)
+    if (line.startsWith("@@")) return style.cyan(line)
+    if (line.startsWith("+")) return style.green(line)
+    if (line.startsWith("-")) return style.red(line)
+    return style.dim(line)
+  })
+  if (lines.length > max) shown.push(style.dim(`… (${lines.length - max} more diff lines)`))
+  return shown.map((line) => `    ${line}`)
+}
+
+/** What the person is asked about: the title, the patterns, the diff of a file change. */
+export const askLines = (ask: Ask, style: Style): Array<string> => {
+  const lines = [`${style.bold("?")} permission to ${style.bold(ask.title)}`]
+  if (ask.patterns.length > 1 || (ask.patterns[0] !== undefined && !ask.title.includes(ask.patterns[0]))) {
+    lines.push(style.dim(`  ${ask.permission}: ${ask.patterns.join(", ")}`))
+  }
+  const diff = ask.metadata?.["diff"]
+  if (typeof diff === "string" && diff !== "") lines.push(...diffLines(diff, style))
+  return lines
+}
+
+/** `usage: 120 in, 40 out tokens · 1.2s` */
+export const usageLine = (usage: { input: number; output: number; reasoning: number } | undefined, elapsedMs: number) => {
+  const seconds = `${(elapsedMs / 1000).toFixed(1)}s`
+  if (!usage) return `done in ${seconds}`
+  const reasoning = usage.reasoning > 0 ? `, ${usage.reasoning} reasoning` : ""
+  return `usage: ${usage.input} in, ${usage.output} out${reasoning} tokens · ${seconds}`
 }

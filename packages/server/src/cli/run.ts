@@ -1,8 +1,11 @@
 import { createOpencodeClient, EventStreamError, type OpencodeClient, type ServerEvent, type SessionInfo } from "@opencode-ai/sdk"
+import { realpathSync } from "node:fs"
+import { createInterface } from "node:readline"
 import { startServer } from "../server.ts"
 import { databasePath, loadConfig, sdkCaller, unreachable } from "./backend.ts"
 import { CommandError, defineCommand, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, type Io, UsageError, urlFlag } from "./command.ts"
 import { findRunning } from "./registration.ts"
+import { type Ask, askLines, diffLines, type Style, styleFor, toolLine, usageLine } from "./render.ts"
 
 /** `<providerID>/<modelID>`, as the API expects. */
 const MODEL = /^[^/\s]+\/\S.*$/
@@ -19,51 +22,112 @@ interface Target {
   stop(): Promise<void>
 }
 
+/** The terminal, as far as `run` cares: whether it can ask, and how to read one answer. */
+export interface Terminal {
+  /** stdin and stderr are terminals: asks are interactive. */
+  readonly interactive: boolean
+  /** stderr is a terminal: diffs of file changes are shown. */
+  readonly tty: boolean
+  /** Colours (a terminal, and NO_COLOR unset). */
+  readonly styled: boolean
+  /** Asks one question on the terminal and resolves with the typed line. */
+  question(prompt: string): Promise<string>
+  /** All of stdin as text (the prompt when no TEXT is given). */
+  readAll(): Promise<string>
+}
+
+const processTerminal = (io: Io): Terminal => ({
+  interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
+  tty: io.stderrIsTTY,
+  styled: io.stderrIsTTY && !io.env.NO_COLOR,
+  question: (prompt) =>
+    new Promise((resolve) => {
+      const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true })
+      rl.question(prompt, (answer) => {
+        rl.close()
+        resolve(answer)
+      })
+      rl.once("SIGINT", () => {
+        rl.close()
+        process.emit("SIGINT")
+        resolve("")
+      })
+    }),
+  readAll: () => new Response(Bun.stdin.stream()).text(),
+})
+
 /**
- * `opencode2 run TEXT`: prompts a session and streams the answer's text to stdout as it arrives, then
- * exits when the turn has ended (0 when it completed).
+ * `opencode2 run TEXT`: prompts a session and streams the answer's text to stdout as it arrives, shows
+ * its work on stderr (a line per tool call, reasoning dimmed, usage and duration at the end), asks for
+ * permissions on a terminal, and exits when the turn has ended (0 when it completed).
  */
 export const run = defineCommand({
   name: "run",
-  summary: "Send a prompt to a session and stream the answer's text to stdout until the turn ends.",
-  synopsis: "TEXT... [--session ID] [--attach URL] [--db PATH] [--model PROVIDER/MODEL] [--agent NAME]",
+  summary: "Send a prompt to a session; stream the answer to stdout and the agent's work to stderr until the turn ends.",
+  synopsis:
+    "[TEXT...] [--session ID | --continue] [--attach URL] [--db PATH] [--model PROVIDER/MODEL] [--agent NAME] [--allow TOOL]... [--yes] [--format text|json]",
   details: [
+    "Without TEXT the prompt is read from stdin (echo 'fix the test' | opencode2 run).",
     "Without --attach, a server is started in this process on 127.0.0.1 (a free port) over the local",
     "database (--db, OPENCODE_DB, else $XDG_DATA_HOME/opencode2/opencode.db) and stopped at the end.",
     "With --attach, the prompt goes to that server (password from OPENCODE_SERVER_PASSWORD).",
-    "A new session is created unless --session is given; its id is printed to stderr.",
+    "A new session in the current directory is created unless --session or --continue is given; its id is",
+    "printed to stderr.",
+    "Permissions: on a terminal, each ask is answered interactively (once / always / reject). Without one,",
+    "an ask is rejected with a message unless --allow names its tool (or its kind: read, edit, bash) or",
+    "--yes allows everything asked.",
+    "--format json prints every event of the session as one JSON object per line (NDJSON) on stdout.",
     "Exit status: 0 when the turn completed, 1 when it failed or a request was refused, 130 on Ctrl-C",
     "(which interrupts the turn).",
   ],
   flags: {
     session: { type: "string", short: "s", value: "ID", description: "Continue this session instead of creating one" },
+    continue: { type: "boolean", short: "c", description: "Continue the latest session of the current directory" },
     attach: { type: "string", value: "URL", description: "Use the server at URL instead of starting one" },
     db: { type: "string", value: "PATH", description: "Database file for the in-process server" },
     model: { type: "string", short: "m", value: "PROVIDER/MODEL", description: "Model for this prompt (default from config)" },
     agent: { type: "string", value: "NAME", description: "Agent for this prompt" },
+    allow: { type: "string", multiple: true, value: "TOOL", description: "Answer asks for this tool or kind (edit, bash...) with once" },
+    yes: { type: "boolean", short: "y", description: "Answer every ask with once" },
+    format: { type: "string", value: "text|json", description: "Output: the answer as text (default) or NDJSON events" },
   },
-  positionals: [{ name: "TEXT", description: "The prompt (several words are joined with spaces)", required: true, variadic: true }],
+  positionals: [{ name: "TEXT", description: "The prompt (several words are joined with spaces; default: stdin)", variadic: true }],
   async run({ flags, args }, io): Promise<number> {
-    const text = args.join(" ")
-    if (!text.trim()) throw new UsageError("TEXT is empty", run)
-    if (flags.attach !== undefined && flags.db !== undefined) throw new UsageError("--db cannot be combined with --attach", run)
-    if (flags.model !== undefined && !MODEL.test(flags.model)) {
-      throw new UsageError(`invalid value for --model: "${flags.model}" (expected PROVIDER/MODEL, e.g. offline/echo)`, run)
-    }
-    const attach = urlFlag(run, "attach", flags.attach)
-    const target = attach !== undefined ? remote(attach, io) : await inProcess(flags.db, io)
-    try {
-      return await turn(target, io, {
-        text,
-        ...(flags.session !== undefined ? { sessionID: flags.session } : {}),
-        ...(flags.model !== undefined ? { model: flags.model } : {}),
-        ...(flags.agent !== undefined ? { agent: flags.agent } : {}),
-      })
-    } finally {
-      await target.stop()
-    }
+    return runWith(flags, args, io, processTerminal(io))
   },
 })
+
+type Flags = Parameters<(typeof run)["run"]>[0]["flags"]
+
+/** `run` with an explicit terminal (the command uses the process's). */
+export const runWith = async (flags: Flags, args: ReadonlyArray<string>, io: Io, terminal: Terminal): Promise<number> => {
+  const format = flags.format ?? "text"
+  if (format !== "text" && format !== "json") throw new UsageError(`invalid value for --format: "${format}" (expected text or json)`, run)
+  if (flags.attach !== undefined && flags.db !== undefined) throw new UsageError("--db cannot be combined with --attach", run)
+  if (flags.session !== undefined && flags.continue) throw new UsageError("--session cannot be combined with --continue", run)
+  if (flags.model !== undefined && !MODEL.test(flags.model)) {
+    throw new UsageError(`invalid value for --model: "${flags.model}" (expected PROVIDER/MODEL, e.g. offline/echo)`, run)
+  }
+  let text = args.join(" ")
+  if (!text.trim() && args.length === 0 && !process.stdin.isTTY) text = await terminal.readAll()
+  if (!text.trim()) throw new UsageError("TEXT is empty (give it as arguments or on stdin)", run)
+  const attach = urlFlag(run, "attach", flags.attach)
+  const target = attach !== undefined ? remote(attach, io) : await inProcess(flags.db, io)
+  try {
+    return await turn(target, io, terminal, {
+      text,
+      format,
+      allow: new Set(flags.allow ?? []),
+      yes: flags.yes === true,
+      continue: flags.continue === true,
+      ...(flags.session !== undefined ? { sessionID: flags.session } : {}),
+      ...(flags.model !== undefined ? { model: flags.model } : {}),
+      ...(flags.agent !== undefined ? { agent: flags.agent } : {}),
+    })
+  } finally {
+    await target.stop()
+  }
+}
 
 const remote = (url: string, io: Io): Target => {
   const password = io.env.OPENCODE_SERVER_PASSWORD || undefined
@@ -95,20 +159,48 @@ const inProcess = async (db: string | undefined, io: Io): Promise<Target> => {
 
 interface TurnInput {
   readonly text: string
+  readonly format: "text" | "json"
+  readonly allow: ReadonlySet<string>
+  readonly yes: boolean
+  readonly continue: boolean
   readonly sessionID?: string
   readonly model?: string
   readonly agent?: string
 }
 
+const realCwd = (io: Io) => {
+  try {
+    return realpathSync(io.cwd)
+  } catch {
+    return io.cwd
+  }
+}
+
+/** The newest session whose directory is the current one. */
+const latestHere = async (client: OpencodeClient, call: ReturnType<typeof sdkCaller>, io: Io): Promise<SessionInfo> => {
+  const here = realCwd(io)
+  let cursor: string | undefined
+  do {
+    const page = await call(client.session.list({ query: { limit: 200, ...(cursor ? { cursor } : {}) } }))
+    const found = page.items.find((s) => s.directory === here || s.directory === io.cwd)
+    if (found) return found
+    cursor = page.cursor
+  } while (cursor)
+  throw new CommandError(`no session in ${here} to continue (run without --continue to start one)`, "SessionNotFoundError")
+}
+
 /** Prompts, then follows the session's live events until the turn that carries the prompt has ended. */
-const turn = async (target: Target, io: Io, input: TurnInput): Promise<number> => {
+const turn = async (target: Target, io: Io, terminal: Terminal, input: TurnInput): Promise<number> => {
   const { client } = target
   const call = sdkCaller(target.url)
+  const started = performance.now()
 
   const session: SessionInfo =
     input.sessionID !== undefined
       ? await call(client.session.get({ path: { sessionID: input.sessionID } }))
-      : await call(client.session.create({ body: { title: titleFor(input.text) } }))
+      : input.continue
+        ? await latestHere(client, call, io)
+        : await call(client.session.create({ body: { title: titleFor(input.text), directory: realCwd(io) } }))
   const sessionID = session.id
   io.err(`session ${sessionID}`)
 
@@ -120,9 +212,11 @@ const turn = async (target: Target, io: Io, input: TurnInput): Promise<number> =
     interrupted = true
     void client.session.interrupt({ path: { sessionID } }).catch(() => undefined)
   }
+  const output = input.format === "json" ? new JsonOutput(io) : new TextOutput(io, styleFor(terminal.styled), terminal.tty)
   try {
     try {
-      await events.next()
+      const first = await events.next()
+      if (!first.done) output.event(first.value)
     } catch (cause) {
       throw cause instanceof EventStreamError ? new CommandError(cause.message, cause.error?._tag) : unreachable(target.url, cause)
     }
@@ -146,13 +240,27 @@ const turn = async (target: Target, io: Io, input: TurnInput): Promise<number> =
     }
     process.on("SIGINT", onInterrupt)
 
-    const output = new TextOutput(io)
+    // Asks already pending (a resumed turn waiting for an answer) are answered like new ones.
+    const answered = new Set<string>()
+    const answer = async (ask: Ask) => {
+      if (answered.has(ask.id)) return
+      answered.add(ask.id)
+      const reply = await decide(ask, input, terminal, output)
+      const result = await client.permission.reply({ path: { sessionID, permissionID: ask.id }, body: reply })
+      if (result.error && (result.error as { _tag?: string })._tag !== "PermissionNotFoundError") {
+        throw new CommandError(`cannot answer ${ask.id}: ${(result.error as { message?: string }).message ?? "refused"}`)
+      }
+    }
+    const pending = await call(client.permission.list({ path: { sessionID } }))
+    for (const ask of pending.items) await answer(ask as Ask)
+
     let admitted = false
     let turnID: string | undefined
     for (;;) {
       const next = await events.next()
       if (next.done) throw new CommandError("the event stream ended before the turn finished")
       const event = next.value as ServerEvent & { data: any }
+      output.event(event)
       switch (event.type) {
         case "server.error":
           throw new CommandError(`the server ended the event stream: ${event.data.message}`)
@@ -164,15 +272,21 @@ const turn = async (target: Target, io: Io, input: TurnInput): Promise<number> =
         case "session.turn.started":
           if (admitted && turnID === undefined) turnID = event.data.turnID
           break
+        case "session.permission.asked":
+          await answer({ id: event.data.permissionID, ...event.data } as Ask)
+          break
         case "session.part.delta":
-          if (turnID !== undefined && event.data.field === "text") output.delta(event.data.partID, event.data.delta)
+          if (turnID !== undefined) output.delta(event.data.partID, event.data.field, event.data.delta)
           break
         case "session.part.updated":
-          if (turnID !== undefined && event.data.part?.type === "text") output.part(event.data.part.id, event.data.part.text)
+          if (turnID !== undefined) output.part(event.data.part)
+          break
+        case "session.assistant.completed":
+          if (turnID !== undefined) output.usage(event.data.usage)
           break
         case "session.turn.ended": {
           if (turnID === undefined || event.data.turnID !== turnID) break
-          output.end()
+          output.end(performance.now() - started)
           if (event.data.outcome === "completed") return EXIT_OK
           if (event.data.outcome === "interrupted" || interrupted) {
             io.err("turn interrupted")
@@ -191,37 +305,161 @@ const turn = async (target: Target, io: Io, input: TurnInput): Promise<number> =
   }
 }
 
-/**
- * Writes the answer's text: deltas as they arrive, a whole part when it was not streamed, a line break
- * between parts and at the end.
- */
-class TextOutput {
-  private readonly streamed = new Set<string>()
-  private current: string | undefined
-  private atLineStart = true
+/** How to answer an ask: `--yes` / `--allow`, else the terminal, else a reject that says why. */
+const decide = async (
+  ask: Ask,
+  input: TurnInput,
+  terminal: Terminal,
+  output: Output,
+): Promise<{ reply: "once" | "always" | "reject"; message?: string }> => {
+  if (input.yes || input.allow.has(ask.tool) || input.allow.has(ask.permission)) {
+    output.note(`allowed ${ask.title} (${input.yes ? "--yes" : `--allow ${input.allow.has(ask.tool) ? ask.tool : ask.permission}`})`)
+    return { reply: "once" }
+  }
+  if (!terminal.interactive || input.format === "json") {
+    output.note(
+      `permission needed for ${ask.title}: rejected, there is no terminal to ask on (pass --allow ${ask.tool} or --yes to allow it)`,
+    )
+    return { reply: "reject" }
+  }
+  output.ask(ask)
+  for (;;) {
+    const line = (await terminal.question("Allow? [o]nce, [a]lways, [r]eject: ")).trim().toLowerCase()
+    if (line === "o" || line === "once" || line === "y" || line === "yes") return { reply: "once" }
+    if (line === "a" || line === "always") return { reply: "always" }
+    if (line === "r" || line === "reject" || line === "n" || line === "no" || line === "") {
+      const why = (await terminal.question("Tell the model why (empty ends the turn): ")).trim()
+      return why ? { reply: "reject", message: why } : { reply: "reject" }
+    }
+  }
+}
 
+interface Output {
+  event(event: ServerEvent): void
+  delta(partID: string, field: "text" | "reasoning", text: string): void
+  part(part: { id: string; type: string; [key: string]: unknown }): void
+  usage(usage: { input: number; output: number; reasoning?: number } | undefined): void
+  note(line: string): void
+  ask(ask: Ask): void
+  end(elapsedMs: number): void
+}
+
+/** `--format json`: every event as one line of JSON on stdout; nothing else there. */
+class JsonOutput implements Output {
   constructor(private readonly io: Io) {}
+  event(event: ServerEvent) {
+    this.io.write(`${JSON.stringify(event)}\n`)
+  }
+  delta() {}
+  part() {}
+  usage() {}
+  note(line: string) {
+    this.io.err(line)
+  }
+  ask() {}
+  end() {}
+}
 
-  private write(partID: string, text: string) {
+/**
+ * The default output: the answer's text on stdout (deltas as they arrive, a whole part when it was not
+ * streamed); the work on stderr: reasoning (dimmed), one line per tool call with its outcome (and the
+ * diff of a file change on a terminal), asks, and usage with the duration at the end. Each stream's line
+ * is ended before the other one is written to, so both read well on one terminal and each stays clean
+ * when redirected.
+ */
+class TextOutput implements Output {
+  private readonly streamed = new Set<string>()
+  private readonly reported = new Set<string>()
+  private current: string | undefined
+  private readonly open = { out: false, err: false }
+  private readonly totals = { input: 0, output: 0, reasoning: 0, seen: false }
+
+  constructor(
+    private readonly io: Io,
+    private readonly style: Style,
+    private readonly diffs: boolean,
+  ) {}
+
+  event() {}
+
+  /** Ends the other stream's partial line before writing to `stream`. */
+  private switchTo(stream: "out" | "err") {
+    const other = stream === "out" ? "err" : "out"
+    if (this.open[other]) {
+      if (other === "out") this.io.write("\n")
+      else this.writeErr("\n")
+      this.open[other] = false
+    }
+  }
+
+  private writeErr(text: string) {
+    if (this.io.errWrite) this.io.errWrite(text)
+    else this.io.err(text.replace(/\n$/, ""))
+  }
+
+  /** A whole line on stderr. */
+  private line(text: string) {
+    this.switchTo("err")
+    if (this.open.err) this.writeErr("\n")
+    this.open.err = false
+    this.current = undefined
+    this.io.err(text)
+  }
+
+  private write(partID: string, field: "text" | "reasoning", text: string) {
     if (!text) return
-    if (this.current !== undefined && this.current !== partID && !this.atLineStart) this.io.write("\n")
+    const stream = field === "text" ? "out" : "err"
+    this.switchTo(stream)
+    if (this.current !== undefined && this.current !== partID && this.open[stream]) {
+      if (stream === "out") this.io.write("\n")
+      else this.writeErr("\n")
+    }
     this.current = partID
     this.streamed.add(partID)
-    this.io.write(text)
-    this.atLineStart = text.endsWith("\n")
+    if (stream === "out") this.io.write(text)
+    else this.writeErr(this.style.dim(text))
+    this.open[stream] = !text.endsWith("\n")
   }
 
-  delta(partID: string, text: string) {
-    this.write(partID, text)
+  delta(partID: string, field: "text" | "reasoning", text: string) {
+    this.write(partID, field, text)
   }
 
-  /** A completed text part: printed only when none of it was streamed. */
-  part(partID: string, text: string) {
-    if (!this.streamed.has(partID)) this.write(partID, text)
+  part(part: { id: string; type: string; [key: string]: unknown }) {
+    if (part.type === "text" || part.type === "reasoning") {
+      if (!this.streamed.has(part.id)) this.write(part.id, part.type, String(part["text"] ?? ""))
+      return
+    }
+    if (part.type !== "tool" || part["state"] === "running" || this.reported.has(part.id)) return
+    this.reported.add(part.id)
+    this.line(toolLine(part as never, this.style))
+    const diff = (part["metadata"] as { diff?: unknown } | undefined)?.diff
+    if (this.diffs && part["state"] === "completed" && typeof diff === "string") {
+      for (const line of diffLines(diff, this.style)) this.io.err(line)
+    }
   }
 
-  end() {
-    if (!this.atLineStart) this.io.write("\n")
-    this.atLineStart = true
+  usage(usage: { input: number; output: number; reasoning?: number } | undefined) {
+    if (!usage) return
+    this.totals.seen = true
+    this.totals.input += usage.input
+    this.totals.output += usage.output
+    this.totals.reasoning += usage.reasoning ?? 0
+  }
+
+  note(line: string) {
+    this.line(line)
+  }
+
+  ask(ask: Ask) {
+    const lines = askLines(ask, this.style)
+    this.line(lines[0]!)
+    for (const line of lines.slice(1)) this.io.err(line)
+  }
+
+  end(elapsedMs: number) {
+    if (this.open.out) this.io.write("\n")
+    this.open.out = false
+    this.line(this.style.dim(usageLine(this.totals.seen ? this.totals : undefined, elapsedMs)))
   }
 }

@@ -10,6 +10,7 @@ import { Fallback } from "./fallback.ts"
 import { HealthHandlers } from "./health.ts"
 import { MessageHandlers, PartHandlers } from "./message.ts"
 import { RequestErrorsLive } from "./middleware.ts"
+import { PermissionHandlers } from "./permission.ts"
 import { PluginHandlers } from "./plugin.ts"
 import { SessionHandlers } from "./session.ts"
 
@@ -36,6 +37,7 @@ export const appLayer = (options: AppOptions) => {
     MessageHandlers,
     PartHandlers,
     PluginHandlers,
+    PermissionHandlers,
     DbHandlers,
   ).pipe(
     // Middleware is looked up in the handlers' context when routes are built.

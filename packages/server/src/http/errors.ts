@@ -4,6 +4,7 @@ import {
   InvalidTargetError as CoreInvalidTargetError,
   MessageNotFoundError as CoreMessageNotFoundError,
   PartNotFoundError as CorePartNotFoundError,
+  PermissionNotFoundError as CorePermissionNotFoundError,
   SessionNotFoundError as CoreSessionNotFoundError,
 } from "@opencode-ai/core"
 import { Cause, Effect } from "effect"
@@ -12,6 +13,7 @@ import {
   InvalidTargetError,
   MessageNotFoundError,
   PartNotFoundError,
+  PermissionNotFoundError,
   SessionBusyError,
   SessionNotFoundError,
   UnknownError,
@@ -25,6 +27,7 @@ export type CoreError =
   | CoreBusyError
   | CoreInvalidTargetError
   | CoreInvalidInputError
+  | CorePermissionNotFoundError
 
 /** The HTTP error each core error becomes, at the type level (distributes over unions). */
 export type ToHttp<E> = E extends CoreSessionNotFoundError
@@ -39,7 +42,9 @@ export type ToHttp<E> = E extends CoreSessionNotFoundError
           ? InvalidTargetError
           : E extends CoreInvalidInputError
             ? InvalidRequestError
-            : never
+            : E extends CorePermissionNotFoundError
+              ? PermissionNotFoundError
+              : never
 
 /** The one place where core tags become HTTP tags; fields are kept, `message` is the core's text. */
 export const toHttpError = (error: CoreError) => {
@@ -65,6 +70,8 @@ export const toHttpError = (error: CoreError) => {
         reason: error.reason,
         message: error.message,
       })
+    case "Permission.NotFoundError":
+      return new PermissionNotFoundError({ sessionID: error.sessionID, permissionID: error.permissionID, message: error.message })
     case "Session.InvalidInputError":
       return new InvalidRequestError({
         message: error.message,

@@ -6,6 +6,7 @@
 export {
   createTestHost,
   TestHostPluginError,
+  type PluginSource,
   type RestartOptions,
   type TestHost,
   type TestHostOptions,

@@ -18,9 +18,13 @@ import { type ScriptedModel, type ScriptedModelServer, startScriptedModel } from
  * A plugin for the test host: a module path, `file:` URL or installed package name (loaded by the host's
  * own plugin loader, as `opencode.json` would; relative paths and names resolve from `process.cwd()`), a
  * plugin object, or a function returning one, called at every (re)start so the plugin starts from fresh
- * state as it would in a new process.
+ * state as it would in a new process. Wrap it as `{ plugin, transcript: "any" }` to grant it the right to
+ * correct and retract every message, not only its own (as `{ "path", "transcript" }` does in config).
  */
-export type TestPlugin = string | URL | Plugin | (() => Plugin)
+export type TestPlugin = PluginSource | { readonly plugin: PluginSource; readonly transcript?: "own" | "any" }
+
+/** Where a test plugin comes from: a module (path, URL, package name), an object, or a factory. */
+export type PluginSource = string | URL | Plugin | (() => Plugin)
 
 export interface TestHostOptions {
   readonly plugins?: ReadonlyArray<TestPlugin>
@@ -93,7 +97,18 @@ const emptyDatabase = (path: string) => {
   copyFileSync(template, path)
 }
 
-const isPath = (plugin: TestPlugin): plugin is string | URL => typeof plugin === "string" || plugin instanceof URL
+const isPath = (plugin: PluginSource): plugin is string | URL => typeof plugin === "string" || plugin instanceof URL
+
+const isGrant = (plugin: TestPlugin): plugin is Extract<TestPlugin, { readonly plugin: PluginSource }> =>
+  typeof plugin === "object" && plugin !== null && !(plugin instanceof URL) && "plugin" in plugin
+
+/** Every test plugin as its source and transcript rights. */
+const normalise = (plugins: ReadonlyArray<TestPlugin>) =>
+  plugins.map((entry) =>
+    isGrant(entry)
+      ? { source: entry.plugin, transcript: entry.transcript ?? "own" }
+      : { source: entry, transcript: "own" as const },
+  )
 
 /** Paths resolve against the test's working directory, package names from there too (not from the host's directory). */
 const toPath = (plugin: string | URL) => {
@@ -122,7 +137,7 @@ export const createTestHost = async (options: TestHostOptions = {}): Promise<Tes
   const made = mkdtempSync(join(tmpdir(), "opencode2-testkit-"))
   const directory = options.directory ? resolve(options.directory) : realpathSync(made)
   const database = join(made, "opencode.db")
-  const plugins = options.plugins ?? []
+  const plugins = normalise(options.plugins ?? [])
   let scripted: ScriptedModelServer | undefined
   let running: RunningServer | undefined
   let client: OpencodeClient | undefined
@@ -134,7 +149,12 @@ export const createTestHost = async (options: TestHostOptions = {}): Promise<Tes
       ...user,
       model: user.model ?? `${PROVIDER}/scripted`,
       provider: { ...user.provider, [PROVIDER]: { type: "openai-compatible", baseURL, models: { scripted: {} } } },
-      plugin: [...(user.plugin ?? []), ...plugins.filter(isPath).map(toPath)],
+      plugin: [
+        ...(user.plugin ?? []),
+        ...plugins.flatMap(({ source, transcript }) =>
+          isPath(source) ? [transcript === "own" ? toPath(source) : { path: toPath(source), transcript }] : [],
+        ),
+      ],
     }
   }
 
@@ -145,12 +165,11 @@ export const createTestHost = async (options: TestHostOptions = {}): Promise<Tes
       database,
       config: { data: config(model.baseURL), directory },
       plugins: [
-        ...plugins
-          .filter((plugin) => !isPath(plugin))
-          .map((plugin, index) => {
-            const resolved = typeof plugin === "function" ? plugin() : (plugin as Plugin)
-            return { source: `testkit:${resolved?.id ?? index}`, plugin: resolved }
-          }),
+        ...plugins.flatMap(({ source, transcript }, index) => {
+          if (isPath(source)) return []
+          const plugin = typeof source === "function" ? source() : source
+          return [{ source: `testkit:${plugin?.id ?? index}`, plugin, transcript }]
+        }),
         // Last, so its context callback sees the request after every plugin shaped it.
         {
           source: "testkit:recorder",

@@ -7,7 +7,9 @@ import { ascending } from "../../id/id.ts"
 import { HookError, Hooks, recordedHookError } from "../../plugin/hooks.ts"
 import type { ProviderEvent, Usage } from "../../provider/provider.ts"
 import { parseModel, Providers } from "../../provider/registry.ts"
-import { builtinTools, runTool, toModelTool } from "../../tool/registry.ts"
+import { Permissions } from "../../permission/permission.ts"
+import { childEnvironment } from "../../tool/env.ts"
+import { builtinTools, toModelTool } from "../../tool/registry.ts"
 import { selectAgent } from "../agent.ts"
 import type { TurnReason } from "../admission.ts"
 import { SessionEvent } from "../event.ts"
@@ -19,6 +21,7 @@ import { fitDelta } from "../part-limit.ts"
 import { runContextHooks } from "../provenance.ts"
 import { systemParts } from "../system.ts"
 import { toModelMessages } from "../transcript.ts"
+import { makeToolCaller, SKIPPED_AFTER_REJECT } from "./tool-call.ts"
 
 export interface Turn {
   readonly sessionID: string
@@ -55,14 +58,22 @@ export class Runner extends Context.Service<
       const hooks = yield* Hooks
       const providers = yield* Providers
       const config = yield* Config
-      const tools = builtinTools({ bash: config.data.tools?.bash === true })
+      const permissions = yield* Permissions
+      const tools = builtinTools({ bash: config.data.tools?.bash !== false })
       const modelTools: ReadonlyArray<ModelTool> = tools.map(toModelTool)
-      const toolByName = new Map(tools.map((tool) => [tool.name, tool]))
       const preflightTimeout = config.data.hooks?.preflightTimeout ?? 30_000
       const instructions = config.data.instructions ?? ["AGENTS.md"]
 
       const commit = (sessionID: string, drafts: ReadonlyArray<Draft>) =>
         bus.commit(sessionID, drafts).pipe(Effect.orDie)
+      // Tool calls go through the permission layer; children get the environment minus the host's secrets.
+      const caller = makeToolCaller({
+        tools,
+        permissions,
+        session,
+        env: childEnvironment(process.env, config.secrets ?? []),
+        commit,
+      })
 
       /** Runs `session.context` on copies, keeping system-part provenance host-assigned per plugin. */
       const shapeContext = (event: ContextEvent) => runContextHooks(hooks, event)
@@ -123,22 +134,18 @@ export class Runner extends Context.Service<
               ),
             )
             yield* commit(turn.sessionID, state.flush())
+            let stopped = false
             for (const call of state.toolCalls()) {
-              const tool = toolByName.get(call.tool)
-              const controller = new AbortController()
-              const result = tool
-                ? yield* runTool(tool, call.input, {
-                    sessionID: turn.sessionID,
-                    directory: row.directory,
-                    signal: controller.signal,
-                  }).pipe(
-                    Effect.map((output) => ({ ...call, state: "completed" as const, output })),
-                    Effect.catch((error) => Effect.succeed({ ...call, state: "error" as const, error: error.message })),
-                    Effect.onInterrupt(() => Effect.sync(() => controller.abort())),
-                  )
-                : { ...call, state: "error" as const, error: `unknown tool "${call.tool}"` }
+              const scope = { sessionID: turn.sessionID, messageID, agentID: agent.id, directory: row.directory }
+              const { part: result, stop } = yield* caller.run(scope, call)
               yield* commit(turn.sessionID, [draft(SessionEvent.PartUpdated, { messageID, part: result })])
               state.settle(result)
+              if (stop) {
+                // A reject without a message ends the turn; later calls of this answer never run.
+                stopped = true
+                yield* commit(turn.sessionID, state.abandon(SKIPPED_AFTER_REJECT))
+                break
+              }
             }
             yield* commit(turn.sessionID, [
               draft(SessionEvent.AssistantCompleted, {
@@ -147,12 +154,15 @@ export class Runner extends Context.Service<
                 ...(state.usage ? { usage: state.usage } : {}),
               }),
             ])
-            return state.toolCalls().length > 0
+            return state.toolCalls().length > 0 && !stopped
           }).pipe(
             // Whatever stopped the stream, the assistant message ends completed-or-marked, never dangling.
             Effect.onExit((exit) => {
               if (exit._tag === "Success") return Effect.void
               const interrupted = Cause.hasInterruptsOnly(exit.cause)
+              // Stopped (shutdown) while a call waits for permission: the ask stays pending and the
+              // message open, so the next start finishes it (see tool-call.ts `resume`).
+              if (interrupted && caller.waiting(turn.sessionID, messageID)) return Effect.void
               const failure = Cause.squash(exit.cause) as { _tag?: string; message?: string }
               const error: MessageError = interrupted
                 ? { name: "Interrupted", message: "the turn was interrupted" }
@@ -170,6 +180,12 @@ export class Runner extends Context.Service<
       const run = (turn: Turn) =>
         Effect.gen(function* () {
           const limit = selectAgent(config.data, session.sync.row(turn.sessionID)?.agent ?? undefined).steps
+          if (turn.reason === "resume") {
+            // An answer cut off while a call waited for permission is finished first.
+            const directory = session.sync.row(turn.sessionID)?.directory ?? process.cwd()
+            const pending = yield* caller.resume(turn, directory)
+            if (pending.resumed && !pending.more) return { outcome: "completed" } as TurnOutcome
+          }
           for (let index = 1; index <= limit; index++) {
             const more = yield* step(turn, index === 1 ? turn.reason : "continue", index)
             if (!more) break

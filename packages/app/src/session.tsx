@@ -1,0 +1,262 @@
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks"
+import { useActions } from "./actions.ts"
+import { api } from "./api.ts"
+import { bytes } from "./format.ts"
+import { LiveSession } from "./live.ts"
+import { type MessageActions, MessageRow } from "./message.tsx"
+import { Notice } from "./notice.tsx"
+import { PermissionCard } from "./permission.tsx"
+import { PromptBox } from "./prompt.tsx"
+import type { ViewMessage } from "./types.ts"
+
+/** How many of the newest messages the first screen renders; more as the reader scrolls up. */
+const FIRST_SCREEN = 50
+const MORE = 100
+
+export const StatusBadge = ({ status }: { status: string }) => (
+  <span class={`badge status-${status}`} data-testid="status">
+    {status}
+  </span>
+)
+
+const Title = ({ title, onRename }: { title: string; onRename: (title: string) => Promise<boolean> }) => {
+  const [draft, setDraft] = useState<string | undefined>(undefined)
+  if (draft === undefined) {
+    return (
+      <h1 class="title">
+        <span data-testid="session-title">{title || "(untitled)"}</span>
+        <button type="button" class="small" data-testid="rename" onClick={() => setDraft(title)}>
+          Rename
+        </button>
+      </h1>
+    )
+  }
+  const save = async () => {
+    if (await onRename(draft)) setDraft(undefined)
+  }
+  return (
+    <form
+      class="title row"
+      onSubmit={(e) => {
+        e.preventDefault()
+        void save()
+      }}
+    >
+      <input data-testid="rename-input" value={draft} onInput={(e) => setDraft((e.target as HTMLInputElement).value)} />
+      <button type="submit" class="primary">
+        Save
+      </button>
+      <button type="button" onClick={() => setDraft(undefined)}>
+        Cancel
+      </button>
+    </form>
+  )
+}
+
+/** "Show earlier messages": a button, pressed by itself when the reader scrolls up to it. */
+const Earlier = ({ hidden, onShow }: { hidden: number; onShow: () => void }) => {
+  const button = useRef<HTMLButtonElement>(null)
+  const show = useRef(onShow)
+  show.current = onShow
+  useEffect(() => {
+    const element = button.current
+    if (!element || typeof IntersectionObserver === "undefined") return
+    // Only once the first screen has settled at the bottom, so opening a session does not load everything.
+    let armed = false
+    const arm = setTimeout(() => (armed = true), 500)
+    const observer = new IntersectionObserver((entries) => {
+      if (armed && entries.some((e) => e.isIntersecting)) show.current()
+    })
+    observer.observe(element)
+    return () => {
+      clearTimeout(arm)
+      observer.disconnect()
+    }
+  }, [])
+  return (
+    <button ref={button} type="button" class="link earlier" data-testid="earlier" onClick={() => show.current()}>
+      Show earlier messages{hidden > 0 ? ` (${hidden} more loaded)` : ""}
+    </button>
+  )
+}
+
+/**
+ * A session: its live transcript (streaming text, collapsed reasoning, tool calls with their diff,
+ * retracted placeholders, queued input), pending permission asks, the prompt box, and the transcript
+ * actions (correct, retract, remove, deep clean) with busy retry.
+ */
+export const SessionView = ({ sessionID }: { sessionID: string }) => {
+  const live = useMemo(() => new LiveSession(sessionID), [sessionID])
+  const [, setTick] = useState(0)
+  const redraw = () => setTick((n) => n + 1)
+  useEffect(() => {
+    const unsubscribe = live.subscribe(redraw)
+    redraw()
+    return () => {
+      unsubscribe()
+      live.close()
+    }
+  }, [live])
+  const actions = useActions(live.onIdle)
+  const state = live.state
+  const [visible, setVisible] = useState(FIRST_SCREEN)
+  const [size, setSize] = useState<number | undefined>(undefined)
+
+  // The session's stored bytes, refreshed a moment after the transcript settles.
+  const lastSeq = state?.lastSeq
+  useEffect(() => {
+    if (lastSeq === undefined) return
+    const timer = setTimeout(() => {
+      void api.stats(sessionID).then(
+        (stats) => setSize(stats.sessions.find((s) => s.sessionID === sessionID)?.bytes ?? 0),
+        () => undefined,
+      )
+    }, 300)
+    return () => clearTimeout(timer)
+  }, [lastSeq, sessionID])
+
+  const title = state?.title
+  useEffect(() => {
+    document.title = title ? `${title} · opencode2` : "opencode2"
+  }, [title])
+
+  // Follow the newest content while the reader is at the bottom.
+  const pinned = useRef(true)
+  useEffect(() => {
+    const track = () => {
+      pinned.current = innerHeight + scrollY >= document.documentElement.scrollHeight - 80
+    }
+    addEventListener("scroll", track, { passive: true })
+    return () => removeEventListener("scroll", track)
+  }, [])
+  useLayoutEffect(() => {
+    if (pinned.current) scrollTo(0, document.documentElement.scrollHeight)
+  })
+
+  const messageActions = useMemo<MessageActions>(
+    () => ({
+      correct: async (message, part, text) => {
+        const updated = await actions.run("the correction", () => api.correct(sessionID, message.id, part.id, text))
+        if (updated) live.replace(updated)
+        return updated !== undefined
+      },
+      retract: (message) => {
+        void actions.run("the retraction", () => api.retract(sessionID, message.id)).then((updated) => updated && live.replace(updated))
+      },
+      removePart: (message, part) => {
+        void actions
+          .run(`removing the ${part.type} part`, () => api.removePart(sessionID, message.id, part.id))
+          .then((updated) => updated && live.replace(updated))
+      },
+    }),
+    [live],
+  )
+
+  if (!state) {
+    return (
+      <main class="session">
+        {live.failure ? (
+          <div class="notice error" role="alert" data-testid="error">
+            {live.failure} <a href="/">Back to sessions</a>
+          </div>
+        ) : (
+          <p class="muted" data-testid="loading">
+            Loading…
+          </p>
+        )}
+      </main>
+    )
+  }
+
+  const busy = state.status !== "idle"
+  const shown = state.messages.length > visible ? state.messages.slice(-visible) : state.messages
+  const hidden = state.messages.length - shown.length
+  const deepClean = async () => {
+    const summary = await actions.run("the deep clean", () => api.prune(sessionID))
+    if (summary) {
+      actions.say(
+        `Deep clean reclaimed ${bytes(summary.bytes)} (${summary.parts} part${summary.parts === 1 ? "" : "s"} from ${summary.messages} message${summary.messages === 1 ? "" : "s"})`,
+      )
+    }
+  }
+
+  return (
+    <main class="session" data-session-id={sessionID}>
+      <section class="session-head">
+        <Title
+          title={state.title}
+          onRename={async (title) => {
+            const updated = await actions.run("the rename", () => api.rename(sessionID, title))
+            return updated !== undefined
+          }}
+        />
+        <div class="row meta">
+          <StatusBadge status={state.status} />
+          <span class={`badge connection-${live.connection}`} data-testid="connection">
+            {live.connection}
+          </span>
+          <code class="muted" title="directory">
+            {state.directory}
+          </code>
+          <span class="muted" data-testid="session-bytes">
+            {size === undefined ? "" : bytes(size)}
+          </span>
+          <span class="spacer" />
+          <button type="button" data-testid="prune" disabled={state.deleted} onClick={() => void deepClean()}>
+            Deep clean
+          </button>
+        </div>
+        {state.retry && (
+          <div class="notice busy" role="status" data-testid="retrying">
+            The provider failed ({state.retry.error}); retry {state.retry.attempt} in {(state.retry.delayMs / 1000).toFixed(1)} s
+          </div>
+        )}
+        <Notice actions={actions} />
+      </section>
+
+      {state.deleted && (
+        <div class="notice error" role="alert" data-testid="deleted">
+          This session was deleted. <a href="/">Back to sessions</a>
+        </div>
+      )}
+
+      <section class="transcript" data-testid="transcript">
+        {(hidden > 0 || state.hasOlder) && (
+          <Earlier
+            hidden={hidden}
+            onShow={() => {
+              if (hidden === 0) void live.loadOlder()
+              setVisible((v) => v + MORE)
+            }}
+          />
+        )}
+        {shown.map((message: ViewMessage) => (
+          <MessageRow key={message.id} message={message} actions={messageActions} />
+        ))}
+        {state.queued.map((message) => (
+          <MessageRow key={message.id} message={message} actions={messageActions} />
+        ))}
+        {state.messages.length === 0 && state.queued.length === 0 && (
+          <p class="muted empty">No messages yet. Say something below.</p>
+        )}
+      </section>
+
+      {state.permissions.map((permission) => (
+        <PermissionCard
+          key={permission.id}
+          permission={permission}
+          onReply={async (reply, message) => {
+            await actions.run("the permission reply", () => api.reply(sessionID, permission.id, reply, message))
+          }}
+        />
+      ))}
+
+      <PromptBox
+        busy={busy}
+        disabled={state.deleted}
+        onSend={async (input) => (await actions.run("the prompt", () => api.prompt(sessionID, input))) !== undefined}
+        onInterrupt={() => void actions.run("the interrupt", () => api.interrupt(sessionID))}
+      />
+    </main>
+  )
+}

@@ -1,0 +1,174 @@
+import { useEffect, useState } from "preact/hooks"
+import { useActions } from "./actions.ts"
+import { api } from "./api.ts"
+import { bytes } from "./format.ts"
+import { Notice } from "./notice.tsx"
+import type { DatabaseStats, SessionBytes } from "./types.ts"
+
+const KINDS = ["text", "reasoning", "tool", "other"] as const
+type Kind = (typeof KINDS)[number]
+const LABELS: Record<Kind, string> = { text: "text", reasoning: "reasoning", tool: "tool", other: "message envelope" }
+
+/** One horizontal bar in plain SVG: segments side by side, scaled against `max`. */
+const Bar = ({ segments, max, label }: { segments: ReadonlyArray<{ kind: Kind; value: number }>; max: number; label: string }) => {
+  let x = 0
+  return (
+    <svg class="bar" viewBox="0 0 1000 18" preserveAspectRatio="none" role="img" aria-label={label}>
+      <rect class="track" x={0} y={0} width={1000} height={18} />
+      {segments.map(({ kind, value }) => {
+        const width = max > 0 ? (value / max) * 1000 : 0
+        const rect = (
+          <rect class={`seg ${kind}`} x={x} y={0} width={width} height={18}>
+            <title>
+              {LABELS[kind]}: {bytes(value)}
+            </title>
+          </rect>
+        )
+        x += width
+        return rect
+      })}
+    </svg>
+  )
+}
+
+const segmentsOf = (session: SessionBytes) => {
+  const parts = session.parts.text + session.parts.reasoning + session.parts.tool
+  return [
+    { kind: "text" as const, value: session.parts.text },
+    { kind: "reasoning" as const, value: session.parts.reasoning },
+    { kind: "tool" as const, value: session.parts.tool },
+    { kind: "other" as const, value: Math.max(0, session.bytes - parts) },
+  ]
+}
+
+const Legend = () => (
+  <div class="legend row">
+    {KINDS.map((kind) => (
+      <span>
+        <svg class="swatch" viewBox="0 0 10 10">
+          <rect class={`seg ${kind}`} width={10} height={10} />
+        </svg>
+        {LABELS[kind]}
+      </span>
+    ))}
+  </div>
+)
+
+/**
+ * Where the database's bytes are: per part type and per session (largest first), charted, with prune
+ * (remove tool and reasoning parts) and erase (tombstone superseded journal payloads, rebuild the file).
+ */
+export const StorageView = () => {
+  const [stats, setStats] = useState<DatabaseStats | undefined>(undefined)
+  const actions = useActions()
+  const load = () =>
+    api.stats().then(setStats, (error) => {
+      void actions.run("loading the statistics", () => Promise.reject(error))
+    })
+  useEffect(() => {
+    void load()
+  }, [])
+  if (!stats) {
+    return (
+      <main class="storage">
+        <h1>Storage</h1>
+        <Notice actions={actions} />
+        <p class="muted">Loading…</p>
+      </main>
+    )
+  }
+  const sessions = [...stats.sessions].sort((a, b) => b.bytes - a.bytes)
+  const max = sessions[0]?.bytes ?? 0
+  const partMax = Math.max(stats.parts.text, stats.parts.reasoning, stats.parts.tool)
+  const prune = async (session: SessionBytes) => {
+    const summary = await actions.run(`pruning ${session.title || session.sessionID}`, () => api.prune(session.sessionID))
+    if (summary) {
+      actions.say(`Pruned ${session.title || session.sessionID}: reclaimed ${bytes(summary.bytes)} (${summary.parts} parts)`)
+      await load()
+    }
+  }
+  const erase = async (session: SessionBytes) => {
+    const summary = await actions.run(`erasing ${session.title || session.sessionID}`, () => api.erase(session.sessionID))
+    if (summary) {
+      actions.say(
+        `Erased ${session.title || session.sessionID}: ${bytes(summary.bytes)} of superseded content in ${summary.events} journal events`,
+      )
+      await load()
+    }
+  }
+  return (
+    <main class="storage">
+      <h1>Storage</h1>
+      <Notice actions={actions} />
+      <section class="cards row">
+        <div class="card" data-testid="file-size">
+          <div class="muted">database file</div>
+          <strong>{bytes(stats.files.database)}</strong>
+          <div class="muted">
+            WAL {bytes(stats.files.wal)} · {stats.pages.free.toLocaleString()} free pages of {stats.pages.count.toLocaleString()}
+          </div>
+        </div>
+        <div class="card">
+          <div class="muted">journal</div>
+          <strong>{bytes(stats.journal.bytes)}</strong>
+          <div class="muted">{stats.journal.events.toLocaleString()} events</div>
+        </div>
+        <div class="card">
+          <div class="muted">sessions</div>
+          <strong>{sessions.length.toLocaleString()}</strong>
+          <div class="muted">{bytes(sessions.reduce((n, s) => n + s.bytes, 0))} of messages</div>
+        </div>
+      </section>
+
+      <h2>By part type</h2>
+      <table class="chart" data-testid="part-chart">
+        <tbody>
+          {(["text", "reasoning", "tool"] as const).map((kind) => (
+            <tr data-kind={kind}>
+              <th>{kind}</th>
+              <td class="bar-cell">
+                <Bar segments={[{ kind, value: stats.parts[kind] }]} max={partMax} label={`${kind}: ${bytes(stats.parts[kind])}`} />
+              </td>
+              <td class="num">{bytes(stats.parts[kind])}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+
+      <h2>By session</h2>
+      <Legend />
+      {sessions.length === 0 ? (
+        <p class="muted empty">No sessions.</p>
+      ) : (
+        <table class="chart" data-testid="session-chart">
+          <tbody>
+            {sessions.map((session) => (
+              <tr data-session-id={session.sessionID} data-testid="storage-row">
+                <th>
+                  <a href={`/session/${session.sessionID}`}>{session.title || session.sessionID}</a>
+                  <div class="muted">
+                    {session.messages.toLocaleString()} messages{session.journal > 0 ? ` · journal ${bytes(session.journal)}` : ""}
+                  </div>
+                </th>
+                <td class="bar-cell">
+                  <Bar segments={segmentsOf(session)} max={max} label={`${session.title}: ${bytes(session.bytes)}`} />
+                </td>
+                <td class="num" data-testid="storage-bytes">
+                  {bytes(session.bytes)}
+                </td>
+                <td class="actions">
+                  <button type="button" class="small" data-testid="storage-prune" onClick={() => void prune(session)}>
+                    Prune
+                  </button>
+                  <button type="button" class="small danger" data-testid="storage-erase" onClick={() => void erase(session)}>
+                    Erase
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </main>
+  )
+}

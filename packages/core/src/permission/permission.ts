@@ -1,0 +1,220 @@
+import type { PermissionEvent } from "@opencode-ai/plugin"
+import { Context, Deferred, Effect, Layer, Schema } from "effect"
+import { Bus } from "../bus/bus.ts"
+import { draft, type Draft } from "../bus/event.ts"
+import { Config } from "../config/config.ts"
+import { ascending } from "../id/id.ts"
+import { HookError, Hooks } from "../plugin/hooks.ts"
+import { SessionNotFoundError } from "../session/error.ts"
+import { SessionEvent } from "../session/event.ts"
+import { Database } from "../storage/database.ts"
+import type { PermissionKey, ToolPlan } from "../tool/tool.ts"
+import { PermissionNotFoundError } from "./error.ts"
+import { covered, evaluate, type PermissionAction, ruleFor } from "./rule.ts"
+
+export const PermissionReply = Schema.Literals(["once", "always", "reject"])
+export type PermissionReply = typeof PermissionReply.Type
+
+/** A pending ask as served by `GET /api/session/:sessionID/permission`. */
+export const PermissionRequest = Schema.Struct({
+  id: Schema.String,
+  sessionID: Schema.String,
+  messageID: Schema.String,
+  partID: Schema.String,
+  callID: Schema.String,
+  tool: Schema.String,
+  /** The rule kind the call falls under: `read`, `edit` or `bash`. */
+  permission: Schema.String,
+  title: Schema.String,
+  patterns: Schema.Array(Schema.String),
+  /** What the call would do (`diff` for file changes). */
+  metadata: Schema.Record(Schema.String, Schema.Unknown),
+  input: Schema.Unknown,
+  time: Schema.Number,
+})
+export type PermissionRequest = typeof PermissionRequest.Type
+
+/** How an ask was answered. */
+export interface Answer {
+  readonly reply: PermissionReply
+  readonly message?: string
+}
+
+export interface AskInput {
+  readonly sessionID: string
+  readonly messageID: string
+  readonly partID: string
+  readonly callID: string
+  readonly tool: string
+  readonly input: unknown
+  readonly plan: ToolPlan
+}
+
+export interface PermissionsShape {
+  /** The session's pending asks, oldest first. */
+  list(sessionID: string): Effect.Effect<ReadonlyArray<PermissionRequest>, SessionNotFoundError>
+  /** Answers a pending ask once; a second answer (or an unknown id) is `PermissionNotFoundError`. */
+  reply(input: {
+    readonly sessionID: string
+    readonly permissionID: string
+    readonly reply: PermissionReply
+    readonly message?: string
+  }): Effect.Effect<{ readonly id: string; readonly reply: PermissionReply }, SessionNotFoundError | PermissionNotFoundError>
+  /**
+   * What happens to a planned call: the agent's or global rule for its kind and patterns, then the
+   * session's `always` grants, then the plugin `permission` hook, which may set the decision.
+   */
+  decide(input: {
+    readonly sessionID: string
+    readonly agentID: string
+    readonly tool: string
+    readonly input: unknown
+    readonly plan: ToolPlan
+  }): Effect.Effect<PermissionAction, HookError>
+  /** Commits a durable ask for a call; returns its id. */
+  ask(input: AskInput): Effect.Effect<string>
+  /** Waits for the answer to an ask (returns at once if it was already answered, e.g. before a restart). */
+  answer(permissionID: string): Effect.Effect<Answer>
+  /**
+   * Rejects every pending ask of the session, committing the replies. Waiting calls are woken (and
+   * become tool errors) unless `wake` is false: an interrupt stops the waiting turn itself.
+   */
+  rejectPending(sessionID: string, message?: string, options?: { readonly wake?: boolean }): Effect.Effect<void>
+  /** Synchronous reads for commit decisions. */
+  readonly sync: {
+    pending(sessionID: string): ReadonlyArray<PermissionRequest>
+    /** Replies rejecting every pending ask (to be committed inside the caller's transaction). */
+    rejectDrafts(sessionID: string, message?: string): Array<Draft>
+  }
+}
+
+/** The message an ask is rejected with when the turn is interrupted. */
+export const INTERRUPTED_REPLY = "the turn was interrupted"
+
+export class Permissions extends Context.Service<Permissions, PermissionsShape>()("@opencode-ai/core/permission/Permissions") {
+  static readonly layer = Layer.effect(
+    Permissions,
+    Effect.gen(function* () {
+      const bus = yield* Bus
+      const { client } = yield* Database
+      const config = yield* Config
+      const hooks = yield* Hooks
+      const waiters = new Map<string, Deferred.Deferred<Answer>>()
+
+      const readSession = client.query<{ id: string }, [string]>("SELECT id FROM session WHERE id = ?")
+      const readPending = client.query<{ data: string }, [string]>(
+        "SELECT data FROM session_permission WHERE session_id = ? AND reply IS NULL ORDER BY seq",
+      )
+      const readOne = client.query<{ reply: string | null; message: string | null; session_id: string }, [string]>(
+        "SELECT reply, message, session_id FROM session_permission WHERE id = ?",
+      )
+      const readGrants = client.query<{ data: string }, [string]>(
+        "SELECT data FROM session_permission WHERE session_id = ? AND reply = 'always' ORDER BY seq",
+      )
+
+      const pending = (sessionID: string): ReadonlyArray<PermissionRequest> =>
+        readPending.all(sessionID).map((row) => JSON.parse(row.data) as PermissionRequest)
+
+      const rejectDrafts = (sessionID: string, message?: string) =>
+        pending(sessionID).map((ask) =>
+          draft(SessionEvent.PermissionReplied, { permissionID: ask.id, reply: "reject", ...(message !== undefined ? { message } : {}) }),
+        )
+
+      const wake = (permissionID: string, answer: Answer) => {
+        const waiter = waiters.get(permissionID)
+        if (waiter) Deferred.doneUnsafe(waiter, Effect.succeed(answer))
+      }
+
+      const decide: PermissionsShape["decide"] = ({ sessionID, agentID, tool, input, plan }) =>
+        Effect.gen(function* () {
+          const key: PermissionKey = plan.permission
+          const rule = ruleFor(key, config.data.permission, config.data.agent?.[agentID]?.permission)
+          let decision = evaluate(key, rule, plan.patterns)
+          if (decision === "ask") {
+            const grants = readGrants.all(sessionID).map((row) => JSON.parse(row.data) as PermissionRequest)
+            if (covered(grants, key, plan.patterns)) decision = "allow"
+          }
+          if (hooks.list("permission").length === 0) return decision
+          const event: PermissionEvent = {
+            sessionID,
+            tool,
+            patterns: [...plan.patterns],
+            input: structuredClone(input),
+            decision,
+          }
+          yield* hooks.run("permission", event)
+          const chosen: unknown = event.decision
+          return chosen === "allow" || chosen === "deny" || chosen === "ask" ? chosen : decision
+        })
+
+      return Permissions.of({
+        list: (sessionID) =>
+          Effect.suspend(() =>
+            readSession.get(sessionID) ? Effect.succeed(pending(sessionID)) : Effect.fail(new SessionNotFoundError({ sessionID })),
+          ),
+        reply: ({ sessionID, permissionID, reply, message }) =>
+          Effect.gen(function* () {
+            yield* bus
+              .transact<SessionNotFoundError | PermissionNotFoundError>(sessionID, () => {
+                if (!readSession.get(sessionID)) return { reject: new SessionNotFoundError({ sessionID }) }
+                const row = readOne.get(permissionID)
+                if (!row || row.session_id !== sessionID || row.reply !== null) {
+                  return { reject: new PermissionNotFoundError({ sessionID, permissionID }) }
+                }
+                return [draft(SessionEvent.PermissionReplied, { permissionID, reply, ...(message !== undefined ? { message } : {}) })]
+              })
+              .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die))
+            wake(permissionID, { reply, ...(message !== undefined ? { message } : {}) })
+            return { id: permissionID, reply }
+          }),
+        decide,
+        ask: (input) =>
+          Effect.gen(function* () {
+            const permissionID = ascending("per")
+            yield* bus
+              .commit(input.sessionID, [
+                draft(SessionEvent.PermissionAsked, {
+                  permissionID,
+                  messageID: input.messageID,
+                  partID: input.partID,
+                  callID: input.callID,
+                  tool: input.tool,
+                  permission: input.plan.permission,
+                  title: input.plan.title,
+                  patterns: [...input.plan.patterns],
+                  metadata: { ...(input.plan.metadata ?? {}) },
+                  input: input.input,
+                }),
+              ])
+              .pipe(Effect.orDie)
+            return permissionID
+          }),
+        answer: (permissionID) =>
+          Effect.gen(function* () {
+            const deferred = Deferred.makeUnsafe<Answer>()
+            waiters.set(permissionID, deferred)
+            const row = readOne.get(permissionID)
+            // Answered while nobody waited (before a restart, or between ask and wait): use the stored reply.
+            if (!row) wake(permissionID, { reply: "reject", message: "the permission request no longer exists" })
+            else if (row.reply !== null) {
+              wake(permissionID, { reply: row.reply as PermissionReply, ...(row.message !== null ? { message: row.message } : {}) })
+            }
+            return yield* Deferred.await(deferred)
+          }).pipe(Effect.ensuring(Effect.sync(() => waiters.delete(permissionID)))),
+        rejectPending: (sessionID, message = INTERRUPTED_REPLY, options = {}) =>
+          Effect.gen(function* () {
+            let rejected: ReadonlyArray<string> = []
+            yield* bus
+              .transact<never>(sessionID, () => {
+                const drafts = rejectDrafts(sessionID, message)
+                rejected = drafts.map((d) => (d.data as { permissionID: string }).permissionID)
+                return drafts
+              })
+              .pipe(Effect.orDie)
+            if (options.wake !== false) for (const id of rejected) wake(id, { reply: "reject", message })
+          }),
+        sync: { pending, rejectDrafts },
+      })
+    }),
+  )
+}

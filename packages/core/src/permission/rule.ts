@@ -1,0 +1,79 @@
+import { Schema } from "effect"
+import type { PermissionKey } from "../tool/tool.ts"
+
+/** What a rule says about a call: run it, refuse it, or ask the user. */
+export const PermissionAction = Schema.Literals(["allow", "ask", "deny"])
+export type PermissionAction = typeof PermissionAction.Type
+
+/** One action for every call of a kind, or patterns (`*` wildcard) to actions; the longest match wins. */
+export const PermissionRule = Schema.Union([PermissionAction, Schema.Record(Schema.String, PermissionAction)])
+export type PermissionRule = typeof PermissionRule.Type
+
+/**
+ * `permission` in `opencode.json`, globally and per agent (`agent.<id>.permission` replaces the global
+ * rule of each key it names). `edit` covers edit, write and patch (patterns: file paths relative to the
+ * session directory); `bash` matches the command line; `read` covers read, list, grep and glob (paths).
+ */
+export const PermissionConfig = Schema.Struct({
+  read: Schema.optional(PermissionRule),
+  edit: Schema.optional(PermissionRule),
+  bash: Schema.optional(PermissionRule),
+})
+export type PermissionConfig = typeof PermissionConfig.Type
+
+/** Without config: reading is allowed, changing files and running commands is asked. */
+export const DEFAULT_RULES: Readonly<Record<PermissionKey, PermissionAction>> = { read: "allow", edit: "ask", bash: "ask" }
+
+const compiled = new Map<string, RegExp>()
+/** `*` matches any run of characters (spaces and slashes included), `?` one character; the rest is literal. */
+export const wildcard = (pattern: string, subject: string): boolean => {
+  let regex = compiled.get(pattern)
+  if (regex === undefined) {
+    const source = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[\\s\\S]*").replace(/\?/g, "[\\s\\S]")
+    regex = new RegExp(`^${source}$`)
+    if (compiled.size > 1000) compiled.clear()
+    compiled.set(pattern, regex)
+  }
+  return regex.test(subject)
+}
+
+const severity: Record<PermissionAction, number> = { allow: 0, ask: 1, deny: 2 }
+
+/** The rule that applies to a kind of call: the agent's, else the global one, else the default. */
+export const ruleFor = (
+  key: PermissionKey,
+  global: PermissionConfig | undefined,
+  agent: PermissionConfig | undefined,
+): PermissionRule => agent?.[key] ?? global?.[key] ?? DEFAULT_RULES[key]
+
+/**
+ * The action for a call whose subjects are `patterns`. Per subject, the longest matching rule pattern
+ * wins (so `"*"` is the fallback) and a subject no pattern matches gets the kind's default; over several
+ * subjects (a patch touching several files) the strictest action wins.
+ */
+export const evaluate = (key: PermissionKey, rule: PermissionRule, patterns: ReadonlyArray<string>): PermissionAction => {
+  if (typeof rule === "string") return rule
+  let result: PermissionAction = "allow"
+  for (const subject of patterns.length > 0 ? patterns : [""]) {
+    let best: { length: number; action: PermissionAction } | undefined
+    for (const [pattern, action] of Object.entries(rule)) {
+      if (!wildcard(pattern, subject)) continue
+      if (best === undefined || pattern.length > best.length) best = { length: pattern.length, action }
+    }
+    const action = best?.action ?? DEFAULT_RULES[key]
+    if (severity[action] > severity[result]) result = action
+  }
+  return result
+}
+
+/**
+ * Whether session-scoped `always` answers cover every subject of a new call of the same kind. Subjects are
+ * compared exactly: a granted `ls *.txt` is that command, not a wildcard over other commands.
+ */
+export const covered = (
+  granted: ReadonlyArray<{ readonly permission: string; readonly patterns: ReadonlyArray<string> }>,
+  key: PermissionKey,
+  patterns: ReadonlyArray<string>,
+): boolean =>
+  patterns.length > 0 &&
+  patterns.every((subject) => granted.some((grant) => grant.permission === key && grant.patterns.includes(subject)))

@@ -1,0 +1,60 @@
+import { Effect, Schema } from "effect"
+import { capDiff, unifiedDiff } from "./diff.ts"
+import { fingerprint, readTextFile, unchanged, writeFiles } from "./files.ts"
+import { displayPath, resolveWritable } from "./path.ts"
+import { PathOutsideDirectoryError, ToolError, type Tool, type ToolContext, type ToolPlan } from "./tool.ts"
+
+export const WriteInput = Schema.Struct({
+  path: Schema.String.annotate({ description: "File to create or overwrite, relative to the session directory." }),
+  content: Schema.String.annotate({ description: "The complete new content of the file." }),
+})
+export type WriteInput = typeof WriteInput.Type
+
+const fail = (message: string) => new ToolError({ tool: "write", message })
+
+const plan = (input: WriteInput, ctx: ToolContext): Effect.Effect<ToolPlan, ToolError | PathOutsideDirectoryError> =>
+  Effect.gen(function* () {
+    const { root, path } = yield* resolveWritable("write", ctx.directory, input.path)
+    const shown = displayPath(root, path)
+    const read = () =>
+      Effect.tryPromise({
+        try: () => readTextFile("write", path, shown),
+        catch: (error) => (error instanceof ToolError ? error : fail(`cannot read "${shown}": ${String(error)}`)),
+      })
+    const print = yield* Effect.tryPromise({
+      try: () => fingerprint(path),
+      catch: (error) => fail(`cannot read "${shown}": ${String(error)}`),
+    })
+    const before = yield* read()
+    const diff = capDiff(unifiedDiff(shown, before, input.content))
+    return {
+      permission: "edit",
+      patterns: [shown],
+      title: `write ${shown}`,
+      metadata: { diff },
+      run: () =>
+        Effect.gen(function* () {
+          const same = yield* Effect.tryPromise({
+            try: () => unchanged("write", path, shown, print, before),
+            catch: (error) => (error instanceof ToolError ? error : fail(`cannot read "${shown}": ${String(error)}`)),
+          })
+          if (!same) return yield* fail(`file "${shown}" changed since it was read; read it again before overwriting it`)
+          yield* Effect.tryPromise({
+            try: () => writeFiles("write", [{ path, shown, after: input.content }], new Map([[path, before]])),
+            catch: (error) => (error instanceof ToolError ? error : fail(String(error))),
+          })
+          const bytes = Buffer.byteLength(input.content, "utf8")
+          return { output: `${before === undefined ? "created" : "wrote"} "${shown}" (${bytes} bytes)`, metadata: { diff } }
+        }),
+    } satisfies ToolPlan
+  })
+
+/** Creates or overwrites a file inside the session directory; records the diff. */
+export const write: Tool<WriteInput> = {
+  name: "write",
+  description:
+    "Create a file, or replace a file's whole content, inside the session directory (missing parent directories are created). Prefer edit for changing part of an existing file.",
+  input: WriteInput,
+  plan,
+  execute: (input, ctx) => Effect.flatMap(plan(input, ctx), (p) => Effect.map(p.run(), (r) => r.output)),
+}

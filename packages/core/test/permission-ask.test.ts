@@ -1,0 +1,264 @@
+import type { PermissionEvent, PromisePlugin } from "@opencode-ai/plugin"
+import { Effect } from "effect"
+import { readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { Bus, type BusEvent } from "../src/bus/bus.ts"
+import type { ConfigData } from "../src/config/config.ts"
+import { Permissions } from "../src/permission/permission.ts"
+import { Execution } from "../src/session/execution.ts"
+import type { AssistantMessage, Message, ToolPart } from "../src/session/message.ts"
+import { Mutation } from "../src/session/mutation.ts"
+import { Session } from "../src/session/session.ts"
+import type { HostServices } from "../src/host.ts"
+import { makeHost } from "./support/host.ts"
+
+const editLine = (path: string, oldString: string, newString: string) =>
+  `/tool edit ${JSON.stringify({ path, oldString, newString })}`
+
+/** A host, a session in its directory, and a recorder of the session's committed events. */
+const setup = async (config: ConfigData, plugins: ReadonlyArray<PromisePlugin> = []) => {
+  const host = makeHost({ config, plugins: plugins.map((plugin) => ({ source: `inline:${plugin.id}`, plugin })) })
+  writeFileSync(join(host.directory, "a.txt"), "alpha\nbeta\n")
+  const events: Array<BusEvent> = []
+  const listeners = new Set<() => void>()
+  const sessionID = await host.run(
+    Effect.gen(function* () {
+      const bus = yield* Bus
+      bus.subscribe((event) => {
+        events.push(event)
+        for (const listener of listeners) listener()
+      })
+      return (yield* (yield* Session).create({ directory: host.directory })).id
+    }),
+  )
+  /** Resolves with the first event of `type` (already seen or still to come). */
+  const next = (type: string, after = 0) =>
+    new Promise<BusEvent>((resolve) => {
+      const check = () => {
+        const found = events.slice(after).find((e) => e.type === type)
+        if (found) {
+          listeners.delete(check)
+          resolve(found)
+        }
+      }
+      listeners.add(check)
+      check()
+    })
+  const run = <A, E>(effect: Effect.Effect<A, E, HostServices>) => host.run(effect)
+  const prompt = (text: string) => run(Execution.use((e) => e.prompt({ sessionID, text })))
+  const wait = () => run(Execution.use((e) => e.wait(sessionID)))
+  const messages = () => run(Session.use((s) => s.messages(sessionID))).then((page) => page.items as ReadonlyArray<Message>)
+  const toolParts = async () =>
+    (await messages()).flatMap((m) => (m.type === "assistant" ? m.parts.filter((p): p is ToolPart => p.type === "tool") : []))
+  const file = () => readFileSync(join(host.directory, "a.txt"), "utf8")
+  return { host, sessionID, events, next, run, prompt, wait, messages, toolParts, file }
+}
+
+describe("permissions for file edits", () => {
+  it('"allow" edits at once and stores the diff on the tool part', async () => {
+    const t = await setup({ permission: { edit: "allow" } })
+    await t.prompt(editLine("a.txt", "beta", "gamma"))
+    await t.wait()
+    expect(t.file()).toBe("alpha\ngamma\n")
+    const [part] = await t.toolParts()
+    expect(part).toMatchObject({ tool: "edit", state: "completed" })
+    expect(part!.metadata?.["diff"]).toContain("-beta\n+gamma\n")
+    expect(t.events.some((e) => e.type === "session.permission.asked")).toBe(false)
+    await t.host.dispose()
+  })
+
+  it('default "ask": nothing changes and mutations are busy until "once" is answered', async () => {
+    const t = await setup({})
+    await t.prompt(editLine("a.txt", "beta", "gamma"))
+    const asked = (await t.next("session.permission.asked")) as { data: { permissionID: string; metadata: { diff: string } } }
+    expect(asked.data.permissionID).toMatch(/^per_/)
+    expect(asked.data.metadata.diff).toContain("+gamma")
+    const pending = await t.run(Permissions.use((p) => p.list(t.sessionID)))
+    expect(pending.map((p) => ({ id: p.id, tool: p.tool, patterns: p.patterns }))).toEqual([
+      { id: asked.data.permissionID, tool: "edit", patterns: ["a.txt"] },
+    ])
+    expect(t.file()).toBe("alpha\nbeta\n")
+    // The turn holds the claim while it waits: a mutation is refused.
+    const user = (await t.messages())[0]!
+    const busy = await t.host.exit(
+      Mutation.use((m) => m.correct({ sessionID: t.sessionID, messageID: user.id, partID: user.parts[0]!.id, text: "x", by: "user" })),
+    )
+    expect(JSON.stringify(busy)).toContain("Session.BusyError")
+    expect(await t.run(Permissions.use((p) => p.reply({ sessionID: t.sessionID, permissionID: asked.data.permissionID, reply: "once" })))).toEqual({
+      id: asked.data.permissionID,
+      reply: "once",
+    })
+    await t.wait()
+    expect(t.file()).toBe("alpha\ngamma\n")
+    const [part] = await t.toolParts()
+    expect(part).toMatchObject({ state: "completed" })
+    // A second answer finds nothing pending.
+    const again = await t.host.exit(Permissions.use((p) => p.reply({ sessionID: t.sessionID, permissionID: asked.data.permissionID, reply: "once" })))
+    expect(JSON.stringify(again)).toContain("Permission.NotFoundError")
+    await t.host.dispose()
+  })
+
+  it('"reject" leaves the file, makes the part an error and ends the turn; with a message the model continues', async () => {
+    const t = await setup({})
+    await t.prompt(editLine("a.txt", "beta", "gamma"))
+    const asked = (await t.next("session.permission.asked")) as { data: { permissionID: string } }
+    await t.run(Permissions.use((p) => p.reply({ sessionID: t.sessionID, permissionID: asked.data.permissionID, reply: "reject" })))
+    await t.wait()
+    expect(t.file()).toBe("alpha\nbeta\n")
+    let messages = await t.messages()
+    expect(messages.map((m) => m.type)).toEqual(["user", "assistant"])
+    expect((await t.toolParts())[0]).toMatchObject({ state: "error", error: "the user rejected this call" })
+
+    const seen = t.events.length
+    await t.prompt(editLine("a.txt", "beta", "delta"))
+    const second = (await t.next("session.permission.asked", seen)) as { data: { permissionID: string } }
+    await t.run(
+      Permissions.use((p) =>
+        p.reply({ sessionID: t.sessionID, permissionID: second.data.permissionID, reply: "reject", message: "use a different word" }),
+      ),
+    )
+    await t.wait()
+    messages = await t.messages()
+    expect(messages.map((m) => m.type)).toEqual(["user", "assistant", "user", "assistant", "assistant"])
+    expect((await t.toolParts())[1]).toMatchObject({ state: "error", error: "the user rejected this call: use a different word" })
+    expect(t.file()).toBe("alpha\nbeta\n")
+    await t.host.dispose()
+  })
+
+  it("calls that cannot succeed fail with a clear tool error before anyone is asked, changing nothing", async () => {
+    const t = await setup({})
+    writeFileSync(join(t.host.directory, "twice.txt"), "x\nx\n")
+    const { symlinkSync, mkdtempSync } = await import("node:fs")
+    const outside = mkdtempSync(join(t.host.directory, "..", "outside-"))
+    writeFileSync(join(outside, "secret.txt"), "secret\n")
+    symlinkSync(join(outside, "secret.txt"), join(t.host.directory, "link.txt"))
+    await t.prompt(
+      [
+        editLine("twice.txt", "x", "y"),
+        editLine("missing.txt", "x", "y"),
+        editLine(join(outside, "secret.txt"), "secret", "pwned"),
+        editLine("../x.txt", "", "pwned"),
+        editLine("link.txt", "secret", "pwned"),
+        `/tool patch ${JSON.stringify({ patch: "--- a/a.txt\n+++ b/a.txt\n@@ -1,1 +1,1 @@\n-alpha\n+ALPHA\n--- a/twice.txt\n+++ b/twice.txt\n@@ -1,1 +1,1 @@\n-nope\n+y\n" })}`,
+      ].join("\n"),
+    )
+    await t.wait()
+    expect((await t.toolParts()).map((p) => p.error)).toEqual([
+      expect.stringContaining('oldString found 2 times in "twice.txt"'),
+      expect.stringContaining('file "missing.txt" not found'),
+      expect.stringContaining("outside the session directory"),
+      expect.stringContaining("outside the session directory"),
+      expect.stringContaining("outside the session directory"),
+      expect.stringContaining('hunk 1 of "twice.txt" does not apply'),
+    ])
+    expect(t.events.some((e) => e.type === "session.permission.asked")).toBe(false)
+    expect(t.file()).toBe("alpha\nbeta\n")
+    expect(readFileSync(join(t.host.directory, "twice.txt"), "utf8")).toBe("x\nx\n")
+    expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("secret\n")
+    await t.host.dispose()
+  })
+
+  it('"deny" never asks; "always" covers later edits of the same file only', async () => {
+    const denied = await setup({ permission: { edit: "deny" } })
+    await denied.prompt(editLine("a.txt", "beta", "gamma"))
+    await denied.wait()
+    expect(denied.file()).toBe("alpha\nbeta\n")
+    expect((await denied.toolParts())[0]).toMatchObject({ state: "error", error: expect.stringContaining("permission denied") })
+    expect(denied.events.some((e) => e.type === "session.permission.asked")).toBe(false)
+    await denied.host.dispose()
+
+    const t = await setup({})
+    await t.prompt(editLine("a.txt", "beta", "gamma"))
+    const asked = (await t.next("session.permission.asked")) as { data: { permissionID: string } }
+    await t.run(Permissions.use((p) => p.reply({ sessionID: t.sessionID, permissionID: asked.data.permissionID, reply: "always" })))
+    await t.wait()
+    const seen = t.events.length
+    await t.prompt(`${editLine("a.txt", "gamma", "delta")}\n${editLine("b.txt", "", "new")}`)
+    const other = (await t.next("session.permission.asked", seen)) as { data: { patterns: Array<string>; permissionID: string } }
+    expect(other.data.patterns).toEqual(["b.txt"])
+    expect(t.file()).toBe("alpha\ndelta\n")
+    await t.run(Permissions.use((p) => p.reply({ sessionID: t.sessionID, permissionID: other.data.permissionID, reply: "once" })))
+    await t.wait()
+    expect(readFileSync(join(t.host.directory, "b.txt"), "utf8")).toBe("new")
+    await t.host.dispose()
+  })
+
+  it("interrupt rejects the pending ask and releases the session", async () => {
+    const t = await setup({})
+    await t.prompt(editLine("a.txt", "beta", "gamma"))
+    const asked = (await t.next("session.permission.asked")) as { data: { permissionID: string } }
+    await t.run(Execution.use((e) => e.interrupt(t.sessionID)))
+    await t.wait()
+    const replied = (await t.next("session.permission.replied")) as { data: unknown }
+    expect(replied.data).toEqual({ permissionID: asked.data.permissionID, reply: "reject", message: "the turn was interrupted" })
+    expect(await t.run(Permissions.use((p) => p.list(t.sessionID)))).toEqual([])
+    expect((await t.run(Session.use((s) => s.get(t.sessionID)))).status).toBe("idle")
+    expect(t.file()).toBe("alpha\nbeta\n")
+    const last = (await t.messages()).at(-1) as AssistantMessage
+    expect(last.finish).toBe("interrupted")
+    await t.host.dispose()
+  })
+
+  it("the plugin permission hook sees the call and can decide", async () => {
+    const seen: Array<PermissionEvent> = []
+    const plugin: PromisePlugin = {
+      id: "gate",
+      setup(ctx) {
+        ctx.session.hook("permission", (event) => {
+          seen.push({ ...event })
+          if (event.tool === "edit") event.decision = "allow"
+          if (event.tool === "read") event.decision = "deny"
+        })
+      },
+    }
+    const t = await setup({}, [plugin])
+    await t.prompt(`${editLine("a.txt", "beta", "gamma")}\n/tool read {"path":"a.txt"}`)
+    await t.wait()
+    expect(t.file()).toBe("alpha\ngamma\n")
+    expect(seen.map((e) => [e.tool, e.patterns, e.decision])).toEqual([
+      ["edit", ["a.txt"], "ask"],
+      ["read", ["a.txt"], "allow"],
+    ])
+    expect((await t.toolParts()).map((p) => p.state)).toEqual(["completed", "error"])
+    await t.host.dispose()
+  })
+})
+
+describe("permissions for bash", () => {
+  it('{"git status*": "allow", "rm *": "deny", "*": "ask"} allows, denies and asks as written', async () => {
+    const t = await setup({ permission: { bash: { "git status*": "allow", "rm *": "deny", "*": "ask" } } })
+    const bash = (command: string) => `/tool bash ${JSON.stringify({ command })}`
+    await t.prompt([bash("git status --short"), bash("rm a.txt"), bash("echo asked > asked.txt")].join("\n"))
+    const asked = (await t.next("session.permission.asked")) as { data: { permissionID: string; patterns: Array<string> } }
+    expect(asked.data.patterns).toEqual(["echo asked > asked.txt"])
+    const parts = await t.toolParts()
+    expect(parts[0]).toMatchObject({ state: "completed" }) // ran (whatever git says outside a repository)
+    expect(parts[1]).toMatchObject({ state: "error", error: expect.stringContaining("permission denied") })
+    expect(parts[2]).toMatchObject({ state: "running" })
+    expect(t.file()).toBe("alpha\nbeta\n")
+    await t.run(Permissions.use((p) => p.reply({ sessionID: t.sessionID, permissionID: asked.data.permissionID, reply: "once" })))
+    await t.wait()
+    expect(readFileSync(join(t.host.directory, "asked.txt"), "utf8")).toBe("asked\n")
+    await t.host.dispose()
+  })
+
+  it("bash runs without the server password, provider keys and the config's {env:VAR} variables", async () => {
+    process.env.OPENCODE_SERVER_PASSWORD = "hunter2"
+    process.env.OPENAI_API_KEY = "sk-test"
+    try {
+      const t = await setup({ permission: { bash: "allow" } })
+      await t.prompt(`/tool bash {"command":"env > env.txt"}`)
+      await t.wait()
+      const env = readFileSync(join(t.host.directory, "env.txt"), "utf8")
+      expect(env).toContain("PATH=")
+      expect(env).not.toContain("hunter2")
+      expect(env).not.toContain("OPENCODE_SERVER_PASSWORD")
+      expect(env).not.toContain("sk-test")
+      await t.host.dispose()
+    } finally {
+      delete process.env.OPENCODE_SERVER_PASSWORD
+      delete process.env.OPENAI_API_KEY
+    }
+  })
+})
