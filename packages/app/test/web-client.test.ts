@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -426,5 +426,71 @@ describe.skipIf(!CHROME)("the web client behind Basic auth", () => {
     await page.locator('[data-type="assistant"] [data-testid="text"]', { hasText: "authenticated answer" }).waitFor()
     await screenshot(page, "session-auth")
     await context.close()
+  })
+})
+
+describe.skipIf(!CHROME)("permission asks and edit diffs in the web client", () => {
+  let app: AppServer
+  let context: BrowserContext
+  let page: Page
+
+  beforeAll(async () => {
+    app = await startAppServer()
+    context = await browser.newContext({ viewport: { width: 1200, height: 900 } })
+    context.setDefaultTimeout(TIMEOUT)
+    page = await context.newPage()
+  })
+
+  afterAll(async () => {
+    await context?.close()
+  })
+
+  it("shows an edit's ask with its diff, answers it once, then shows the diff on the tool call", async () => {
+    const session = (await app.client.session.create({ body: { title: "permissions", directory: app.directory } })).data!
+    writeFileSync(join(app.directory, "greeting.txt"), "hello world\n")
+    app.model.enqueue(
+      { toolCalls: [{ name: "edit", arguments: { path: "greeting.txt", oldString: "hello world", newString: "hello there" } }] },
+      { text: "Edited the greeting." },
+    )
+    await page.goto(`${app.url}/session/${session.id}`)
+    await page.getByTestId("connection").filter({ hasText: /^live$/ }).waitFor({ state: "attached" })
+    await page.getByTestId("prompt").fill("change the greeting")
+    await page.getByTestId("prompt").press("Enter")
+
+    // The ask: a card naming the tool, with the change it would make; the file is untouched meanwhile.
+    const card = page.getByTestId("permission")
+    await card.waitFor()
+    await card.getByTestId("diff").locator(".line.add", { hasText: "+hello there" }).waitFor()
+    await card.getByTestId("diff").locator(".line.del", { hasText: "-hello world" }).waitFor()
+    expect(readFileSync(join(app.directory, "greeting.txt"), "utf8")).toBe("hello world\n")
+    const pending = (await app.client.permission.list({ path: { sessionID: session.id } })).data!
+    expect(pending.items.map((p) => p.id)).toEqual([await card.getAttribute("data-permission-id")])
+    await screenshot(page, "session-permission")
+
+    await card.getByTestId("allow-once").click()
+    await card.waitFor({ state: "detached" })
+    await page.locator('[data-type="assistant"] [data-testid="text"]', { hasText: "Edited the greeting." }).waitFor()
+    expect(readFileSync(join(app.directory, "greeting.txt"), "utf8")).toBe("hello there\n")
+
+    // The finished tool call keeps its diff, rendered line by line.
+    const tool = page.locator('[data-part-type="tool"]', { hasText: "edit" })
+    await tool.getByTestId("diff").locator(".line.add", { hasText: "+hello there" }).waitFor()
+    await screenshot(page, "session-diff")
+  })
+
+  it("rejects an ask: the file stays as it was and the card goes", async () => {
+    const session = (await app.client.session.create({ body: { title: "rejecting", directory: app.directory } })).data!
+    writeFileSync(join(app.directory, "keep.txt"), "keep me\n")
+    app.model.enqueue({ toolCalls: [{ name: "edit", arguments: { path: "keep.txt", oldString: "keep me", newString: "lost" } }] })
+    await page.goto(`${app.url}/session/${session.id}`)
+    await page.getByTestId("connection").filter({ hasText: /^live$/ }).waitFor({ state: "attached" })
+    await page.getByTestId("prompt").fill("change keep.txt")
+    await page.getByTestId("prompt").press("Enter")
+    const card = page.getByTestId("permission")
+    await card.waitFor()
+    await card.getByTestId("reject").click()
+    await card.waitFor({ state: "detached" })
+    await page.getByTestId("status").filter({ hasText: "idle" }).waitFor()
+    expect(readFileSync(join(app.directory, "keep.txt"), "utf8")).toBe("keep me\n")
   })
 })
