@@ -241,6 +241,14 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
     await app.model.held()
     await first.getByTestId("status").filter({ hasText: "busy" }).waitFor()
 
+    // Input sent while the turn runs is queued; retracting it cancels its delivery (no 409).
+    await first.getByTestId("prompt").fill("never mind this")
+    await first.getByTestId("prompt").press("Enter")
+    const queued = first.locator('[data-testid="message"].queued', { hasText: "never mind this" })
+    await second.locator('[data-testid="message"].queued', { hasText: "never mind this" }).waitFor()
+    await queued.getByTestId("retract").click()
+    for (const page of [first, second]) await page.locator('[data-testid="message"].queued').waitFor({ state: "detached" })
+
     // Cancelled: the message stays as it was.
     await row(first, notices[0]!).getByTestId("retract").click()
     await first.getByTestId("busy").filter({ hasText: "A turn is running" }).waitFor()
@@ -255,6 +263,8 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
     for (const page of [first, second]) await row(page, notices[1]!).getByTestId("placeholder").waitFor()
     await first.getByTestId("busy").waitFor({ state: "detached" })
     const stored = await messages(session.id)
+    expect(JSON.stringify(stored)).not.toContain("never mind this")
+    expect(JSON.stringify(app.model.requests)).not.toContain("never mind this")
     expect(stored.find((m) => m.id === notices[0])?.retracted).toBeUndefined()
     expect(stored.find((m) => m.id === notices[1])?.retracted).toBeDefined()
 
