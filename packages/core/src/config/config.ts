@@ -126,13 +126,12 @@ export class Config extends Context.Service<Config, ConfigShape>()("@opencode-ai
         catch: (cause) => new ConfigError({ path, message: `cannot read: ${(cause as Error).message}` }),
       })
       const data = yield* parseConfig(text, path, env)
-      const unsetEnv = unsetEnvReferences(text, env)
       return {
         data,
         path,
         directory: dirname(path),
         secrets: referencedVariables(text),
-        ...(unsetEnv.length > 0 ? { unsetEnv } : {}),
+        unsetEnv: unsetEnvReferences(text, env),
       } satisfies ConfigShape
     })
 
