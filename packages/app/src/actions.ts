@@ -7,7 +7,7 @@ import { type BusyWait, Cancelled, retryWhileBusy } from "./busy.ts"
  * a cancel button), the last error's `message`, or the last result worth saying (bytes reclaimed).
  */
 export interface ActionStatus {
-  readonly waiting?: BusyWait & { readonly label: string }
+  readonly waiting?: BusyWait & { readonly label: string; readonly run: number }
   readonly error?: string
   readonly info?: string
 }
@@ -27,20 +27,23 @@ export const describe = (error: unknown) =>
 export const useActions = (onIdle?: (listener: () => void) => () => void): Actions => {
   const [status, setStatus] = useState<ActionStatus>({})
   const controllers = useRef(new Set<AbortController>())
+  const runs = useRef(0)
   useEffect(() => () => controllers.current.forEach((c) => c.abort()), [])
   return {
     status,
     async run(label, call) {
       const controller = new AbortController()
       controllers.current.add(controller)
+      const run = ++runs.current
       setStatus((s) => ({ ...s, error: undefined }))
       try {
         const result = await retryWhileBusy(call, {
           signal: controller.signal,
-          onWait: (wait) => setStatus({ waiting: { ...wait, label } }),
+          onWait: (wait) => setStatus({ waiting: { ...wait, label, run } }),
           ...(onIdle ? { onIdle } : {}),
         })
-        setStatus((s) => (s.waiting?.label === label ? {} : s))
+        // Clear only this call's wait; another call may still be waiting.
+        setStatus((s) => (s.waiting?.run === run ? {} : s))
         return result
       } catch (error) {
         if (error instanceof Cancelled) setStatus({ info: `Cancelled: ${label}` })

@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -241,6 +241,14 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
     await app.model.held()
     await first.getByTestId("status").filter({ hasText: "busy" }).waitFor()
 
+    // Input sent while the turn runs is queued; retracting it cancels its delivery (no 409).
+    await first.getByTestId("prompt").fill("never mind this")
+    await first.getByTestId("prompt").press("Enter")
+    const queued = first.locator('[data-testid="message"].queued', { hasText: "never mind this" })
+    await second.locator('[data-testid="message"].queued', { hasText: "never mind this" }).waitFor()
+    await queued.getByTestId("retract").click()
+    for (const page of [first, second]) await page.locator('[data-testid="message"].queued').waitFor({ state: "detached" })
+
     // Cancelled: the message stays as it was.
     await row(first, notices[0]!).getByTestId("retract").click()
     await first.getByTestId("busy").filter({ hasText: "A turn is running" }).waitFor()
@@ -255,6 +263,8 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
     for (const page of [first, second]) await row(page, notices[1]!).getByTestId("placeholder").waitFor()
     await first.getByTestId("busy").waitFor({ state: "detached" })
     const stored = await messages(session.id)
+    expect(JSON.stringify(stored)).not.toContain("never mind this")
+    expect(JSON.stringify(app.model.requests)).not.toContain("never mind this")
     expect(stored.find((m) => m.id === notices[0])?.retracted).toBeUndefined()
     expect(stored.find((m) => m.id === notices[1])?.retracted).toBeDefined()
 
@@ -426,5 +436,71 @@ describe.skipIf(!CHROME)("the web client behind Basic auth", () => {
     await page.locator('[data-type="assistant"] [data-testid="text"]', { hasText: "authenticated answer" }).waitFor()
     await screenshot(page, "session-auth")
     await context.close()
+  })
+})
+
+describe.skipIf(!CHROME)("permission asks and edit diffs in the web client", () => {
+  let app: AppServer
+  let context: BrowserContext
+  let page: Page
+
+  beforeAll(async () => {
+    app = await startAppServer()
+    context = await browser.newContext({ viewport: { width: 1200, height: 900 } })
+    context.setDefaultTimeout(TIMEOUT)
+    page = await context.newPage()
+  })
+
+  afterAll(async () => {
+    await context?.close()
+  })
+
+  it("shows an edit's ask with its diff, answers it once, then shows the diff on the tool call", async () => {
+    const session = (await app.client.session.create({ body: { title: "permissions", directory: app.directory } })).data!
+    writeFileSync(join(app.directory, "greeting.txt"), "hello world\n")
+    app.model.enqueue(
+      { toolCalls: [{ name: "edit", arguments: { path: "greeting.txt", oldString: "hello world", newString: "hello there" } }] },
+      { text: "Edited the greeting." },
+    )
+    await page.goto(`${app.url}/session/${session.id}`)
+    await page.getByTestId("connection").filter({ hasText: /^live$/ }).waitFor({ state: "attached" })
+    await page.getByTestId("prompt").fill("change the greeting")
+    await page.getByTestId("prompt").press("Enter")
+
+    // The ask: a card naming the tool, with the change it would make; the file is untouched meanwhile.
+    const card = page.getByTestId("permission")
+    await card.waitFor()
+    await card.getByTestId("diff").locator(".line.add", { hasText: "+hello there" }).waitFor()
+    await card.getByTestId("diff").locator(".line.del", { hasText: "-hello world" }).waitFor()
+    expect(readFileSync(join(app.directory, "greeting.txt"), "utf8")).toBe("hello world\n")
+    const pending = (await app.client.permission.list({ path: { sessionID: session.id } })).data!
+    expect(pending.items.map((p) => p.id)).toEqual([await card.getAttribute("data-permission-id")])
+    await screenshot(page, "session-permission")
+
+    await card.getByTestId("allow-once").click()
+    await card.waitFor({ state: "detached" })
+    await page.locator('[data-type="assistant"] [data-testid="text"]', { hasText: "Edited the greeting." }).waitFor()
+    expect(readFileSync(join(app.directory, "greeting.txt"), "utf8")).toBe("hello there\n")
+
+    // The finished tool call keeps its diff, rendered line by line.
+    const tool = page.locator('[data-part-type="tool"]', { hasText: "edit" })
+    await tool.getByTestId("diff").locator(".line.add", { hasText: "+hello there" }).waitFor()
+    await screenshot(page, "session-diff")
+  })
+
+  it("rejects an ask: the file stays as it was and the card goes", async () => {
+    const session = (await app.client.session.create({ body: { title: "rejecting", directory: app.directory } })).data!
+    writeFileSync(join(app.directory, "keep.txt"), "keep me\n")
+    app.model.enqueue({ toolCalls: [{ name: "edit", arguments: { path: "keep.txt", oldString: "keep me", newString: "lost" } }] })
+    await page.goto(`${app.url}/session/${session.id}`)
+    await page.getByTestId("connection").filter({ hasText: /^live$/ }).waitFor({ state: "attached" })
+    await page.getByTestId("prompt").fill("change keep.txt")
+    await page.getByTestId("prompt").press("Enter")
+    const card = page.getByTestId("permission")
+    await card.waitFor()
+    await card.getByTestId("reject").click()
+    await card.waitFor({ state: "detached" })
+    await page.getByTestId("status").filter({ hasText: "idle" }).waitFor()
+    expect(readFileSync(join(app.directory, "keep.txt"), "utf8")).toBe("keep me\n")
   })
 })

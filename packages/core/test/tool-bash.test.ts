@@ -6,6 +6,7 @@ import { Effect, Fiber } from "effect"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import { bash, BASH_MAX_OUTPUT_BYTES } from "../src/tool/bash.ts"
 import { ToolError, type ToolContext } from "../src/tool/tool.ts"
+import type { ConfigShape } from "../src/config/config.ts"
 
 let session: string
 let fifoCounter = 0
@@ -164,6 +165,33 @@ describe("bash environment", () => {
       expect(out).not.toContain("OPENCODE_SERVER_PASSWORD")
     } finally {
       delete process.env.OPENCODE_SERVER_PASSWORD
+    }
+  })
+})
+
+describe("config secrets", () => {
+  test("every {env:VAR} the config file references is kept out of child processes", async () => {
+    const { Config } = await import("../src/config/config.ts")
+    const { childEnvironment } = await import("../src/tool/env.ts")
+    const dir = await fs.mkdtemp(nodePath.join(os.tmpdir(), "tool-bash-config-"))
+    try {
+      await fs.writeFile(
+        nodePath.join(dir, "opencode.json"),
+        JSON.stringify({
+          model: "local/m",
+          provider: { local: { type: "openai-compatible", baseURL: "http://127.0.0.1:1/v1", apiKey: "{env:MY_LOCAL_SECRET}" } },
+        }),
+      )
+      const env = { MY_LOCAL_SECRET: "s3cret", HOME: "/home/x" }
+      const config: ConfigShape = await Effect.runPromise(Config.load(dir, env))
+      expect(config.secrets).toEqual(["MY_LOCAL_SECRET"])
+      const out = await Effect.runPromise(
+        bash.execute({ command: "env" }, { ...ctxWith(), env: childEnvironment({ ...env, PATH: process.env.PATH }, config.secrets) }),
+      )
+      expect(out).toContain("HOME=/home/x")
+      expect(out).not.toContain("s3cret")
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true })
     }
   })
 })

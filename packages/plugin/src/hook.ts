@@ -133,6 +133,17 @@ export const PermissionEvent = Schema.Struct({
 })
 export type PermissionEvent = typeof PermissionEvent.Type
 
+/**
+ * `session.compacting`: before the host asks the model to summarise the older transcript (a compaction).
+ * Push strings to `context`: each joins the summary request as something the summary must keep (state your
+ * plugin needs after the compaction, facts it knows matter).
+ */
+export const CompactingEvent = Schema.Struct({
+  sessionID: Schema.String,
+  context: Schema.mutableKey(Schema.mutable(Schema.Array(Schema.String))),
+})
+export type CompactingEvent = typeof CompactingEvent.Type
+
 /** Every hook's payload, by hook name. */
 export interface HookEvents {
   readonly prompt: PromptEvent
@@ -140,6 +151,7 @@ export interface HookEvents {
   readonly context: ContextEvent
   readonly synthetic: SyntheticEvent
   readonly permission: PermissionEvent
+  readonly compacting: CompactingEvent
 }
 
 export type HookName = keyof HookEvents

@@ -124,7 +124,29 @@ export const AssistantMessage = Schema.Struct({
 }).annotate({ identifier: "AssistantMessage" })
 export type AssistantMessage = typeof AssistantMessage.Type
 
-export const Message = Schema.Union([UserMessage, SyntheticMessage, AssistantMessage]).annotate({
+/**
+ * A compaction: the host's summary (one text part) of the transcript up to and including seq `through`.
+ * Model requests after it send the summary instead of those messages, then what follows; the messages
+ * themselves stay stored and readable. `prompt` names the latest prompt when the summary had to cover it
+ * too (one long turn): that prompt is still sent verbatim, after the summary.
+ */
+export const CompactionMessage = Schema.Struct({
+  ...common,
+  type: Schema.Literal("compaction"),
+  time: Schema.Struct({ created: Schema.Number }),
+  /** The seq of the last message the summary covers. */
+  through: Schema.Number,
+  /** The latest prompt, sent verbatim after the summary although `through` covers it. */
+  prompt: Schema.optional(Schema.String),
+  /** `auto` (the next request would not fit), `overflow` (the provider refused one) or `manual`. */
+  reason: Schema.Literals(["auto", "overflow", "manual"]),
+  /** The model that wrote the summary, and what the summary request cost. */
+  model: ModelRef,
+  usage: Schema.optional(Usage),
+}).annotate({ identifier: "CompactionMessage" })
+export type CompactionMessage = typeof CompactionMessage.Type
+
+export const Message = Schema.Union([UserMessage, SyntheticMessage, AssistantMessage, CompactionMessage]).annotate({
   identifier: "Message",
 })
 export type Message = typeof Message.Type
@@ -138,8 +160,11 @@ export const SessionInfo = Schema.Struct({
   model: Schema.optional(Schema.String),
   seq: Schema.Number,
   time: Schema.Struct({ created: Schema.Number, updated: Schema.Number }),
-  /** `idle`, `busy` (a turn runs in this process) or `suspended` (claim held, no turn running: awaiting resume). */
-  status: Schema.Literals(["idle", "busy", "suspended"]),
+  /**
+   * `idle`, `busy` (a turn runs in this process), `retrying` (a turn waits to retry a failed model request) or
+   * `suspended` (claim held, no turn running: awaiting resume).
+   */
+  status: Schema.Literals(["idle", "busy", "retrying", "suspended"]),
 }).annotate({ identifier: "SessionInfo" })
 export type SessionInfo = typeof SessionInfo.Type
 

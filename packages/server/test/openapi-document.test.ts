@@ -33,6 +33,7 @@ describe("the OpenAPI document", () => {
       "session.log": "GET /api/session/{sessionID}/log",
       "session.prune": "POST /api/session/{sessionID}/prune",
       "session.erase": "POST /api/session/{sessionID}/erase",
+      "session.compact": "POST /api/session/{sessionID}/compact",
       "message.list": "GET /api/session/{sessionID}/message",
       "message.get": "GET /api/session/{sessionID}/message/{messageID}",
       "message.update": "PATCH /api/session/{sessionID}/message/{messageID}/part/{partID}",
@@ -42,6 +43,9 @@ describe("the OpenAPI document", () => {
       "permission.list": "GET /api/session/{sessionID}/permission",
       "permission.reply": "POST /api/session/{sessionID}/permission/{permissionID}",
       "db.stats": "GET /api/db/stats",
+      "provider.list": "GET /api/provider",
+      "agent.list": "GET /api/agent",
+      "config.get": "GET /api/config",
       "event.subscribe": "GET /api/event",
     })
   })

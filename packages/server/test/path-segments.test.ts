@@ -54,6 +54,9 @@ describe("dot segments never reach another route", () => {
       ["GET", "/api/./health"],
       ["GET", "/api/session/%2e%2e/log"],
       ["POST", `/api/session/${S}/message/%2e%2e/../erase`],
+      // Absolute-form request targets are checked the same way.
+      ["DELETE", `${server.url}/api/session/${S}/message/%2e%2e`],
+      ["DELETE", `${server.url}/api/x/../session/${S}`],
     ]
     for (const [method, target] of attempts) {
       const response = await raw(server, method, target)

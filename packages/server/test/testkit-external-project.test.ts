@@ -1,9 +1,10 @@
 /**
  * Done-when of the plugin test kit: a plugin project in a temp dir outside the workspace installs the
- * packed packages (`bun pm pack` tarballs of plugin, sdk, core and server - never `@opencode-ai/*` from
- * npm, which are upstream's v1) and runs a vitest file that uses `@opencode-ai/server/testing`.
+ * packed packages (`bun pm pack` tarballs of `plugin`, `server` and every workspace package they depend on -
+ * never `@opencode-ai/*` from npm, which are upstream's v1) and runs a vitest file that uses
+ * `@opencode-ai/server/testing`.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -11,7 +12,37 @@ import { afterAll, describe, expect, it } from "vitest"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const template = fileURLToPath(new URL("./fixtures/plugin-project/", import.meta.url))
-const PACKAGES = ["plugin", "sdk", "core", "server"] as const
+
+interface Manifest {
+  readonly name: string
+  readonly version: string
+  readonly scripts?: Record<string, string>
+  readonly dependencies?: Record<string, string>
+  readonly devDependencies?: Record<string, string>
+}
+const manifestOf = (dir: string) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Manifest
+
+/** Workspace packages by name. */
+const workspace = new Map(
+  readdirSync(join(root, "packages"))
+    .map((entry) => join(root, "packages", entry))
+    .filter((dir) => existsSync(join(dir, "package.json")))
+    .map((dir) => [manifestOf(dir).name, dir] as const),
+)
+
+/** `names` and the workspace packages they need at run time, transitively. */
+const closure = (names: ReadonlyArray<string>) => {
+  const found = new Set<string>()
+  const visit = (name: string) => {
+    if (found.has(name)) return
+    found.add(name)
+    for (const [dep, range] of Object.entries(manifestOf(workspace.get(name)!).dependencies ?? {})) {
+      if (range.startsWith("workspace:")) visit(dep)
+    }
+  }
+  names.forEach(visit)
+  return [...found]
+}
 
 const work = mkdtempSync(join(tmpdir(), "opencode2-plugin-project-"))
 afterAll(() => rmSync(work, { recursive: true, force: true }))
@@ -36,9 +67,9 @@ const run = async (command: Array<string>, cwd: string) => {
 }
 
 /** `bun pm pack` of one workspace package (after its `build`, if it has one) into `into`; returns the tarball. */
-const pack = async (name: (typeof PACKAGES)[number], into: string) => {
-  const dir = join(root, "packages", name)
-  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { scripts?: Record<string, string> }
+const pack = async (name: string, into: string) => {
+  const dir = workspace.get(name)!
+  const manifest = manifestOf(dir)
   if (manifest.scripts?.build) {
     const built = await run([process.execPath, "run", "build"], dir)
     expect(built.code, built.output).toBe(0)
@@ -61,14 +92,12 @@ describe("the kit from an external plugin project", () => {
     mkdirSync(tarballs)
     mkdirSync(join(project, "src"), { recursive: true })
     mkdirSync(join(project, "test"))
+    const packages = closure(["@opencode-ai/plugin", "@opencode-ai/server"])
+    expect(packages).toEqual(expect.arrayContaining(["@opencode-ai/core", "@opencode-ai/sdk"]))
     const files: Record<string, string> = {}
-    for (const name of PACKAGES) files[`@opencode-ai/${name}`] = `file:${await pack(name, tarballs)}`
+    for (const name of packages) files[name] = `file:${await pack(name, tarballs)}`
     const { ["@opencode-ai/plugin"]: plugin, ...host } = files
-    const vitest = (
-      JSON.parse(readFileSync(join(root, "packages/server/package.json"), "utf8")) as {
-        devDependencies: Record<string, string>
-      }
-    ).devDependencies.vitest
+    const vitest = manifestOf(workspace.get("@opencode-ai/server")!).devDependencies!.vitest
     writeFileSync(
       join(project, "package.json"),
       JSON.stringify(
@@ -85,17 +114,17 @@ describe("the kit from an external plugin project", () => {
         2,
       ),
     )
+    cpSync(join(template, "vitest.config.ts"), join(project, "vitest.config.ts"))
     cpSync(join(template, "src/plugin.ts"), join(project, "src/plugin.ts"))
     cpSync(join(template, "test/plugin.vitest.ts"), join(project, "test/plugin.test.ts"))
 
     const installed = await run([process.execPath, "install", "--prefer-offline"], project)
     expect(installed.code, installed.output).toBe(0)
-    // Nothing of ours came from the registry.
-    for (const name of PACKAGES) {
-      const manifest = JSON.parse(
-        readFileSync(join(project, "node_modules/@opencode-ai", name, "package.json"), "utf8"),
-      )
-      expect(manifest.version).toBe("0.1.0")
+    // Nothing of ours came from the registry: every one resolved to its tarball.
+    const lock = readFileSync(join(project, "bun.lock"), "utf8")
+    for (const [name, file] of Object.entries(files)) {
+      expect(lock, name).toContain(file.slice("file:".length))
+      expect(manifestOf(join(project, "node_modules", name)).version).toBe(manifestOf(workspace.get(name)!).version)
     }
 
     const tested = await run([process.execPath, "--bun", "vitest", "run"], project)

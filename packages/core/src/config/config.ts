@@ -3,17 +3,13 @@ import { parse, printParseErrorCode, type ParseError } from "jsonc-parser"
 import { existsSync, readFileSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, join, resolve } from "node:path"
+import { ProvidersConfig } from "../provider/config.ts"
+import { unsetEnvReferences, type UnsetEnv } from "./env.ts"
 import { PermissionConfig } from "../permission/rule.ts"
 import { referencedVariables } from "../tool/env.ts"
 import { unknownConfigKeys } from "./schema.ts"
 
-export const ProviderConfig = Schema.Struct({
-  type: Schema.Literal("openai-compatible"),
-  baseURL: Schema.String,
-  apiKey: Schema.optional(Schema.String),
-  headers: Schema.optional(Schema.Record(Schema.String, Schema.String)),
-  models: Schema.optional(Schema.Record(Schema.String, Schema.Struct({}))),
-})
+export { ProviderConfig } from "../provider/config.ts"
 
 export const AgentConfig = Schema.Struct({
   system: Schema.optional(Schema.String),
@@ -40,7 +36,7 @@ export const ConfigSchema = Schema.Struct({
   $schema: Schema.optional(Schema.String),
   /** `<providerID>/<modelID>`; default `offline/echo`. */
   model: Schema.optional(Schema.String.check(Schema.isPattern(/^[^/]+\/.+$/))),
-  provider: Schema.optional(Schema.Record(Schema.String, ProviderConfig)),
+  provider: Schema.optional(ProvidersConfig),
   agent: Schema.optional(Schema.Record(Schema.String, AgentConfig)),
   /** Files (relative to the session directory) whose text becomes `instructions` system parts. */
   instructions: Schema.optional(Schema.Array(Schema.String)),
@@ -86,6 +82,8 @@ export interface ConfigShape {
   readonly warnings?: ReadonlyArray<string>
   /** Variables the config file references as `{env:VAR}`: secrets kept out of child processes. */
   readonly secrets?: ReadonlyArray<string>
+  /** `{env:VAR}` references whose variable was not set (substituted by ""), reported at start. */
+  readonly unsetEnv?: ReadonlyArray<UnsetEnv>
 }
 
 const substitute = (text: string, env: Record<string, string | undefined>) =>
@@ -167,6 +165,7 @@ export class Config extends Context.Service<Config, ConfigShape>()("@opencode-ai
         directory: dirname(path),
         secrets: referencedVariables(text),
         ...(warnings.length > 0 ? { warnings } : {}),
+        unsetEnv: unsetEnvReferences(text, env),
       } satisfies ConfigShape
     })
 

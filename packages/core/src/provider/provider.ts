@@ -19,11 +19,23 @@ export type ProviderEvent =
   | { readonly type: "tool-call"; readonly callID: string; readonly tool: string; readonly input: unknown }
   | { readonly type: "finish"; readonly reason: FinishReason; readonly usage?: Usage }
 
-/** A provider request failed: network, HTTP status, protocol or decoding. Recorded on the assistant message. */
+/**
+ * A provider request failed: network, HTTP status, protocol, decoding, an idle stream, or a provider that
+ * cannot be used (unknown, missing key). Recorded on the assistant message; `message` names the provider
+ * and, when a request was made, the endpoint's host:port.
+ */
 export class ProviderError extends Schema.TaggedError<ProviderError>()("Provider.Error", {
   providerID: Schema.String,
   message: Schema.String,
   status: Schema.optional(Schema.Number),
+  /** The endpoint's `host:port`, when a request was attempted. */
+  endpoint: Schema.optional(Schema.String),
+  /** A transient failure (429, 5xx, connection) that may succeed when retried. */
+  retryable: Schema.optional(Schema.Boolean),
+  /** The delay the server asked for (`retry-after`), in ms. */
+  retryAfter: Schema.optional(Schema.Number),
+  /** The request did not fit the model's context window. */
+  overflow: Schema.optional(Schema.Boolean),
 }) {}
 
 /**
@@ -32,5 +44,7 @@ export class ProviderError extends Schema.TaggedError<ProviderError>()("Provider
  */
 export interface ProviderClient {
   readonly id: string
+  /** The endpoint's `host:port` (empty for the embedded offline provider). */
+  readonly endpoint?: string
   stream(request: ModelRequest): Stream.Stream<ProviderEvent, ProviderError>
 }

@@ -1,9 +1,18 @@
 import { Context, Effect, Layer } from "effect"
 import { Config } from "../config/config.ts"
 import type { ModelRef } from "../session/model-request.ts"
+import { makeSdkClient } from "./ai-sdk.ts"
+import { anthropicModel } from "./anthropic.ts"
+import { CATALOG, DEFAULT_BASE_URL, KEY_VARIABLE } from "./catalog.ts"
+import { type ModelLimit, providerType } from "./config.ts"
+import { DEFAULT_IDLE_TIMEOUT, makeIdleFetch } from "./fetch.ts"
 import { makeOffline, OFFLINE_MODEL_ID, OFFLINE_PROVIDER_ID } from "./offline.ts"
-import { makeOpenAICompatible } from "./openai-compatible.ts"
+import { openAIModel } from "./openai.ts"
+import { openAICompatibleModel } from "./openai-compatible.ts"
+import type { ModelInfo, ProviderInfo } from "./info.ts"
 import { ProviderError, type ProviderClient } from "./provider.ts"
+import { DEFAULT_RETRIES } from "./retry.ts"
+import { endpointOf } from "./endpoint.ts"
 
 /** Parses `<providerID>/<modelID>`; the model id may itself contain slashes. */
 export const parseModel = (value: string): ModelRef => {
@@ -14,50 +23,159 @@ export const parseModel = (value: string): ModelRef => {
 export const DEFAULT_MODEL: ModelRef = { providerID: OFFLINE_PROVIDER_ID, modelID: OFFLINE_MODEL_ID }
 
 export interface ProvidersShape {
-  /** The model used when neither the session nor the agent names one. */
+  /** The model used when neither the prompt, the session nor the agent names one. */
   readonly defaultModel: ModelRef
-  /** The client for a model; an unknown provider or model is a `ProviderError`, recorded on the turn. */
+  /** Every usable provider, the offline one first. */
+  list(): ReadonlyArray<ProviderInfo>
+  /** Why `model` cannot be used (unknown provider or model), or undefined when it can. */
+  check(model: ModelRef): string | undefined
+  /** The model's token limits, when known (config, then the built-in catalog). */
+  limit(model: ModelRef): ModelLimit | undefined
+  /** Retries of transient failures for a provider (`provider.<id>.retries`, default 4). */
+  retries(providerID: string): number
+  /** The client for a model; an unusable provider or model is a `ProviderError`, recorded on the turn. */
   client(model: ModelRef): Effect.Effect<ProviderClient, ProviderError>
 }
 
-/** The configured model backends: the embedded offline provider plus every `provider` entry of the config. */
+interface Resolved extends ProviderInfo {
+  readonly apiKey?: string
+  readonly headers?: Record<string, string>
+  /** `{env:VAR}` references of this entry whose variable is unset. */
+  readonly missing: ReadonlyArray<string>
+}
+
+/**
+ * The model backends: the embedded offline provider, every `provider` entry of the config (types
+ * `openai-compatible`, `anthropic`, `openai`), and `anthropic` / `openai` without config when their
+ * conventional key variable is set. Unset `{env:VAR}` references are logged at start.
+ */
 export class Providers extends Context.Service<Providers, ProvidersShape>()("@opencode-ai/core/provider/Providers") {
   static readonly layer = Layer.effect(
     Providers,
     Effect.gen(function* () {
       const config = yield* Config
+      const env = process.env
       const offline = makeOffline()
       const clients = new Map<string, ProviderClient>()
+      const unset = config.unsetEnv ?? []
+
+      const resolved = new Map<string, Resolved>()
+      resolved.set(OFFLINE_PROVIDER_ID, {
+        id: OFFLINE_PROVIDER_ID,
+        type: "offline",
+        source: "builtin",
+        models: [{ id: OFFLINE_MODEL_ID }],
+        anyModel: false,
+        retries: 0,
+        timeout: DEFAULT_IDLE_TIMEOUT,
+        missing: [],
+      })
       const configured = config.data.provider ?? {}
+      const add = (id: string, source: "config" | "env", entry: (typeof configured)[string]) => {
+        const type = providerType(id, entry)
+        const models = new Map<string, ModelInfo>()
+        for (const [modelID, limit] of Object.entries(CATALOG[type] ?? {})) models.set(modelID, { id: modelID, limit })
+        for (const [modelID, model] of Object.entries(entry.models ?? {})) {
+          const limit = model.limit ?? models.get(modelID)?.limit
+          models.set(modelID, { id: modelID, ...(limit ? { limit } : {}) })
+        }
+        const keyVariable = KEY_VARIABLE[type]
+        const apiKey = entry.apiKey || (keyVariable ? env[keyVariable] : undefined)
+        const baseURL = entry.baseURL ?? DEFAULT_BASE_URL[type]
+        resolved.set(id, {
+          id,
+          type,
+          source,
+          ...(baseURL ? { baseURL } : {}),
+          models: [...models.values()],
+          anyModel: type === "openai-compatible" && models.size === 0,
+          retries: entry.retries ?? DEFAULT_RETRIES,
+          timeout: entry.timeout ?? DEFAULT_IDLE_TIMEOUT,
+          ...(apiKey ? { apiKey } : {}),
+          ...(entry.headers ? { headers: entry.headers } : {}),
+          missing: unset.filter((ref) => ref.path[0] === "provider" && ref.path[1] === id).map((ref) => ref.name),
+        })
+      }
+      for (const [id, entry] of Object.entries(configured)) if (id !== OFFLINE_PROVIDER_ID) add(id, "config", entry)
+      for (const id of ["anthropic", "openai"] as const) {
+        if (!resolved.has(id) && env[KEY_VARIABLE[id]!]) add(id, "env", { type: id })
+      }
+
+      for (const ref of unset) {
+        yield* Effect.logWarning(`config: {env:${ref.name}} at ${ref.path.join(".")} names an unset environment variable`)
+      }
+
+      const check = (model: ModelRef): string | undefined => {
+        const provider = resolved.get(model.providerID)
+        if (!provider) return `unknown provider "${model.providerID}"`
+        if (provider.anyModel || provider.models.some((m) => m.id === model.modelID)) return undefined
+        return `provider "${model.providerID}" has no model "${model.modelID}"`
+      }
+
+      const defaultModel = config.data.model ? parseModel(config.data.model) : DEFAULT_MODEL
+      const problem = check(defaultModel)
+      if (problem) yield* Effect.logWarning(`config: the default model "${config.data.model}" cannot be used: ${problem}`)
+
+      const limit = (model: ModelRef) => resolved.get(model.providerID)?.models.find((m) => m.id === model.modelID)?.limit
+
+      const build = (provider: Resolved, model: ModelRef): ProviderClient => {
+        const options = {
+          providerID: provider.id,
+          modelID: model.modelID,
+          baseURL: provider.baseURL!,
+          ...(provider.apiKey ? { apiKey: provider.apiKey } : {}),
+          ...(provider.headers ? { headers: provider.headers } : {}),
+          fetch: makeIdleFetch({ timeout: provider.timeout }),
+        }
+        const sdkModel =
+          provider.type === "anthropic"
+            ? anthropicModel(options)
+            : provider.type === "openai"
+              ? openAIModel(options)
+              : openAICompatibleModel(options)
+        const output = limit(model)?.output
+        return makeSdkClient({
+          providerID: provider.id,
+          endpoint: endpointOf(provider.baseURL!),
+          model: sdkModel,
+          ...(output ? { maxOutputTokens: output } : {}),
+        })
+      }
+
       return Providers.of({
-        defaultModel: config.data.model ? parseModel(config.data.model) : DEFAULT_MODEL,
+        defaultModel,
+        list: () => [...resolved.values()].map(({ apiKey: _, headers: __, missing: ___, ...info }) => info),
+        check,
+        limit,
+        retries: (providerID) => resolved.get(providerID)?.retries ?? DEFAULT_RETRIES,
         client: (model) =>
           Effect.suspend(() => {
             if (model.providerID === OFFLINE_PROVIDER_ID) return Effect.succeed(offline)
-            const entry = configured[model.providerID]
-            if (!entry) {
-              return Effect.fail(
-                new ProviderError({ providerID: model.providerID, message: `unknown provider "${model.providerID}"` }),
-              )
-            }
-            if (entry.models && !(model.modelID in entry.models)) {
+            const problem = check(model)
+            if (problem) return Effect.fail(new ProviderError({ providerID: model.providerID, message: problem }))
+            const provider = resolved.get(model.providerID)!
+            if (provider.missing.length > 0) {
+              const names = provider.missing.join(", ")
               return Effect.fail(
                 new ProviderError({
-                  providerID: model.providerID,
-                  message: `provider "${model.providerID}" has no model "${model.modelID}"`,
+                  providerID: provider.id,
+                  message: `provider "${provider.id}" needs the environment variable ${names}, which is not set`,
+                }),
+              )
+            }
+            const keyVariable = provider.type === "offline" ? undefined : KEY_VARIABLE[provider.type]
+            if (keyVariable && !provider.apiKey) {
+              return Effect.fail(
+                new ProviderError({
+                  providerID: provider.id,
+                  message: `provider "${provider.id}" has no API key: set ${keyVariable} or provider.${provider.id}.apiKey`,
                 }),
               )
             }
             const key = `${model.providerID}/${model.modelID}`
             let client = clients.get(key)
             if (!client) {
-              client = makeOpenAICompatible({
-                providerID: model.providerID,
-                modelID: model.modelID,
-                baseURL: entry.baseURL,
-                ...(entry.apiKey ? { apiKey: entry.apiKey } : {}),
-                ...(entry.headers ? { headers: entry.headers } : {}),
-              })
+              client = build(provider, model)
               clients.set(key, client)
             }
             return Effect.succeed(client)

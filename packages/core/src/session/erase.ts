@@ -33,7 +33,13 @@ export interface Tombstone {
 
 type Payload = Record<string, any> & { tombstone?: Tombstone }
 
-const CONTENT_EVENTS = new Set<string>([E.MessageAdmitted.type, E.InputQueued.type, E.PartUpdated.type, E.MessageCorrected.type])
+const CONTENT_EVENTS = new Set<string>([
+  E.MessageAdmitted.type,
+  E.InputQueued.type,
+  E.PartUpdated.type,
+  E.MessageCorrected.type,
+  E.Compacted.type,
+])
 
 /** Content of one part that is superseded in the projection, as field names to empty. */
 const supersededFields = (part: Part, current: Part | undefined): Array<string> => {
@@ -116,7 +122,7 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
           const data = JSON.parse(row.data) as Payload
           const erased: Array<string> = []
           let bytes = 0
-          if (row.type === E.MessageAdmitted.type || row.type === E.InputQueued.type) {
+          if (row.type === E.MessageAdmitted.type || row.type === E.InputQueued.type || row.type === E.Compacted.type) {
             const message = data.message as { id: string; parts: Array<Part & Record<string, any>> }
             message.parts.forEach((part, index) => {
               for (const field of supersededFields(part, livePart(message.id, part.id))) {

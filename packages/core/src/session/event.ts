@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { durable, ephemeral } from "../bus/event.ts"
-import { InputMessage, MessageError, Origin, Part, Usage } from "./message.ts"
+import { CompactionInput, InputMessage, MessageError, Origin, Part, Usage } from "./message.ts"
 import { ModelRef } from "./model-request.ts"
 
 /**
@@ -34,7 +34,7 @@ export namespace SessionEvent {
   /** A user or synthetic message entering the transcript (directly, or delivered from the inbox). */
   export const MessageAdmitted = durable("session.message.admitted", 1, Schema.Struct({ message: InputMessage }))
 
-  export const TurnReason = Schema.Literals(["prompt", "synthetic", "resume", "continue"])
+  export const TurnReason = Schema.Literals(["prompt", "synthetic", "resume", "continue", "compact"])
 
   /** A turn takes the execution claim. */
   export const TurnStarted = durable(
@@ -160,6 +160,9 @@ export namespace SessionEvent {
     }),
   )
 
+  /** The host summarised the older transcript: a `compaction` message enters the transcript. */
+  export const Compacted = durable("session.compacted", 1, Schema.Struct({ message: CompactionInput }))
+
   /** Streaming text/reasoning/tool-input deltas: published live, never stored. */
   export const PartDelta = ephemeral(
     "session.part.delta",
@@ -169,6 +172,15 @@ export namespace SessionEvent {
       field: Schema.Literals(["text", "reasoning"]),
       delta: Schema.String,
     }),
+  )
+
+  /**
+   * A model request failed transiently (429, 5xx, connection) and is retried after `delayMs`; the session's
+   * status is `retrying` meanwhile. Published live, never stored.
+   */
+  export const Retry = ephemeral(
+    "session.retry",
+    Schema.Struct({ attempt: Schema.Number, delayMs: Schema.Number, error: Schema.String }),
   )
 
   export const all = [
@@ -190,5 +202,6 @@ export namespace SessionEvent {
     Erased,
     PermissionAsked,
     PermissionReplied,
+    Compacted,
   ] as const
 }

@@ -6,7 +6,10 @@ import { Config } from "../config/config.ts"
 import { ascending } from "../id/id.ts"
 import { Permissions } from "../permission/permission.ts"
 import { Hooks, recordedHookError } from "../plugin/hooks.ts"
+import { Providers } from "../provider/registry.ts"
 import { admitInput, admitResume, boundary, type Grant, settleCutOff } from "./admission.ts"
+import { checkChoice } from "./choice.ts"
+import { admitCompaction } from "./compaction.ts"
 import { type BusyError, InvalidInputError, SessionNotFoundError } from "./error.ts"
 import type { InputMessage, MessageError, Origin } from "./message.ts"
 import type { ModelRef } from "./model-request.ts"
@@ -45,6 +48,8 @@ export interface ExecutionShape {
     sessionID: string,
     options?: { readonly notice?: string },
   ): Effect.Effect<{ readonly resumed: boolean }, SessionNotFoundError | BusyError>
+  /** Starts a compaction turn (summarise the older transcript now); busy while a turn holds the session. */
+  compact(sessionID: string): Effect.Effect<{ readonly turnID: string }, SessionNotFoundError | BusyError>
   /** Interrupts any turn, then deletes the session. */
   remove(sessionID: string): Effect.Effect<void, SessionNotFoundError>
   /** Whether a turn of this session runs in this process. */
@@ -75,6 +80,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
       const runner = yield* Runner
       const hooks = yield* Hooks
       const config = yield* Config
+      const providers = yield* Providers
       const cap = config.data.server?.resumeAttempts ?? DEFAULT_RESUME_ATTEMPTS
       const owners = yield* Turns
       const permissions = yield* Permissions
@@ -143,6 +149,10 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
         const failure = grant.messageID ? failures.get(grant.messageID) : undefined
         if (grant.messageID) failures.delete(grant.messageID)
         if (failure) return runner.fail({ sessionID, turnID: grant.turnID, reason: grant.reason }, failure)
+        // A compaction turn, or one resumed after a restart cut it off, compacts instead of answering.
+        if (grant.reason === "compact" || (grant.reason === "resume" && session.sync.claimed(sessionID)?.reason === "compact")) {
+          return runner.compact({ sessionID, turnID: grant.turnID, reason: "compact" })
+        }
         return runner.run({ sessionID, turnID: grant.turnID, reason: grant.reason })
       }
 
@@ -221,6 +231,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
       const prompt = (input: PromptInput) =>
         Effect.gen(function* () {
           yield* requireText(input.text, "text")
+          yield* checkChoice(config.data, providers, { agent: input.agent, model: input.model })
           yield* session.get(input.sessionID)
           const event: PromptEvent = { sessionID: input.sessionID, text: input.text, ...(input.agent ? { agentID: input.agent } : {}) }
           const hook = yield* Effect.result(hooks.run("prompt", event))
@@ -318,6 +329,13 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           return notice
         })
 
+      const compact = (sessionID: string) =>
+        Effect.gen(function* () {
+          const started = yield* decide(sessionID, () => admitCompaction(session.sync, sessionID))
+          yield* launch(sessionID, started)
+          return { turnID: started!.grant.turnID }
+        }).pipe(Effect.uninterruptible)
+
       const resume = (sessionID: string, options: { readonly notice?: string } = {}) =>
         Effect.flatMap(restartNotice(sessionID, options.notice), (notice) =>
           Effect.gen(function* () {
@@ -350,6 +368,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
         interrupt,
         wait,
         resume,
+        compact,
         remove,
         running: (sessionID) => owners.has(sessionID),
       })

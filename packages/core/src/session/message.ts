@@ -1,4 +1,4 @@
-import { SyntheticMessage, UserMessage } from "@opencode-ai/plugin"
+import { CompactionMessage, SyntheticMessage, UserMessage } from "@opencode-ai/plugin"
 import { Schema } from "effect"
 
 /**
@@ -7,6 +7,7 @@ import { Schema } from "effect"
  */
 export {
   AssistantMessage,
+  CompactionMessage,
   Message,
   MessageError,
   Origin,
@@ -27,3 +28,7 @@ export const InputMessage = Schema.Union([
   SyntheticMessage.mapFields(({ seq: _, ...rest }) => rest).annotate({ identifier: "InputSyntheticMessage" }),
 ]).annotate({ identifier: "InputMessage" })
 export type InputMessage = typeof InputMessage.Type
+
+/** A compaction as committed, before it has a seq. */
+export const CompactionInput = CompactionMessage.mapFields(({ seq: _, ...rest }) => rest)
+export type CompactionInput = typeof CompactionInput.Type

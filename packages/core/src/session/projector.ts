@@ -205,6 +205,10 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
       const changed = replyPermission.run(d.reply, d.message ?? null, d.permissionID, event.sessionID)
       if (changed.changes === 0) throw new Error(`${event.type}: permission ${d.permissionID} not in session ${event.sessionID}`)
     },
+    [E.Compacted.type]: (event: Envelope<DataOf<typeof E.Compacted>>) => {
+      const message = event.data.message
+      insertMessage.run(message.id, event.sessionID, event.seq, "compaction", JSON.stringify({ ...message, seq: event.seq }))
+    },
   }
 
   const readSeq = client.query<{ seq: number }, [string]>("SELECT seq FROM session WHERE id = ?")

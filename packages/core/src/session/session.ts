@@ -128,7 +128,7 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
         ...(row.model ? { model: row.model } : {}),
         seq: row.seq,
         time: { created: row.time_created, updated: row.time_updated },
-        status: row.claimed ? (turns.has(row.id) ? "busy" : "suspended") : "idle",
+        status: row.claimed ? (turns.has(row.id) ? (turns.get(row.id)!.retrying ? "retrying" : "busy") : "suspended") : "idle",
       })
 
       const get = (sessionID: string) =>

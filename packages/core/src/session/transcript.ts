@@ -1,16 +1,46 @@
-import type { Message } from "./message.ts"
+import type { CompactionMessage, Message } from "./message.ts"
 import type { ModelMessage } from "./model-request.ts"
 
+/** How a compaction's summary is introduced to the model. */
+export const SUMMARY_HEADING = "Summary of the conversation so far (older messages were compacted):"
+
 /**
- * The stored transcript as the model sees it. Retracted messages are left out entirely (neither their
- * text nor any substitute reaches the model); corrected text is used as stored; removed parts are gone
- * from storage, so their tool call and result both disappear, keeping call/result pairs consistent.
- * Tool calls that never finished are left out for the same reason.
+ * The part of the stored transcript that model requests still send: everything when there is no
+ * compaction; otherwise the latest (not retracted) compaction, then the prompt it restates if any, then
+ * the messages after what it summarised. Earlier messages stay stored and readable, only unsent.
+ */
+export const modelView = (transcript: ReadonlyArray<Message>): ReadonlyArray<Message> => {
+  let latest: CompactionMessage | undefined
+  for (let i = transcript.length - 1; i >= 0; i--) {
+    const message = transcript[i]!
+    if (message.type === "compaction" && !message.retracted) {
+      latest = message
+      break
+    }
+  }
+  if (!latest) return transcript
+  const compaction = latest
+  const restated = compaction.prompt ? transcript.find((m) => m.id === compaction.prompt && m.seq <= compaction.through) : undefined
+  const after = transcript.filter((m) => m.seq > compaction.through && m.id !== compaction.id && m.type !== "compaction")
+  return [compaction, ...(restated ? [restated] : []), ...after]
+}
+
+/**
+ * The stored transcript as the model sees it (through `modelView`). Retracted messages are left out
+ * entirely (neither their text nor any substitute reaches the model); corrected text is used as stored;
+ * removed parts are gone from storage, so their tool call and result both disappear, keeping call/result
+ * pairs consistent. Tool calls that never finished are left out for the same reason. A compaction is sent
+ * as a user message holding its summary.
  */
 export const toModelMessages = (transcript: ReadonlyArray<Message>): Array<ModelMessage> => {
   const out: Array<ModelMessage> = []
-  for (const message of transcript) {
+  for (const message of modelView(transcript)) {
     if (message.retracted) continue
+    if (message.type === "compaction") {
+      const summary = message.parts.flatMap((p) => (p.type === "text" && p.text ? [p.text] : [])).join("\n\n")
+      if (summary) out.push({ role: "user", content: [{ type: "text", text: `${SUMMARY_HEADING}\n\n${summary}` }] })
+      continue
+    }
     if (message.type !== "assistant") {
       const content = message.parts.flatMap((p) => (p.type === "text" && p.text ? [{ type: "text" as const, text: p.text }] : []))
       if (content.length > 0) out.push({ role: "user", content })

@@ -71,6 +71,9 @@ export class Transfer extends Context.Service<Transfer, TransferShape>()("@openc
             }
             continue
           }
+          // A compaction summary is not carried over: the imported transcript is whole, and compacts again
+          // when it next outgrows its model's window.
+          if (message.type === "compaction") continue
           const { seq: _, ...input } = message
           out.push(draft(SessionEvent.MessageAdmitted, { message: { ...input, id: messageID, sessionID } }))
         }

@@ -11,6 +11,8 @@ export interface Turn {
   readonly idle: Deferred.Deferred<void>
   /** Set by an interrupt that arrived before the loop fiber was forked: the loop stops before its turn. */
   stopped?: boolean
+  /** Set while the turn waits to retry a failed model request (status `retrying`). */
+  retrying?: boolean
 }
 
 /**

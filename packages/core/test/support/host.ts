@@ -1,5 +1,5 @@
 import { Effect, ManagedRuntime } from "effect"
-import type { ConfigData } from "../../src/config/config.ts"
+import type { ConfigData, ConfigShape } from "../../src/config/config.ts"
 import { HostLayer, type HostServices } from "../../src/host.ts"
 import type { InlinePlugin } from "../../src/plugin/host.ts"
 import { tempDb, tempDir } from "./tmp.ts"
@@ -10,6 +10,8 @@ export interface TestHostOptions {
   readonly database?: string
   readonly directory?: string
   readonly autoResume?: boolean
+  /** Unset `{env:VAR}` references, as `Config.load` reports them. */
+  readonly unsetEnv?: ConfigShape["unsetEnv"]
 }
 
 /** A whole host (real SQLite file, real plugins, offline provider unless configured) as a runtime. */
@@ -19,7 +21,7 @@ export const makeHost = (options: TestHostOptions = {}) => {
   const runtime = ManagedRuntime.make(
     HostLayer({
       database,
-      config: { data: options.config ?? {}, directory },
+      config: { data: options.config ?? {}, directory, ...(options.unsetEnv ? { unsetEnv: options.unsetEnv } : {}) },
       ...(options.plugins ? { plugins: options.plugins } : {}),
       ...(options.autoResume !== undefined ? { autoResume: options.autoResume } : {}),
     }),

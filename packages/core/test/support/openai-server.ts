@@ -61,6 +61,10 @@ export interface ScriptedReply {
   readonly error?: string
   /** Send the first chunk(s), then wait until `release()` before sending the rest. */
   readonly hold?: boolean
+  /** Extra response headers (e.g. `retry-after` with a `status`). */
+  readonly headers?: Record<string, string>
+  /** After the role chunk and the first content chunk, stay silent this many ms before the rest. */
+  readonly silence?: number
 }
 
 export interface ScriptedUsage {
@@ -210,7 +214,7 @@ export const startOpenAIServer = async (options: OpenAIServerOptions = {}): Prom
     if (reply.status !== undefined) {
       return Response.json(
         { error: { message: reply.error ?? `scripted error ${reply.status}`, type: "scripted_error", code: reply.status } },
-        { status: reply.status },
+        { status: reply.status, ...(reply.headers ? { headers: reply.headers } : {}) },
       )
     }
     // Serialised one at a time as the client pulls, so a big scripted answer is never held encoded whole.
@@ -231,6 +235,7 @@ export const startOpenAIServer = async (options: OpenAIServerOptions = {}): Prom
 
     const stream = new ReadableStream<Uint8Array>({
       async pull(controller) {
+        if (next === 2 && reply.silence) await Bun.sleep(reply.silence)
         if (next === holdAt) {
           if (credits > 0) credits--
           else {

@@ -73,6 +73,27 @@ export const applyOps = (ops: ReadonlyArray<number>) =>
       } else if (kind === 3 && !s.claim) {
         s.claim = ascending("trn")
         drafts.push(draft(E.TurnStarted, { turnID: s.claim, reason: op % 2 ? "prompt" : "synthetic" }))
+      } else if (kind === 3 && s.claim && !s.assistant && op % 3 === 0) {
+        // A compaction inside a turn: its summary is a text part that later corrections may address.
+        const id = ascending("msg")
+        const partID = ascending("prt")
+        s.inputs.push({ id, partID, retracted: false })
+        drafts.push(
+          draft(E.Compacted, {
+            message: {
+              id,
+              sessionID,
+              origin: "host",
+              type: "compaction",
+              parts: [{ id: partID, type: "text", text: `summary ${text}` }],
+              time: { created: step },
+              through: step,
+              reason: op % 2 ? "auto" : "manual",
+              model: { providerID: "offline", modelID: "echo" },
+              ...(op % 4 === 0 ? { usage: { input: op, output: step } } : {}),
+            },
+          }),
+        )
       } else if (kind === 4 && s.claim) drafts.push(draft(E.TurnResumed, { turnID: s.claim, attempt: (op % 5) + 1 }))
       else if (kind === 5 && s.assistant) {
         const partType = (["text", "reasoning", "tool"] as const)[op % 3]!

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, ServerSentEventsResult, TDataShape } from './client/index.ts';
-import type { DbStatsData, DbStatsErrors, DbStatsResponses, EventSubscribeData, EventSubscribeErrors, EventSubscribeResponse, EventSubscribeResponses, HealthData, HealthErrors, HealthResponses, MessageGetData, MessageGetErrors, MessageGetResponses, MessageListData, MessageListErrors, MessageListResponses, MessageRemoveData, MessageRemoveErrors, MessageRemoveResponses, MessageUpdateData, MessageUpdateErrors, MessageUpdateResponses, PartRemoveData, PartRemoveErrors, PartRemoveResponses, PermissionListData, PermissionListErrors, PermissionListResponses, PermissionReplyData, PermissionReplyErrors, PermissionReplyResponses, PluginListData, PluginListErrors, PluginListResponses, SessionCreateData, SessionCreateErrors, SessionCreateResponses, SessionDeleteData, SessionDeleteErrors, SessionDeleteResponses, SessionEraseData, SessionEraseErrors, SessionEraseResponses, SessionGetData, SessionGetErrors, SessionGetResponses, SessionInterruptData, SessionInterruptErrors, SessionInterruptResponses, SessionListData, SessionListErrors, SessionListResponses, SessionLogData, SessionLogErrors, SessionLogResponse, SessionLogResponses, SessionPromptData, SessionPromptErrors, SessionPromptResponses, SessionPruneData, SessionPruneErrors, SessionPruneResponses, SessionResumeData, SessionResumeErrors, SessionResumeResponses, SessionSyntheticData, SessionSyntheticErrors, SessionSyntheticResponses, SessionUpdateData, SessionUpdateErrors, SessionUpdateResponses, SessionWaitData, SessionWaitErrors, SessionWaitResponses } from './types.gen.ts';
+import type { AgentListData, AgentListErrors, AgentListResponses, ConfigGetData, ConfigGetErrors, ConfigGetResponses, DbStatsData, DbStatsErrors, DbStatsResponses, EventSubscribeData, EventSubscribeErrors, EventSubscribeResponse, EventSubscribeResponses, HealthData, HealthErrors, HealthResponses, MessageGetData, MessageGetErrors, MessageGetResponses, MessageListData, MessageListErrors, MessageListResponses, MessageRemoveData, MessageRemoveErrors, MessageRemoveResponses, MessageUpdateData, MessageUpdateErrors, MessageUpdateResponses, PartRemoveData, PartRemoveErrors, PartRemoveResponses, PermissionListData, PermissionListErrors, PermissionListResponses, PermissionReplyData, PermissionReplyErrors, PermissionReplyResponses, PluginListData, PluginListErrors, PluginListResponses, ProviderListData, ProviderListErrors, ProviderListResponses, SessionCompactData, SessionCompactErrors, SessionCompactResponses, SessionCreateData, SessionCreateErrors, SessionCreateResponses, SessionDeleteData, SessionDeleteErrors, SessionDeleteResponses, SessionEraseData, SessionEraseErrors, SessionEraseResponses, SessionGetData, SessionGetErrors, SessionGetResponses, SessionInterruptData, SessionInterruptErrors, SessionInterruptResponses, SessionListData, SessionListErrors, SessionListResponses, SessionLogData, SessionLogErrors, SessionLogResponse, SessionLogResponses, SessionPromptData, SessionPromptErrors, SessionPromptResponses, SessionPruneData, SessionPruneErrors, SessionPruneResponses, SessionResumeData, SessionResumeErrors, SessionResumeResponses, SessionSyntheticData, SessionSyntheticErrors, SessionSyntheticResponses, SessionUpdateData, SessionUpdateErrors, SessionUpdateResponses, SessionWaitData, SessionWaitErrors, SessionWaitResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -43,6 +43,32 @@ class HeyApiRegistry<T> {
     
     set(value: T, key?: string): void {
         this.instances.set(key ?? this.defaultKey, value);
+    }
+}
+
+export class Agent extends HeyApiClient {
+    /**
+     * The agents a prompt may name: the default `build` and every configured one
+     */
+    public list<ThrowOnError extends boolean = false>(options?: Options<AgentListData, ThrowOnError>): RequestResult<AgentListResponses, AgentListErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<AgentListResponses, AgentListErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/agent',
+            ...options
+        });
+    }
+}
+
+export class Config extends HeyApiClient {
+    /**
+     * The effective configuration; provider keys and header values are redacted
+     */
+    public get<ThrowOnError extends boolean = false>(options?: Options<ConfigGetData, ThrowOnError>): RequestResult<ConfigGetResponses, ConfigGetErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<ConfigGetResponses, ConfigGetErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/config',
+            ...options
+        });
     }
 }
 
@@ -87,6 +113,19 @@ export class Plugin extends HeyApiClient {
     }
 }
 
+export class Provider extends HeyApiClient {
+    /**
+     * Usable providers (configured, or found by their key variable) with their models, limits and the default model
+     */
+    public list<ThrowOnError extends boolean = false>(options?: Options<ProviderListData, ThrowOnError>): RequestResult<ProviderListResponses, ProviderListErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<ProviderListResponses, ProviderListErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/provider',
+            ...options
+        });
+    }
+}
+
 export class Session extends HeyApiClient {
     /**
      * List sessions, newest first; pass the returned cursor for the next page
@@ -126,7 +165,7 @@ export class Session extends HeyApiClient {
     }
     
     /**
-     * Get a session
+     * Get a session, with its token figures (`tokens: { context, limit }`)
      */
     public get<ThrowOnError extends boolean = false>(options: Options<SessionGetData, ThrowOnError>): RequestResult<SessionGetResponses, SessionGetErrors, ThrowOnError> {
         return (options.client ?? this.client).get<SessionGetResponses, SessionGetErrors, ThrowOnError>({
@@ -148,6 +187,17 @@ export class Session extends HeyApiClient {
                 'Content-Type': 'application/json',
                 ...options.headers
             }
+        });
+    }
+    
+    /**
+     * Start a compaction turn: summarise the older transcript now (wait for the session to see the compaction message)
+     */
+    public compact<ThrowOnError extends boolean = false>(options: Options<SessionCompactData, ThrowOnError>): RequestResult<SessionCompactResponses, SessionCompactErrors, ThrowOnError> {
+        return (options.client ?? this.client).post<SessionCompactResponses, SessionCompactErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/session/{sessionID}/compact',
+            ...options
         });
     }
     
@@ -367,6 +417,16 @@ export class OpencodeSdk extends HeyApiClient {
         });
     }
     
+    private _agent?: Agent;
+    get agent(): Agent {
+        return this._agent ??= new Agent({ client: this.client });
+    }
+    
+    private _config?: Config;
+    get config(): Config {
+        return this._config ??= new Config({ client: this.client });
+    }
+    
     private _db?: Db;
     get db(): Db {
         return this._db ??= new Db({ client: this.client });
@@ -380,6 +440,11 @@ export class OpencodeSdk extends HeyApiClient {
     private _plugin?: Plugin;
     get plugin(): Plugin {
         return this._plugin ??= new Plugin({ client: this.client });
+    }
+    
+    private _provider?: Provider;
+    get provider(): Provider {
+        return this._provider ??= new Provider({ client: this.client });
     }
     
     private _session?: Session;

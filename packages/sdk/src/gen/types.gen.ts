@@ -8,6 +8,18 @@ export type Admitted = {
     messageID: string;
 };
 
+export type AgentInfo = {
+    id: string;
+    model?: string;
+    steps: number;
+    system: boolean;
+    default: boolean;
+};
+
+export type AgentList = {
+    items: Array<AgentInfo>;
+};
+
 export type AssistantMessage = {
     id: string;
     sessionID: string;
@@ -42,6 +54,109 @@ export type AssistantMessage = {
     removedParts?: Array<string>;
 };
 
+export type CompactionMessage = {
+    id: string;
+    sessionID: string;
+    seq: number;
+    origin: string;
+    parts: Array<Part>;
+    retracted?: {
+        time: number;
+        by: string;
+    };
+    placeholder?: string;
+    type: 'compaction';
+    time: {
+        created: number;
+    };
+    through: number;
+    prompt?: string;
+    reason: 'auto' | 'overflow' | 'manual';
+    model: ModelRef;
+    usage?: {
+        input: number;
+        output: number;
+        reasoning?: number;
+    };
+};
+
+export type CompactionStarted = {
+    turnID: string;
+};
+
+export type Config = {
+    $schema?: string;
+    model?: string;
+    provider?: {
+        [key: string]: {
+            type?: 'openai-compatible' | 'anthropic' | 'openai';
+            baseURL?: string;
+            apiKey?: string;
+            headers?: {
+                [key: string]: string;
+            };
+            models?: {
+                [key: string]: {
+                    limit?: {
+                        context: number;
+                        output: number;
+                    };
+                };
+            };
+            retries?: number;
+            timeout?: number;
+        };
+    };
+    agent?: {
+        [key: string]: {
+            system?: string;
+            model?: string;
+            steps?: number;
+            permission?: {
+                read?: 'allow' | 'ask' | 'deny' | {
+                    [key: string]: 'allow' | 'ask' | 'deny';
+                };
+                edit?: 'allow' | 'ask' | 'deny' | {
+                    [key: string]: 'allow' | 'ask' | 'deny';
+                };
+                bash?: 'allow' | 'ask' | 'deny' | {
+                    [key: string]: 'allow' | 'ask' | 'deny';
+                };
+            };
+        };
+    };
+    instructions?: Array<string>;
+    plugin?: Array<string | {
+        path: string;
+        transcript?: 'own' | 'any';
+    }>;
+    events?: {
+        persist?: boolean;
+    };
+    server?: {
+        autoResume?: boolean;
+        resumeAttempts?: number;
+        allowedHosts?: Array<string>;
+    };
+    hooks?: {
+        preflightTimeout?: number;
+    };
+    tools?: {
+        bash?: boolean;
+    };
+    permission?: {
+        read?: 'allow' | 'ask' | 'deny' | {
+            [key: string]: 'allow' | 'ask' | 'deny';
+        };
+        edit?: 'allow' | 'ask' | 'deny' | {
+            [key: string]: 'allow' | 'ask' | 'deny';
+        };
+        bash?: 'allow' | 'ask' | 'deny' | {
+            [key: string]: 'allow' | 'ask' | 'deny';
+        };
+    };
+};
+
 export type DatabaseStats = {
     path: string;
     files: {
@@ -69,7 +184,7 @@ export type DatabaseStats = {
 /**
  * A committed, versioned session event.
  */
-export type DurableEvent = SessionAssistantCompletedEvent | SessionAssistantStartedEvent | SessionCreatedEvent | SessionDeletedEvent | SessionErasedEvent | SessionInputQueuedEvent | SessionMessageAdmittedEvent | SessionMessageCorrectedEvent | SessionMessageRetractedEvent | SessionPartRemovedEvent | SessionPartUpdatedEvent | SessionPermissionAskedEvent | SessionPermissionRepliedEvent | SessionPrunedEvent | SessionRenamedEvent | SessionTurnEndedEvent | SessionTurnResumedEvent | SessionTurnStartedEvent;
+export type DurableEvent = SessionAssistantCompletedEvent | SessionAssistantStartedEvent | SessionCompactedEvent | SessionCreatedEvent | SessionDeletedEvent | SessionErasedEvent | SessionInputQueuedEvent | SessionMessageAdmittedEvent | SessionMessageCorrectedEvent | SessionMessageRetractedEvent | SessionPartRemovedEvent | SessionPartUpdatedEvent | SessionPermissionAskedEvent | SessionPermissionRepliedEvent | SessionPrunedEvent | SessionRenamedEvent | SessionTurnEndedEvent | SessionTurnResumedEvent | SessionTurnStartedEvent;
 
 export type EraseSummary = {
     sessionID: string;
@@ -147,9 +262,9 @@ export type JournalDisabledError = {
     message: string;
 };
 
-export type LogEvent = ServerConnectedEvent | ServerErrorEvent | SessionAssistantCompletedEvent | SessionAssistantStartedEvent | SessionCreatedEvent | SessionDeletedEvent | SessionErasedEvent | SessionInputQueuedEvent | SessionMessageAdmittedEvent | SessionMessageCorrectedEvent | SessionMessageRetractedEvent | SessionPartRemovedEvent | SessionPartUpdatedEvent | SessionPermissionAskedEvent | SessionPermissionRepliedEvent | SessionPrunedEvent | SessionRenamedEvent | SessionTurnEndedEvent | SessionTurnResumedEvent | SessionTurnStartedEvent;
+export type LogEvent = ServerConnectedEvent | ServerErrorEvent | SessionAssistantCompletedEvent | SessionAssistantStartedEvent | SessionCompactedEvent | SessionCreatedEvent | SessionDeletedEvent | SessionErasedEvent | SessionInputQueuedEvent | SessionMessageAdmittedEvent | SessionMessageCorrectedEvent | SessionMessageRetractedEvent | SessionPartRemovedEvent | SessionPartUpdatedEvent | SessionPermissionAskedEvent | SessionPermissionRepliedEvent | SessionPrunedEvent | SessionRenamedEvent | SessionTurnEndedEvent | SessionTurnResumedEvent | SessionTurnStartedEvent;
 
-export type Message = UserMessage | SyntheticMessage | AssistantMessage;
+export type Message = UserMessage | SyntheticMessage | AssistantMessage | CompactionMessage;
 
 export type MessageNotFoundError = {
     _tag: 'MessageNotFoundError';
@@ -221,6 +336,28 @@ export type PluginStatus = {
     error?: string;
 };
 
+export type ProviderInfo = {
+    id: string;
+    type: 'openai-compatible' | 'anthropic' | 'openai' | 'offline';
+    source: 'config' | 'env' | 'builtin';
+    baseURL?: string;
+    models: Array<{
+        id: string;
+        limit?: {
+            context: number;
+            output: number;
+        };
+    }>;
+    anyModel: boolean;
+    retries: number;
+    timeout: number;
+};
+
+export type ProviderList = {
+    default: string;
+    items: Array<ProviderInfo>;
+};
+
 export type PrunableType = 'tool' | 'reasoning';
 
 export type PruneSummary = {
@@ -257,7 +394,7 @@ export type ServerErrorEvent = {
     };
 };
 
-export type ServerEvent = ServerConnectedEvent | ServerErrorEvent | SessionAssistantCompletedEvent | SessionAssistantStartedEvent | SessionCreatedEvent | SessionDeletedEvent | SessionErasedEvent | SessionInputQueuedEvent | SessionMessageAdmittedEvent | SessionMessageCorrectedEvent | SessionMessageRetractedEvent | SessionPartRemovedEvent | SessionPartUpdatedEvent | SessionPermissionAskedEvent | SessionPermissionRepliedEvent | SessionPrunedEvent | SessionRenamedEvent | SessionTurnEndedEvent | SessionTurnResumedEvent | SessionTurnStartedEvent | SessionPartDeltaEvent;
+export type ServerEvent = ServerConnectedEvent | ServerErrorEvent | SessionAssistantCompletedEvent | SessionAssistantStartedEvent | SessionCompactedEvent | SessionCreatedEvent | SessionDeletedEvent | SessionErasedEvent | SessionInputQueuedEvent | SessionMessageAdmittedEvent | SessionMessageCorrectedEvent | SessionMessageRetractedEvent | SessionPartRemovedEvent | SessionPartUpdatedEvent | SessionPermissionAskedEvent | SessionPermissionRepliedEvent | SessionPrunedEvent | SessionRenamedEvent | SessionTurnEndedEvent | SessionTurnResumedEvent | SessionTurnStartedEvent | SessionPartDeltaEvent | SessionRetryEvent;
 
 export type SessionAssistantCompletedEvent = {
     id: string;
@@ -317,6 +454,41 @@ export type SessionBytes = {
     journal: number;
 };
 
+export type SessionCompactedEvent = {
+    id: string;
+    type: 'session.compacted';
+    version: number;
+    sessionID: string;
+    seq: number;
+    time: number;
+    data: {
+        message: {
+            id: string;
+            sessionID: string;
+            origin: string;
+            parts: Array<Part>;
+            retracted?: {
+                time: number;
+                by: string;
+            };
+            placeholder?: string;
+            type: 'compaction';
+            time: {
+                created: number;
+            };
+            through: number;
+            prompt?: string;
+            reason: 'auto' | 'overflow' | 'manual';
+            model: ModelRef;
+            usage?: {
+                input: number;
+                output: number;
+                reasoning?: number;
+            };
+        };
+    };
+};
+
 export type SessionCreatedEvent = {
     id: string;
     type: 'session.created';
@@ -340,6 +512,21 @@ export type SessionDeletedEvent = {
     seq: number;
     time: number;
     data: unknown;
+};
+
+export type SessionDetail = {
+    id: string;
+    title: string;
+    directory: string;
+    agent?: string;
+    model?: string;
+    seq: number;
+    time: {
+        created: number;
+        updated: number;
+    };
+    status: 'idle' | 'busy' | 'retrying' | 'suspended';
+    tokens: SessionTokens;
 };
 
 export type SessionErasedEvent = {
@@ -368,7 +555,7 @@ export type SessionInfo = {
         created: number;
         updated: number;
     };
-    status: 'idle' | 'busy' | 'suspended';
+    status: 'idle' | 'busy' | 'retrying' | 'suspended';
 };
 
 export type SessionInputQueuedEvent = {
@@ -543,6 +730,24 @@ export type SessionRenamedEvent = {
     };
 };
 
+/**
+ * An ephemeral event (a streaming delta): published live, never stored, no seq.
+ */
+export type SessionRetryEvent = {
+    type: 'session.retry';
+    sessionID: string;
+    data: {
+        attempt: number;
+        delayMs: number;
+        error: string;
+    };
+};
+
+export type SessionTokens = {
+    context: number;
+    limit?: number;
+};
+
 export type SessionTurnEndedEvent = {
     id: string;
     type: 'session.turn.ended';
@@ -584,7 +789,7 @@ export type SessionTurnStartedEvent = {
     time: number;
     data: {
         turnID: string;
-        reason: 'prompt' | 'synthetic' | 'resume' | 'continue';
+        reason: 'prompt' | 'synthetic' | 'resume' | 'continue' | 'compact';
     };
 };
 
@@ -662,6 +867,96 @@ export type UserMessage = {
     agent?: string;
     model?: ModelRef;
 };
+
+export type AgentListData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/agent';
+};
+
+export type AgentListErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type AgentListError = AgentListErrors[keyof AgentListErrors];
+
+export type AgentListResponses = {
+    /**
+     * AgentList
+     */
+    200: AgentList;
+};
+
+export type AgentListResponse = AgentListResponses[keyof AgentListResponses];
+
+export type ConfigGetData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/config';
+};
+
+export type ConfigGetErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type ConfigGetError = ConfigGetErrors[keyof ConfigGetErrors];
+
+export type ConfigGetResponses = {
+    /**
+     * Config
+     */
+    200: Config;
+};
+
+export type ConfigGetResponse = ConfigGetResponses[keyof ConfigGetResponses];
 
 export type DbStatsData = {
     body?: never;
@@ -849,6 +1144,51 @@ export type PluginListResponses = {
 };
 
 export type PluginListResponse = PluginListResponses[keyof PluginListResponses];
+
+export type ProviderListData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/provider';
+};
+
+export type ProviderListErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type ProviderListError = ProviderListErrors[keyof ProviderListErrors];
+
+export type ProviderListResponses = {
+    /**
+     * ProviderList
+     */
+    200: ProviderList;
+};
+
+export type ProviderListResponse = ProviderListResponses[keyof ProviderListResponses];
 
 export type SessionListData = {
     body?: never;
@@ -1043,9 +1383,9 @@ export type SessionGetError = SessionGetErrors[keyof SessionGetErrors];
 
 export type SessionGetResponses = {
     /**
-     * SessionInfo
+     * SessionDetail
      */
-    200: SessionInfo;
+    200: SessionDetail;
 };
 
 export type SessionGetResponse = SessionGetResponses[keyof SessionGetResponses];
@@ -1102,6 +1442,61 @@ export type SessionUpdateResponses = {
 };
 
 export type SessionUpdateResponse = SessionUpdateResponses[keyof SessionUpdateResponses];
+
+export type SessionCompactData = {
+    body?: never;
+    path: {
+        sessionID: string;
+    };
+    query?: never;
+    url: '/api/session/{sessionID}/compact';
+};
+
+export type SessionCompactErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * SessionNotFoundError
+     */
+    404: SessionNotFoundError;
+    /**
+     * SessionBusyError
+     */
+    409: SessionBusyError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type SessionCompactError = SessionCompactErrors[keyof SessionCompactErrors];
+
+export type SessionCompactResponses = {
+    /**
+     * CompactionStarted
+     */
+    200: CompactionStarted;
+};
+
+export type SessionCompactResponse = SessionCompactResponses[keyof SessionCompactResponses];
 
 export type SessionEraseData = {
     body?: never;

@@ -1,5 +1,6 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { DbGroup } from "./db.ts"
+import { AgentGroup, ConfigGroup, ProviderGroup } from "./discovery.ts"
 import { DurableEvent, LogEvent, ServerEvent } from "./event.ts"
 import { HealthGroup } from "./health.ts"
 import { MessageGroup, PartGroup } from "./message.ts"
@@ -23,6 +24,9 @@ export class Api extends HttpApi.make("opencode2")
   .add(PluginGroup)
   .add(PermissionGroup)
   .add(DbGroup)
+  .add(ProviderGroup)
+  .add(AgentGroup)
+  .add(ConfigGroup)
   .middleware(RequestErrors)
   .middleware(Authorization)
   // The event streams are served outside HttpApi (see `src/http/events.ts`); their payload schema is

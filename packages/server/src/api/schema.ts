@@ -1,7 +1,11 @@
 import {
+  AgentInfo as CoreAgentInfo,
+  ConfigSchema as CoreConfigSchema,
   DatabaseStats as CoreDatabaseStats,
   EraseSummary as CoreEraseSummary,
   PluginStatus as CorePluginStatus,
+  ProviderInfo as CoreProviderInfo,
+  ProviderList as CoreProviderList,
   PrunableType as CorePrunableType,
   PruneSummary as CorePruneSummary,
   SessionBytes as CoreSessionBytes,
@@ -16,6 +20,7 @@ import { Schema } from "effect"
  */
 export {
   AssistantMessage,
+  CompactionMessage,
   Message,
   ModelRef,
   Part,
@@ -27,6 +32,20 @@ export {
   UserMessage,
 } from "@opencode-ai/plugin"
 
+
+/** Token figures of a session: what its next request carries (`context`) and its model's window (`limit`). */
+export const SessionTokens = Schema.Struct({
+  context: Schema.Number,
+  limit: Schema.optional(Schema.Number),
+}).annotate({ identifier: "SessionTokens" })
+
+/** `GET /api/session/:sessionID`: the session with its token figures. */
+export const SessionDetail = SessionInfo.mapFields((fields) => ({ ...fields, tokens: SessionTokens })).annotate({
+  identifier: "SessionDetail",
+})
+
+/** A compaction turn was started. */
+export const CompactionStarted = Schema.Struct({ turnID: Schema.String }).annotate({ identifier: "CompactionStarted" })
 export const SessionPage = Page(SessionInfo).annotate({ identifier: "SessionPage" })
 export const MessagePage = Page(Message).annotate({ identifier: "MessagePage" })
 export const PluginStatus = CorePluginStatus.annotate({ identifier: "PluginStatus" })
@@ -68,3 +87,19 @@ export const DatabaseStats = CoreDatabaseStats.mapFields((fields) => ({
   ...fields,
   sessions: Schema.Array(SessionBytes),
 })).annotate({ identifier: "DatabaseStats" })
+
+/** One usable model provider, its models and their limits (never its key). */
+export const ProviderInfo = CoreProviderInfo.annotate({ identifier: "ProviderInfo" })
+
+/** `GET /api/provider`: the providers and the default model. */
+export const ProviderList = CoreProviderList.mapFields((fields) => ({
+  ...fields,
+  items: Schema.Array(ProviderInfo),
+})).annotate({ identifier: "ProviderList" })
+
+/** An agent a prompt may name. */
+export const AgentInfo = CoreAgentInfo.annotate({ identifier: "AgentInfo" })
+export const AgentList = Schema.Struct({ items: Schema.Array(AgentInfo) }).annotate({ identifier: "AgentList" })
+
+/** The effective `opencode.json`, secrets redacted. */
+export const EffectiveConfig = CoreConfigSchema.annotate({ identifier: "Config" })

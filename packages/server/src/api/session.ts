@@ -1,7 +1,19 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { InvalidRequestError, SessionBusyError, SessionNotFoundError } from "./errors.ts"
-import { Admitted, EraseSummary, Limit, ModelName, PrunableType, PruneSummary, SessionInfo, SessionPage, Text } from "./schema.ts"
+import {
+  Admitted,
+  CompactionStarted,
+  EraseSummary,
+  Limit,
+  ModelName,
+  PrunableType,
+  PruneSummary,
+  SessionDetail,
+  SessionInfo,
+  SessionPage,
+  Text,
+} from "./schema.ts"
 
 const params = { sessionID: Schema.String }
 
@@ -24,9 +36,9 @@ export class SessionGroup extends HttpApiGroup.make("session")
     }).annotate(OpenApi.Summary, "List sessions, newest first; pass the returned cursor for the next page"),
     HttpApiEndpoint.get("get", "/api/session/:sessionID", {
       params,
-      success: SessionInfo,
+      success: SessionDetail,
       error: SessionNotFoundError,
-    }).annotate(OpenApi.Summary, "Get a session"),
+    }).annotate(OpenApi.Summary, "Get a session, with its token figures (`tokens: { context, limit }`)"),
     HttpApiEndpoint.patch("update", "/api/session/:sessionID", {
       params,
       payload: Schema.Struct({ title: Text }),
@@ -89,6 +101,14 @@ export class SessionGroup extends HttpApiGroup.make("session")
     }).annotate(
       OpenApi.Summary,
       "Remove every tool and/or reasoning part (`types`, default both) of the completed assistant messages (between turns only)",
+    ),
+    HttpApiEndpoint.post("compact", "/api/session/:sessionID/compact", {
+      params,
+      success: CompactionStarted,
+      error: [SessionNotFoundError, SessionBusyError],
+    }).annotate(
+      OpenApi.Summary,
+      "Start a compaction turn: summarise the older transcript now (wait for the session to see the compaction message)",
     ),
     HttpApiEndpoint.post("erase", "/api/session/:sessionID/erase", {
       params,

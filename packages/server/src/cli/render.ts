@@ -76,6 +76,7 @@ export const renderMessage = (message: Message): string => {
     if (message.time.completed === undefined) details.push("in progress")
   }
   if (message.type === "synthetic" && message.description) details.push(message.description)
+  if (message.type === "compaction") details.push(`${message.reason} summary of #1-#${message.through}`)
   const lines = [`#${message.seq} ${message.type} ${message.id} (${details.join(", ")}) ${formatTime(message.time.created)}`]
   if (message.retracted) {
     lines.push(`  [retracted by ${message.retracted.by} at ${formatTime(message.retracted.time)}] ${message.placeholder ?? ""}`.trimEnd())

@@ -6,6 +6,7 @@ import { Api } from "../api/api.ts"
 import { openApiDocument } from "../api/openapi.ts"
 import { AuthorizationLive } from "./auth.ts"
 import { DbHandlers } from "./db.ts"
+import { AgentHandlers, ConfigHandlers, ProviderHandlers } from "./discovery.ts"
 import { Fallback } from "./fallback.ts"
 import { HealthHandlers } from "./health.ts"
 import { MessageHandlers, PartHandlers } from "./message.ts"
@@ -49,6 +50,9 @@ export const appLayer = (options: AppOptions) => {
     PluginHandlers,
     PermissionHandlers,
     DbHandlers,
+    ProviderHandlers,
+    AgentHandlers,
+    ConfigHandlers,
   ).pipe(
     // Middleware is looked up in the handlers' context when routes are built.
     Layer.provideMerge(Layer.mergeAll(RequestErrorsLive, AuthorizationLive(options.password))),

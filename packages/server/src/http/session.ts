@@ -1,4 +1,4 @@
-import { Erase, Execution, parseModel, Prune, Session } from "@opencode-ai/core"
+import { checkChoice, Config, contextTokens, Erase, Execution, parseModel, Providers, Prune, Session } from "@opencode-ai/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/api.ts"
@@ -23,13 +23,31 @@ export const SessionHandlers = HttpApiBuilder.group(
     const execution = yield* Execution
     const prune = yield* Prune
     const erase = yield* Erase
+    const config = yield* Config
+    const providers = yield* Providers
     return handlers.handleAll({
       create: ({ payload }) =>
-        payload.directory === undefined
-          ? session.create(payload)
-          : Effect.flatMap(resolveDirectory(payload.directory), (directory) => session.create({ ...payload, directory })),
+        fromCore(
+          checkChoice(config.data, providers, {
+            agent: payload.agent,
+            model: payload.model !== undefined ? parseModel(payload.model) : undefined,
+          }),
+        ).pipe(
+          Effect.andThen(
+            payload.directory === undefined
+              ? session.create(payload)
+              : Effect.flatMap(resolveDirectory(payload.directory), (directory) => session.create({ ...payload, directory })),
+          ),
+        ),
       list: ({ query }) => session.list(query),
-      get: ({ params }) => fromCore(session.get(params.sessionID)),
+      get: ({ params }) =>
+        fromCore(
+          session
+            .get(params.sessionID)
+            .pipe(
+              Effect.map((info) => ({ ...info, tokens: contextTokens(session.sync, config.data, providers, params.sessionID) })),
+            ),
+        ),
       update: ({ params, payload }) => fromCore(session.rename(params.sessionID, payload.title)),
       delete: ({ params }) => fromCore(execution.remove(params.sessionID)),
       prompt: ({ params, payload }) =>
@@ -59,6 +77,7 @@ export const SessionHandlers = HttpApiBuilder.group(
       resume: ({ params }) => fromCore(execution.resume(params.sessionID)),
       prune: ({ params, payload }) =>
         fromCore(prune.session({ sessionID: params.sessionID, types: payload.types ?? ALL_TYPES, by })),
+      compact: ({ params }) => fromCore(execution.compact(params.sessionID)),
       erase: ({ params }) => fromCore(erase.session({ sessionID: params.sessionID, by })),
     })
   }),

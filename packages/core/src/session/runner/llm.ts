@@ -7,6 +7,7 @@ import { ascending } from "../../id/id.ts"
 import { HookError, Hooks, recordedHookError } from "../../plugin/hooks.ts"
 import type { ProviderEvent, Usage } from "../../provider/provider.ts"
 import { parseModel, Providers } from "../../provider/registry.ts"
+import { withRetry } from "../../provider/retry.ts"
 import { Permissions } from "../../permission/permission.ts"
 import { childEnvironment } from "../../tool/env.ts"
 import { builtinTools, toModelTool } from "../../tool/registry.ts"
@@ -16,6 +17,9 @@ import { SessionEvent } from "../event.ts"
 import type { MessageError, Part, ToolPart } from "../message.ts"
 import type { ModelMessage, ModelRef, ModelRequest, ModelTool, SystemPart } from "../model-request.ts"
 import { Session } from "../session.ts"
+import { retryStatus } from "../retry-status.ts"
+import { isOverflow, makeCompactor } from "../compaction.ts"
+import { Turns } from "../turns.ts"
 import { readInstructions } from "../instructions.ts"
 import { fitDelta } from "../part-limit.ts"
 import { runContextHooks } from "../provenance.ts"
@@ -46,6 +50,8 @@ export class Runner extends Context.Service<
   Runner,
   {
     run(turn: Turn): Effect.Effect<TurnOutcome>
+    /** A compaction turn (`POST .../compact`): summarises the older transcript, no answer. */
+    compact(turn: Turn): Effect.Effect<TurnOutcome>
     /** Ends a turn without a model request, recording `error` on an assistant message. */
     fail(turn: Turn, error: MessageError): Effect.Effect<TurnOutcome>
   }
@@ -58,11 +64,22 @@ export class Runner extends Context.Service<
       const hooks = yield* Hooks
       const providers = yield* Providers
       const config = yield* Config
+      const turns = yield* Turns
       const permissions = yield* Permissions
       const tools = builtinTools({ bash: config.data.tools?.bash !== false })
       const modelTools: ReadonlyArray<ModelTool> = tools.map(toModelTool)
       const preflightTimeout = config.data.hooks?.preflightTimeout ?? 30_000
       const instructions = config.data.instructions ?? ["AGENTS.md"]
+      const compactor = makeCompactor({
+        bus,
+        session,
+        hooks,
+        providers,
+        config: config.data,
+        turns,
+        tools: modelTools,
+        hookTimeout: preflightTimeout,
+      })
 
       const commit = (sessionID: string, drafts: ReadonlyArray<Draft>) =>
         bus.commit(sessionID, drafts).pipe(Effect.orDie)
@@ -93,7 +110,12 @@ export class Runner extends Context.Service<
       }
 
       /** One primary model request and its tool calls. Returns whether the model asked to continue. */
-      const step = (turn: Turn, reason: TurnReason, index: number, selection: ReturnType<typeof resolve>) =>
+      const step = (
+        turn: Turn,
+        reason: Exclude<TurnReason, "compact">,
+        index: number,
+        selection: ReturnType<typeof resolve>,
+      ) =>
         Effect.gen(function* () {
           const row = session.sync.row(turn.sessionID)
           if (!row) return yield* Effect.interrupt
@@ -107,12 +129,14 @@ export class Runner extends Context.Service<
           // Context selection happens after preflight, so plugin state established there applies.
           const client = yield* providers.client(model)
           const instructionFiles = yield* readInstructions(row.directory, instructions)
-          const transcript = session.sync.transcript(turn.sessionID)
+          const system = systemParts(agent, instructionFiles)
+          // Compacts first when this request would not fit the model's window.
+          const transcript = yield* compactor.prepare({ sessionID: turn.sessionID, model, system })
           const built: ContextEvent = {
             sessionID: turn.sessionID,
             agentID: agent.id,
             model,
-            system: systemParts(agent, instructionFiles),
+            system,
             messages: toModelMessages(transcript),
             tools: [...modelTools],
           } as ContextEvent
@@ -133,7 +157,9 @@ export class Runner extends Context.Service<
           ])
           const state = new StreamState(messageID)
           const finished = yield* Effect.gen(function* () {
-            yield* client.stream(request).pipe(
+            // Transient failures before any output are retried with backoff (status `retrying` meanwhile).
+            const retries = providers.retries(model.providerID)
+            yield* withRetry(() => client.stream(request), retries, retryStatus(bus, turns, turn.sessionID)).pipe(
               Stream.takeWhile(() => !state.capped),
               Stream.runForEach((event) =>
                 Effect.suspend(() => {
@@ -196,7 +222,13 @@ export class Runner extends Context.Service<
             if (pending.resumed && !pending.more) return { outcome: "completed" } as TurnOutcome
           }
           for (let index = 1; index <= selection.steps; index++) {
-            const more = yield* step(turn, index === 1 ? turn.reason : "continue", index, selection)
+            const reason = index === 1 && turn.reason !== "compact" ? turn.reason : "continue"
+            // A request the provider refused as too long is retried once after compacting.
+            const more = yield* step(turn, reason, index, selection).pipe(
+              Effect.catchIf(isOverflow, (error) =>
+                compactor.recover(turn.sessionID, error).pipe(Effect.andThen(step(turn, reason, index, selection))),
+              ),
+            )
             if (!more) break
           }
           return { outcome: "completed" } as TurnOutcome
@@ -235,7 +267,13 @@ export class Runner extends Context.Service<
           return { outcome: "failed", error } as TurnOutcome
         })
 
-      return Runner.of({ run, fail })
+      const compact = (turn: Turn) =>
+        compactor.compact({ sessionID: turn.sessionID, reason: "manual" }).pipe(
+          Effect.as<TurnOutcome>({ outcome: "completed" }),
+          Effect.catch((failure) => fail(turn, { name: failure._tag, message: failure.message })),
+        )
+
+      return Runner.of({ run, fail, compact })
     }),
   )
 }

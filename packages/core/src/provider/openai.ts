@@ -1,0 +1,12 @@
+import { createOpenAI } from "@ai-sdk/openai"
+import type { ProtocolOptions } from "./openai-compatible.ts"
+
+/** A model behind OpenAI's Responses API (`POST /v1/responses`, SSE), through `@ai-sdk/openai`. */
+export const openAIModel = (options: ProtocolOptions) =>
+  createOpenAI({
+    baseURL: options.baseURL,
+    // Always explicit: the SDK would otherwise read the environment itself, behind the config's back.
+    apiKey: options.apiKey ?? "",
+    ...(options.headers !== undefined ? { headers: options.headers } : {}),
+    fetch: options.fetch as typeof fetch,
+  }).responses(options.modelID)

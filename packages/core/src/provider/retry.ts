@@ -1,0 +1,70 @@
+import { Effect, Stream } from "effect"
+import type { ProviderError, ProviderEvent } from "./provider.ts"
+
+/** Retries of a transient failure when `provider.<id>.retries` is not set. */
+export const DEFAULT_RETRIES = 4
+
+/** The first backoff delay; each further attempt doubles it, up to `MAX_BACKOFF`. */
+export const BASE_BACKOFF = 1_000
+export const MAX_BACKOFF = 30_000
+/** A `retry-after` longer than this is not waited for: the request fails instead. */
+export const MAX_RETRY_AFTER = 600_000
+
+/** One wait before a retry, as reported to the session (`session.retry`). */
+export interface RetryNotice {
+  /** 1 for the first retry. */
+  readonly attempt: number
+  readonly delayMs: number
+  readonly error: ProviderError
+}
+
+export interface RetryHandlers {
+  /** Runs when a wait starts (status `retrying`, `session.retry`). */
+  readonly onRetry: (notice: RetryNotice) => Effect.Effect<void>
+  /** Runs when the wait ends, however it ends. */
+  readonly onResume: Effect.Effect<void>
+}
+
+/** The delay before retry `attempt` (1-based): what the server asked for, else exponential backoff. */
+export const retryDelay = (attempt: number, error: ProviderError): number =>
+  error.retryAfter ?? Math.min(BASE_BACKOFF * 2 ** (attempt - 1), MAX_BACKOFF)
+
+/**
+ * Runs a model stream, retrying it from scratch when it fails transiently (429, 5xx, connection refused
+ * or reset: `ProviderError.retryable`) before yielding anything, up to `retries` times with backoff that
+ * honours `retry-after`. A failure after output has streamed is not retried: the partial answer was
+ * already shown and recorded, and repeating the request would show a different one.
+ */
+export const withRetry = (
+  make: () => Stream.Stream<ProviderEvent, ProviderError>,
+  retries: number,
+  handlers: RetryHandlers,
+): Stream.Stream<ProviderEvent, ProviderError> => {
+  const attempt = (failures: number): Stream.Stream<ProviderEvent, ProviderError> =>
+    Stream.suspend(() => {
+      let received = false
+      return make().pipe(
+        Stream.tap(() =>
+          Effect.sync(() => {
+            received = true
+          }),
+        ),
+        Stream.catchIf(
+          (error): error is ProviderError =>
+            !received &&
+            error.retryable === true &&
+            failures < retries &&
+            retryDelay(failures + 1, error) <= MAX_RETRY_AFTER,
+          (error) =>
+            Stream.unwrap(
+              Effect.gen(function* () {
+                const notice = { attempt: failures + 1, delayMs: retryDelay(failures + 1, error), error }
+                yield* handlers.onRetry(notice).pipe(Effect.andThen(Effect.sleep(notice.delayMs)), Effect.ensuring(handlers.onResume))
+                return attempt(failures + 1)
+              }),
+            ),
+        ),
+      )
+    })
+  return attempt(0)
+}

@@ -1,0 +1,64 @@
+import { Effect, Schema } from "effect"
+import type { ConfigData } from "../config/config.ts"
+import type { ProvidersShape } from "../provider/registry.ts"
+import { DEFAULT_AGENT, selectAgent } from "./agent.ts"
+import { InvalidInputError } from "./error.ts"
+import type { ModelRef } from "./model-request.ts"
+
+/**
+ * The agent and model a prompt (or a new session) chooses, checked at admission: a typo is a 400 naming
+ * the field, with nothing stored, instead of a turn that fails later.
+ */
+
+/** An agent as discovery reports it. */
+export const AgentInfo = Schema.Struct({
+  id: Schema.String,
+  /** `<providerID>/<modelID>` the agent uses, when it names one. */
+  model: Schema.optional(Schema.String),
+  /** Most model requests one turn may make. */
+  steps: Schema.Number,
+  /** Whether the agent has its own system text (else the host default applies). */
+  system: Schema.Boolean,
+  /** The agent used when a prompt and its session name none. */
+  default: Schema.Boolean,
+})
+export type AgentInfo = typeof AgentInfo.Type
+
+/** Every agent: the default `build` and each one configured under `agent`. */
+export const listAgents = (config: ConfigData): Array<AgentInfo> => {
+  const ids = [DEFAULT_AGENT, ...Object.keys(config.agent ?? {}).filter((id) => id !== DEFAULT_AGENT)]
+  return ids.map((id) => {
+    const agent = selectAgent(config, id)
+    return {
+      id,
+      ...(agent.model ? { model: `${agent.model.providerID}/${agent.model.modelID}` } : {}),
+      steps: agent.steps,
+      system: agent.system !== undefined,
+      default: id === DEFAULT_AGENT,
+    }
+  })
+}
+
+/** Fails with `InvalidInputError` (`field: "agent"` / `"model"`) when either choice is unknown. */
+export const checkChoice = (
+  config: ConfigData,
+  providers: ProvidersShape,
+  choice: { readonly agent?: string | undefined; readonly model?: ModelRef | undefined },
+): Effect.Effect<void, InvalidInputError> => {
+  if (choice.agent !== undefined && choice.agent !== DEFAULT_AGENT && !Object.hasOwn(config.agent ?? {}, choice.agent)) {
+    const known = listAgents(config).map((a) => a.id).join(", ")
+    return Effect.fail(new InvalidInputError({ field: "agent", message: `unknown agent "${choice.agent}" (known: ${known})` }))
+  }
+  if (choice.model !== undefined) {
+    const problem = !choice.model.providerID || !choice.model.modelID ? "expected <providerID>/<modelID>" : providers.check(choice.model)
+    if (problem) {
+      return Effect.fail(
+        new InvalidInputError({
+          field: "model",
+          message: `model "${choice.model.providerID}/${choice.model.modelID}" cannot be used: ${problem}`,
+        }),
+      )
+    }
+  }
+  return Effect.void
+}

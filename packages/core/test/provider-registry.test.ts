@@ -1,0 +1,113 @@
+import { Effect, Exit, Layer, Logger } from "effect"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import { Config, type ConfigShape } from "../src/config/config.ts"
+import { Providers } from "../src/provider/registry.ts"
+import { Execution } from "../src/session/execution.ts"
+import type { AssistantMessage } from "../src/session/message.ts"
+import { Session } from "../src/session/session.ts"
+import { makeHost } from "./support/host.ts"
+import { tempDir } from "./support/tmp.ts"
+
+const saved = { ANTHROPIC_API_KEY: process.env.ANTHROPIC_API_KEY, OPENAI_API_KEY: process.env.OPENAI_API_KEY }
+afterEach(() => {
+  for (const [name, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[name]
+    else process.env[name] = value
+  }
+})
+
+const providers = (config: ConfigShape) =>
+  Effect.runPromise(Effect.gen(function* () { return yield* Providers }).pipe(Effect.provide(Providers.layer.pipe(Layer.provide(Config.layer(config))))))
+
+describe("the provider registry", () => {
+  it("offers anthropic and openai without config when their key variable is set, with catalog limits", async () => {
+    delete process.env.ANTHROPIC_API_KEY
+    delete process.env.OPENAI_API_KEY
+    const none = await providers({ data: {}, directory: tempDir() })
+    expect(none.list().map((p) => p.id)).toEqual(["offline"])
+    expect(none.check({ providerID: "anthropic", modelID: "claude-sonnet-4-5" })).toBe('unknown provider "anthropic"')
+
+    process.env.ANTHROPIC_API_KEY = "sk-ant-test"
+    process.env.OPENAI_API_KEY = "sk-openai-test"
+    const both = await providers({ data: {}, directory: tempDir() })
+    const listed = both.list()
+    expect(listed.map((p) => [p.id, p.type, p.source])).toEqual([
+      ["offline", "offline", "builtin"],
+      ["anthropic", "anthropic", "env"],
+      ["openai", "openai", "env"],
+    ])
+    expect(JSON.stringify(listed)).not.toContain("sk-ant-test")
+    expect(both.limit({ providerID: "anthropic", modelID: "claude-sonnet-4-5" })).toEqual({ context: 200_000, output: 64_000 })
+    expect(both.check({ providerID: "openai", modelID: "gpt-5" })).toBeUndefined()
+    expect(both.check({ providerID: "openai", modelID: "nope" })).toBe('provider "openai" has no model "nope"')
+    const client = await Effect.runPromise(both.client({ providerID: "anthropic", modelID: "claude-sonnet-4-5" }))
+    expect(client.endpoint).toBe("api.anthropic.com:443")
+  })
+
+  it("merges configured models and limits over the catalog and applies retries and timeout", async () => {
+    const registry = await providers({
+      data: {
+        provider: {
+          anthropic: { baseURL: "http://127.0.0.1:9/v1", apiKey: "k", retries: 0, timeout: 1234, models: { "claude-next": { limit: { context: 1000, output: 100 } } } },
+          local: { baseURL: "http://127.0.0.1:8/v1" },
+        },
+      },
+      directory: tempDir(),
+    })
+    const anthropic = registry.list().find((p) => p.id === "anthropic")!
+    expect(anthropic).toMatchObject({ type: "anthropic", source: "config", retries: 0, timeout: 1234, baseURL: "http://127.0.0.1:9/v1" })
+    expect(registry.limit({ providerID: "anthropic", modelID: "claude-next" })).toEqual({ context: 1000, output: 100 })
+    expect(registry.check({ providerID: "anthropic", modelID: "claude-haiku-4-5" })).toBeUndefined()
+    // An openai-compatible entry listing no models takes any model id.
+    expect(registry.list().find((p) => p.id === "local")).toMatchObject({ type: "openai-compatible", anyModel: true, retries: 4, timeout: 600_000 })
+    expect(registry.check({ providerID: "local", modelID: "whatever" })).toBeUndefined()
+  })
+
+  it("refuses an openai-compatible entry without baseURL when the config is loaded", async () => {
+    const dir = tempDir()
+    writeFileSync(join(dir, "opencode.json"), JSON.stringify({ provider: { local: { models: { m: {} } } } }))
+    const exit = await Effect.runPromiseExit(Config.load(dir, {}))
+    expect(Exit.isFailure(exit)).toBe(true)
+    expect(JSON.stringify(exit)).toContain('provider \\"local\\" (openai-compatible) needs a baseURL')
+  })
+
+  it("reports an unset {env:VAR} at start, and a turn that needs it fails naming it", async () => {
+    const dir = tempDir()
+    writeFileSync(
+      join(dir, "opencode.json"),
+      `{ "model": "local/m", "provider": { "local": { "baseURL": "http://127.0.0.1:9/v1", "apiKey": "{env:OC2_TEST_UNSET_KEY}" } } }`,
+    )
+    const config: ConfigShape = await Effect.runPromise(Config.load(dir, {}))
+    expect(config.unsetEnv).toEqual([{ name: "OC2_TEST_UNSET_KEY", path: ["provider", "local", "apiKey"] }])
+
+    const logged: Array<string> = []
+    const capture = Logger.make(({ message }) => {
+      logged.push(String(Array.isArray(message) ? message.join(" ") : message))
+    })
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        yield* Providers
+      }).pipe(
+        Effect.provide(Providers.layer.pipe(Layer.provide(Config.layer(config)), Layer.provide(Logger.layer([capture])))),
+      ),
+    )
+    expect(logged.join("\n")).toContain("{env:OC2_TEST_UNSET_KEY} at provider.local.apiKey names an unset environment variable")
+
+    const host = makeHost({ config: config.data, ...(config.unsetEnv ? { unsetEnv: config.unsetEnv } : {}) })
+    const items = await host.run(
+      Effect.gen(function* () {
+        const session = yield* Session
+        const execution = yield* Execution
+        const info = yield* session.create({ directory: host.directory })
+        yield* execution.prompt({ sessionID: info.id, text: "hello" })
+        yield* execution.wait(info.id)
+        return (yield* session.messages(info.id)).items
+      }),
+    )
+    const answer = items[1] as AssistantMessage
+    expect(answer.error?.message).toBe('provider "local" needs the environment variable OC2_TEST_UNSET_KEY, which is not set')
+    await host.dispose()
+  })
+})

@@ -1,0 +1,254 @@
+import { Effect } from "effect"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { projectionSnapshot, replay } from "../src/bus/replay.ts"
+import type { ConfigData } from "../src/config/config.ts"
+import { Erase } from "../src/session/erase.ts"
+import { makeSessionProjector } from "../src/session/projector.ts"
+import { Database } from "../src/storage/database.ts"
+import { COMPACTION_PROMPT } from "../src/session/compaction.ts"
+import { SUMMARY_HEADING } from "../src/session/transcript.ts"
+import { Execution } from "../src/session/execution.ts"
+import type { AssistantMessage, CompactionMessage, Message } from "../src/session/message.ts"
+import { Mutation } from "../src/session/mutation.ts"
+import { Session } from "../src/session/session.ts"
+import { makeHost } from "./support/host.ts"
+import { startOpenAIServer, type OpenAIServer } from "./support/openai-server.ts"
+
+/**
+ * Compaction against a local OpenAI-compatible server: automatic before a request that would not fit the
+ * model's window, after the provider refuses one as too long, and on demand; what later requests carry;
+ * what stays stored; the `compacting` hook; and compaction as a turn that holds the session.
+ */
+
+let server: OpenAIServer
+beforeAll(async () => {
+  server = await startOpenAIServer()
+})
+afterAll(() => server.close())
+
+const isSummaryRequest = (body: any) => typeof body?.messages?.[0]?.content === "string" && body.messages[0].content === COMPACTION_PROMPT
+const texts = (body: any): Array<string> =>
+  body.messages.map((m: any) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
+
+const config = (limit?: { context: number; output: number }): ConfigData => ({
+  model: "local/m",
+  instructions: [],
+  provider: { local: { type: "openai-compatible", baseURL: server.url, apiKey: "k", models: { m: limit ? { limit } : {} } } },
+})
+
+/** Answers every request: summaries with a fixed summary, everything else with a short reply. */
+const answer = (summary = "SUMMARY: the user sent several long prompts.") => {
+  server.reply((body) => (isSummaryRequest(body) ? { text: summary, usage: { prompt_tokens: 900, completion_tokens: 20 } } : { text: "noted" }))
+}
+
+const prompt = (n: number) => `prompt ${n}: ${"lorem ipsum ".repeat(170)}`
+
+describe("automatic compaction", () => {
+  it("summarises the older transcript before a request that would not fit; later requests carry the summary and what follows", async () => {
+    answer()
+    const host = makeHost({
+      config: config({ context: 3000, output: 500 }),
+      plugins: [
+        {
+          source: "inline:keeper",
+          plugin: {
+            id: "keeper",
+            setup: (ctx) => {
+              ctx.session.hook("compacting", (event) => {
+                event.context.push("the launch code is 42")
+              })
+            },
+          },
+        },
+      ],
+    })
+    const start = server.requests.length
+    const result = await host.run(
+      Effect.gen(function* () {
+        const session = yield* Session
+        const execution = yield* Execution
+        const info = yield* session.create({ directory: host.directory })
+        let n = 0
+        while (!server.requests.slice(start).some(isSummaryRequest) && n < 10) {
+          n++
+          yield* execution.prompt({ sessionID: info.id, text: prompt(n) })
+          yield* execution.wait(info.id)
+        }
+        // One more turn after the compaction.
+        yield* execution.prompt({ sessionID: info.id, text: "and now a short one" })
+        yield* execution.wait(info.id)
+        return { n, items: (yield* session.messages(info.id, { limit: 200 })).items }
+      }),
+    )
+    await host.dispose()
+    const requests = server.requests.slice(start)
+    const summaryAt = requests.findIndex(isSummaryRequest)
+    expect(summaryAt).toBeGreaterThan(0)
+    expect(result.n).toBeGreaterThanOrEqual(2)
+
+    // The summary request: the older prompts, the ask, and the plugin's addition.
+    const summaryRequest = texts(requests[summaryAt])
+    expect(summaryRequest.some((t) => t.includes("prompt 1:"))).toBe(true)
+    expect(summaryRequest.some((t) => t.includes(`prompt ${result.n}:`))).toBe(false)
+    expect(summaryRequest.at(-1)).toContain("the launch code is 42")
+
+    // The request right after it: system, summary, then the latest prompt verbatim; nothing older.
+    const next = texts(requests[summaryAt + 1])
+    expect(next).toHaveLength(3)
+    expect(next[1]).toContain("SUMMARY: the user sent several long prompts.")
+    expect(next[1]).toContain(SUMMARY_HEADING)
+    expect(next[2]).toContain(prompt(result.n))
+    // The turn after that: still the summary and only what followed it.
+    const last = texts(requests.at(-1))
+    expect(last.some((t) => t.includes("prompt 1:"))).toBe(false)
+    expect(last[1]).toContain("SUMMARY")
+    expect(last.slice(2).map((t) => t.slice(0, 12))).toEqual([prompt(result.n).slice(0, 12), expect.any(String), "and now a sh"])
+
+    // Storage still lists every message; the compaction sits before the answer it made room for.
+    const types = result.items.map((m) => m.type)
+    expect(types.filter((t) => t === "user")).toHaveLength(result.n + 1)
+    expect(types.filter((t) => t === "assistant")).toHaveLength(result.n + 1)
+    const compaction = result.items.find((m): m is CompactionMessage => m.type === "compaction")!
+    expect(compaction).toMatchObject({ origin: "host", reason: "auto", model: { providerID: "local", modelID: "m" } })
+    expect(compaction.parts).toMatchObject([{ type: "text", text: "SUMMARY: the user sent several long prompts." }])
+    expect(compaction.usage).toEqual({ input: 900, output: 20 })
+    const latestPrompt = result.items.filter((m) => m.type === "user").at(-2)!
+    expect(compaction.through).toBeLessThan(latestPrompt.seq)
+    expect(compaction.seq).toBeGreaterThan(latestPrompt.seq)
+  })
+
+  it("after the provider refuses a request as too long, compacts and retries the step once", async () => {
+    const host = makeHost({ config: config() })
+    answer("SUMMARY after overflow")
+    const start = server.requests.length
+    const items = await host.run(
+      Effect.gen(function* () {
+        const session = yield* Session
+        const execution = yield* Execution
+        const info = yield* session.create({ directory: host.directory })
+        yield* execution.prompt({ sessionID: info.id, text: "an earlier prompt" })
+        yield* execution.wait(info.id)
+        server.enqueue({ status: 400, error: "This model's maximum context length is 8192 tokens." })
+        yield* execution.prompt({ sessionID: info.id, text: "the prompt that overflows" })
+        yield* execution.wait(info.id)
+        return (yield* session.messages(info.id)).items
+      }),
+    )
+    await host.dispose()
+    const requests = server.requests.slice(start)
+    expect(requests.filter(isSummaryRequest)).toHaveLength(1)
+    const retried = texts(requests.at(-1))
+    expect(retried[1]).toContain("SUMMARY after overflow")
+    expect(retried[2]).toContain("the prompt that overflows")
+    const last = items.at(-1) as AssistantMessage
+    expect(last).toMatchObject({ type: "assistant", parts: [{ type: "text", text: "noted" }] })
+    expect(last.error).toBeUndefined()
+    // The refused attempt is recorded, failed; the compaction came after it.
+    const refused = items.filter((m): m is AssistantMessage => m.type === "assistant" && m.error !== undefined)
+    expect(refused).toHaveLength(1)
+    expect(refused[0]!.error!.message).toContain("maximum context length")
+    expect(items.find((m) => m.type === "compaction")).toMatchObject({ reason: "overflow" })
+  })
+})
+
+describe("manual compaction", () => {
+  it("is a turn: holds the session (mutations 409) and summarises only content that was not corrected, retracted or removed", async () => {
+    const host = makeHost({ config: config() })
+    writeFileSync(join(host.directory, "secret.txt"), "TOOL-OUTPUT-REMOVED\n")
+    server.reply((body) => (isSummaryRequest(body) ? { text: "SUMMARY manual", hold: true } : { text: "noted" }))
+    const start = server.requests.length
+    const result = await host.run(
+      Effect.gen(function* () {
+        const session = yield* Session
+        const execution = yield* Execution
+        const mutation = yield* Mutation
+        const info = yield* session.create({ directory: host.directory })
+        const sessionID = info.id
+        const retracted = yield* execution.prompt({ sessionID, text: "RETRACTED-SECRET" })
+        yield* execution.wait(sessionID)
+        const corrected = yield* execution.prompt({ sessionID, text: "OLD-TEXT" })
+        yield* execution.wait(sessionID)
+        server.enqueue({ toolCalls: [{ id: "call_s", name: "read", arguments: { path: "secret.txt" } }] }, { text: "read it" })
+        yield* execution.prompt({ sessionID, text: "read the file" })
+        yield* execution.wait(sessionID)
+        const items = (yield* session.messages(sessionID)).items
+        const withTool = items.find((m): m is AssistantMessage => m.type === "assistant" && m.parts.some((p) => p.type === "tool"))!
+        yield* mutation.retract({ sessionID, messageID: retracted.messageID, by: "user" })
+        const correctedPart = (yield* session.message(sessionID, corrected.messageID)).parts[0]!
+        yield* mutation.correct({ sessionID, messageID: corrected.messageID, partID: correctedPart.id, text: "NEW-TEXT", by: "user" })
+        yield* mutation.removePart({ sessionID, messageID: withTool.id, partID: withTool.parts.find((p) => p.type === "tool")!.id, by: "user" })
+        yield* execution.prompt({ sessionID, text: "the latest prompt" })
+        yield* execution.wait(sessionID)
+
+        yield* execution.compact(sessionID)
+        yield* Effect.promise(() => server.held())
+        const during = (yield* session.get(sessionID)).status
+        const busy = yield* Effect.flip(mutation.retract({ sessionID, messageID: corrected.messageID, by: "user" }))
+        const again = yield* Effect.flip(execution.compact(sessionID))
+        server.release()
+        yield* execution.wait(sessionID)
+        const after = (yield* session.messages(sessionID)).items
+        return { during, busy, again, after }
+      }),
+    )
+    await host.dispose()
+    expect(result.during).toBe("busy")
+    expect(result.busy._tag).toBe("Session.BusyError")
+    expect(result.again._tag).toBe("Session.BusyError")
+    const summary = JSON.stringify(server.requests.slice(start).find(isSummaryRequest))
+    expect(summary).toContain("NEW-TEXT")
+    expect(summary).not.toContain("OLD-TEXT")
+    expect(summary).not.toContain("RETRACTED-SECRET")
+    expect(summary).not.toContain("TOOL-OUTPUT-REMOVED")
+    // The latest prompt was answered and is not summarised: it stays verbatim after the summary.
+    expect(summary).not.toContain("the latest prompt")
+    const compaction = result.after.at(-1) as Message
+    expect(compaction).toMatchObject({ type: "compaction", reason: "manual", parts: [{ text: "SUMMARY manual" }] })
+  })
+})
+
+describe("compaction in the journal", () => {
+  it("replays to the live projection, and a corrected summary's old text is erased from the journal", async () => {
+    const host = makeHost({ config: { ...config(), events: { persist: true } } })
+    answer("SUMMARY-ORIGINAL-TEXT")
+    const { sessionID, database } = await host.run(
+      Effect.gen(function* () {
+        const session = yield* Session
+        const execution = yield* Execution
+        const info = yield* session.create({ directory: host.directory })
+        yield* execution.prompt({ sessionID: info.id, text: "one" })
+        yield* execution.wait(info.id)
+        yield* execution.prompt({ sessionID: info.id, text: "two" })
+        yield* execution.wait(info.id)
+        yield* execution.compact(info.id)
+        yield* execution.wait(info.id)
+        const compaction = (yield* session.messages(info.id)).items.at(-1)!
+        yield* (yield* Mutation).correct({
+          sessionID: info.id,
+          messageID: compaction.id,
+          partID: compaction.parts[0]!.id,
+          text: "SUMMARY-CORRECTED",
+          by: "user",
+        })
+        return { sessionID: info.id, database: yield* Database }
+      }),
+    )
+    const journaled = () =>
+      (database.client.query("SELECT data FROM event WHERE aggregate_id = ?").all(sessionID) as Array<{ data: string }>)
+        .map((r) => r.data)
+        .join("\n")
+    expect(journaled()).toContain("SUMMARY-ORIGINAL-TEXT")
+    const target = Database.open(":memory:")
+    replay(database.client, target, makeSessionProjector(target.client))
+    expect(projectionSnapshot(target.client)).toEqual(projectionSnapshot(database.client))
+    expect(JSON.stringify(projectionSnapshot(target.client))).toContain("SUMMARY-CORRECTED")
+    target.client.close()
+
+    await host.run(Effect.gen(function* () { return yield* (yield* Erase).session({ sessionID, by: "user" }) }))
+    expect(journaled()).not.toContain("SUMMARY-ORIGINAL-TEXT")
+    expect(journaled()).toContain("SUMMARY-CORRECTED")
+    await host.dispose()
+  })
+})
