@@ -34,7 +34,9 @@ const throughput = async (persist: boolean, sessions: number, total: number) => 
       Effect.gen(function* () {
         const session = yield* Session
         const bus = yield* Bus
-        const ids = yield* Effect.forEach(Array.from({ length: sessions }), () => session.create({ title: "bench" }).pipe(Effect.map((s) => s.id)))
+        const ids = yield* Effect.forEach(Array.from({ length: sessions }), () =>
+          session.create({ title: "bench" }).pipe(Effect.map((s) => s.id)),
+        )
         const start = now()
         for (let i = 0; i < total; i++) {
           const id = ids[i % sessions]!
@@ -57,7 +59,10 @@ export const run = async () => {
     for (const sessions of [1, 100]) {
       const { perSecond } = await throughput(persist, sessions, 20_000)
       results[`${persist}-${sessions}`] = perSecond
-      line(`journal ${persist ? "on " : "off"}, ${sessions === 1 ? "one session" : "100 sessions interleaved"}`, `${perSecond.toLocaleString("en")} commits/s`)
+      line(
+        `journal ${persist ? "on " : "off"}, ${sessions === 1 ? "one session" : "100 sessions interleaved"}`,
+        `${perSecond.toLocaleString("en")} commits/s`,
+      )
     }
   }
   line("journal-on / journal-off cost ratio (one session)", `${(results["false-1"]! / results["true-1"]!).toFixed(2)}x`)
@@ -69,7 +74,9 @@ export const run = async () => {
     Effect.gen(function* () {
       const session = yield* Session
       const bus = yield* Bus
-      const ids = yield* Effect.forEach(Array.from({ length: 100 }), () => session.create({ title: "bench" }).pipe(Effect.map((s) => s.id)))
+      const ids = yield* Effect.forEach(Array.from({ length: 100 }), () =>
+        session.create({ title: "bench" }).pipe(Effect.map((s) => s.id)),
+      )
       for (let i = 0; i < 100_000; i++) yield* bus.commit(ids[i % 100]!, [message(ids[i % 100]!, i)])
       return yield* Database
     }),

@@ -76,8 +76,14 @@ export const run = async () => {
   section(`tools: an edit call on a 1 MB file (${CALLS} calls, permission allow, offline provider)`)
   const small = await measure("small.txt")
   const big = await measure("big.txt")
-  line("edit call host time, 1 MB file (target p50/p99 <= 20 ms)", `p50 ${ms(percentile(big.calls, 50))}  p99 ${ms(percentile(big.calls, 99))}`)
-  line("edit call host time, 1-line file", `p50 ${ms(percentile(small.calls, 50))}  p99 ${ms(percentile(small.calls, 99))}`)
+  line(
+    "edit call host time, 1 MB file (target p50/p99 <= 20 ms)",
+    `p50 ${ms(percentile(big.calls, 50))}  p99 ${ms(percentile(big.calls, 99))}`,
+  )
+  line(
+    "edit call host time, 1-line file",
+    `p50 ${ms(percentile(small.calls, 50))}  p99 ${ms(percentile(small.calls, 99))}`,
+  )
   line(
     "whole turn, 1 MB file minus 1-line file",
     `p50 ${ms(percentile(big.turns, 50) - percentile(small.turns, 50))}  p99 ${ms(percentile(big.turns, 99) - percentile(small.turns, 99))}`,

@@ -45,7 +45,9 @@ export const run = async () => {
   const client = createOpencodeClient({ baseUrl: server.url })
   try {
     section("http: listing and prompting (SDK over loopback)")
-    const list = await timed(300, () => client.message.list({ path: { sessionID: medium }, query: { limit: 200, order: "desc" } }))
+    const list = await timed(300, () =>
+      client.message.list({ path: { sessionID: medium }, query: { limit: 200, order: "desc" } }),
+    )
     summary("list 200 messages of a 1,000-message session", list)
     const fresh = (await client.session.create({ body: { directory: dir } })).data!
     const prompt = await timed(200, async (i) => {
@@ -70,7 +72,10 @@ export const run = async () => {
     const correctLarge = await mutate(large)
     summary("correct a text part, 100-message session", correctSmall)
     summary("correct a text part, 10,000-message session", correctLarge)
-    line("10,000 / 100 ratio (p50; target <= 1.5)", `${(percentile(correctLarge, 50) / percentile(correctSmall, 50)).toFixed(2)}x`)
+    line(
+      "10,000 / 100 ratio (p50; target <= 1.5)",
+      `${(percentile(correctLarge, 50) / percentile(correctSmall, 50)).toFixed(2)}x`,
+    )
 
     // Part delete: a fresh tool part per sample, made by an offline turn.
     const tooled = (await client.session.create({ body: { directory: dir } })).data!
@@ -78,7 +83,8 @@ export const run = async () => {
     for (let i = 0; i < 100; i++) {
       await client.session.prompt({ path: { sessionID: tooled.id }, body: { text: "/tool list {}" } })
       await client.session.wait({ path: { sessionID: tooled.id } })
-      const last = (await client.message.list({ path: { sessionID: tooled.id }, query: { limit: 2, order: "desc" } })).data!.items
+      const last = (await client.message.list({ path: { sessionID: tooled.id }, query: { limit: 2, order: "desc" } }))
+        .data!.items
       const withTool = last.find((m) => m.type === "assistant" && m.parts.some((p) => p.type === "tool"))!
       const part = withTool.parts.find((p) => p.type === "tool")!
       const start = now()

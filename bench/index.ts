@@ -1,5 +1,15 @@
 // `bun run bench`: every benchmark of the project, in order. Each prints percentiles and ratios.
-const suites = ["./core-commit.ts", "./turn-overhead.ts", "./edit-tool.ts", "./storage.ts", "./restart.ts", "./http.ts", "./startup.ts", "./testkit.ts", "./web-client.ts"]
+const suites = [
+  "./core-commit.ts",
+  "./turn-overhead.ts",
+  "./edit-tool.ts",
+  "./storage.ts",
+  "./restart.ts",
+  "./http.ts",
+  "./startup.ts",
+  "./testkit.ts",
+  "./web-client.ts",
+]
 
 for (const suite of suites) {
   const { run } = (await import(suite)) as { run: () => Promise<void> }

@@ -30,7 +30,14 @@ export const run = async () => {
           const info = yield* session.create({ directory: dir })
           yield* bus.commit(info.id, [
             draft(SessionEvent.MessageAdmitted, {
-              message: { id: ascending("msg"), sessionID: info.id, type: "user", origin: "user", parts: [{ id: ascending("prt"), type: "text", text: `work ${i}` }], time: { created: i } },
+              message: {
+                id: ascending("msg"),
+                sessionID: info.id,
+                type: "user",
+                origin: "user",
+                parts: [{ id: ascending("prt"), type: "text", text: `work ${i}` }],
+                time: { created: i },
+              },
             }),
             draft(SessionEvent.TurnStarted, { turnID: ascending("trn"), reason: "prompt" }),
           ])
@@ -54,8 +61,14 @@ export const run = async () => {
       },
     }
     start = now()
-    const runtime = ManagedRuntime.make(HostLayer({ database, config, plugins: [{ source: "bench", plugin: recorder }] }))
-    await runtime.runPromise(Effect.gen(function* () { yield* Execution }))
+    const runtime = ManagedRuntime.make(
+      HostLayer({ database, config, plugins: [{ source: "bench", plugin: recorder }] }),
+    )
+    await runtime.runPromise(
+      Effect.gen(function* () {
+        yield* Execution
+      }),
+    )
     await all
     line("first preflight(resume) after start", ms(percentile(fired, 0)))
     line("p50 / p99 preflight(resume) after start", `${ms(percentile(fired, 50))} / ${ms(percentile(fired, 99))}`)

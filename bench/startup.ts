@@ -11,7 +11,12 @@ const startOnce = async (command: Array<string>) => {
   const dir = mkdtempSync(join(tmpdir(), "oc2-bench-"))
   const env = { ...process.env, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir, HOME: dir, OPENCODE_CONFIG: "" }
   const start = now()
-  const child = Bun.spawn([...command, "serve", "--port", "0", "--db", join(dir, "start.db")], { cwd: dir, env, stdout: "pipe", stderr: "inherit" })
+  const child = Bun.spawn([...command, "serve", "--port", "0", "--db", join(dir, "start.db")], {
+    cwd: dir,
+    env,
+    stdout: "pipe",
+    stderr: "inherit",
+  })
   const reader = child.stdout.getReader()
   let out = ""
   while (!out.includes("listening on")) {
@@ -34,8 +39,26 @@ const startOnce = async (command: Array<string>) => {
 const measure = async (label: string, command: Array<string>) => {
   const runs = []
   for (let i = 0; i < 7; i++) runs.push(await startOnce(command))
-  line(`${label}: start until listening (p50 of 7; target < 0.5 s)`, ms(percentile(runs.map((r) => r.elapsed), 50)))
-  line(`${label}: idle resident memory (p50; target < 120 MiB)`, `${(percentile(runs.map((r) => r.rss), 50) / 1024 / 1024).toFixed(1)} MiB`)
+  line(
+    `${label}: start until listening (p50 of 7; target < 0.5 s)`,
+    ms(
+      percentile(
+        runs.map((r) => r.elapsed),
+        50,
+      ),
+    ),
+  )
+  line(
+    `${label}: idle resident memory (p50; target < 120 MiB)`,
+    `${(
+      percentile(
+        runs.map((r) => r.rss),
+        50,
+      ) /
+      1024 /
+      1024
+    ).toFixed(1)} MiB`,
+  )
   line(`${label}: SIGTERM exit codes`, [...new Set(runs.map((r) => r.code))].join(","))
 }
 

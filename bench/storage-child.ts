@@ -11,13 +11,24 @@ import { seedBulkySession } from "../packages/core/test/support/bulky-session.ts
 
 const [mode, database, persist] = process.argv.slice(2) as [string, string, string]
 const runtime = ManagedRuntime.make(
-  HostLayer({ database, config: { data: { events: { persist: persist === "persist" } }, directory: dirname(database) }, autoResume: false }),
+  HostLayer({
+    database,
+    config: { data: { events: { persist: persist === "persist" } }, directory: dirname(database) },
+    autoResume: false,
+  }),
 )
 const baseline = process.memoryUsage().rss
 const start = performance.now()
 const result = await runtime.runPromise(
   Effect.gen(function* () {
-    if (mode === "seed") return { sessionID: yield* seedBulkySession({ turns: Number(process.env.BENCH_TURNS ?? 50), toolBytes: 1_000_000, directory: dirname(database) }) }
+    if (mode === "seed")
+      return {
+        sessionID: yield* seedBulkySession({
+          turns: Number(process.env.BENCH_TURNS ?? 50),
+          toolBytes: 1_000_000,
+          directory: dirname(database),
+        }),
+      }
     const sessionID = (yield* (yield* Session).list()).items[0]!.id
     if (mode === "prune") return yield* (yield* Prune).session({ sessionID, types: ["tool", "reasoning"], by: "user" })
     return yield* (yield* Erase).session({ sessionID, by: "user" })

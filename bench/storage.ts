@@ -5,10 +5,18 @@ import { join } from "node:path"
 import { line, ms, section } from "./stats.ts"
 
 const child = async (...args: Array<string>) => {
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "storage-child.ts"), ...args], { stdout: "pipe", stderr: "inherit" })
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "storage-child.ts"), ...args], {
+    stdout: "pipe",
+    stderr: "inherit",
+  })
   const out = await new Response(proc.stdout).text()
   if ((await proc.exited) !== 0) throw new Error(`storage-child ${args[0]} failed`)
-  return JSON.parse(out) as { result: { bytes?: number; parts?: number; events?: number }; elapsed: number; baselineRss: number; maxRss: number }
+  return JSON.parse(out) as {
+    result: { bytes?: number; parts?: number; events?: number }
+    elapsed: number
+    baselineRss: number
+    maxRss: number
+  }
 }
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
@@ -22,8 +30,14 @@ export const run = async () => {
     const size = statSync(plain).size
     const prune = await child("prune", plain, "no-journal")
     const pruned = prune.result.bytes ?? 0
-    line("prune throughput", `${(pruned / 1024 / 1024 / (prune.elapsed / 1000)).toFixed(1)} MB/s (${mib(pruned)} in ${ms(prune.elapsed)})`)
-    line("prune peak memory (process VmHWM; baseline at start)", `${mib(prune.maxRss)} (baseline ${mib(prune.baselineRss)})`)
+    line(
+      "prune throughput",
+      `${(pruned / 1024 / 1024 / (prune.elapsed / 1000)).toFixed(1)} MB/s (${mib(pruned)} in ${ms(prune.elapsed)})`,
+    )
+    line(
+      "prune peak memory (process VmHWM; baseline at start)",
+      `${mib(prune.maxRss)} (baseline ${mib(prune.baselineRss)})`,
+    )
     line("database file before / after prune", `${mib(size)} / ${mib(statSync(plain).size)}`)
 
     const journaled = join(dir, "journal.db")
@@ -31,7 +45,10 @@ export const run = async () => {
     await child("prune", journaled, "persist")
     const before = statSync(journaled).size
     const erase = await child("erase", journaled, "persist")
-    line("erase time (journal on, after prune)", `${ms(erase.elapsed)} (${erase.result.events} events, ${mib(erase.result.bytes ?? 0)} erased)`)
+    line(
+      "erase time (journal on, after prune)",
+      `${ms(erase.elapsed)} (${erase.result.events} events, ${mib(erase.result.bytes ?? 0)} erased)`,
+    )
     line("erase peak memory (process VmHWM)", mib(erase.maxRss))
     line("database file before / after erase", `${mib(before)} / ${mib(statSync(journaled).size)}`)
   } finally {

@@ -15,7 +15,9 @@ const TURNS = 200
 
 const measure = async (prior: number) => {
   const dir = mkdtempSync(join(tmpdir(), "oc2-bench-"))
-  const runtime = ManagedRuntime.make(HostLayer({ database: join(dir, "bench.db"), config: { data: {}, directory: dir } }))
+  const runtime = ManagedRuntime.make(
+    HostLayer({ database: join(dir, "bench.db"), config: { data: {}, directory: dir } }),
+  )
   try {
     return await runtime.runPromise(
       Effect.gen(function* () {
@@ -56,7 +58,10 @@ export const run = async () => {
   section(`core: host overhead per turn, offline provider (${TURNS} turns each; overhead = turn - provider time)`)
   const small = await measure(10)
   const large = await measure(1000)
-  for (const [label, result] of [["10 prior messages", small], ["1,000 prior messages", large]] as const) {
+  for (const [label, result] of [
+    ["10 prior messages", small],
+    ["1,000 prior messages", large],
+  ] as const) {
     line(`${label}: overhead`, `p50 ${ms(percentile(result.overhead, 50))}  p99 ${ms(percentile(result.overhead, 99))}`)
     line(`${label}: provider alone`, `p50 ${ms(percentile(result.model, 50))}`)
   }

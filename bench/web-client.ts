@@ -24,7 +24,10 @@ const bundleSize = async () => {
     const gz = Bun.gzipSync(bytes, { level: 9 }).byteLength
     raw += bytes.byteLength
     gzipped += gz
-    line(`${file.path} (${file.type.split(";")[0]})`, `${(bytes.byteLength / KB).toFixed(1)} KB, ${(gz / KB).toFixed(1)} KB gzipped`)
+    line(
+      `${file.path} (${file.type.split(";")[0]})`,
+      `${(bytes.byteLength / KB).toFixed(1)} KB, ${(gz / KB).toFixed(1)} KB gzipped`,
+    )
   }
   line("total", `${(raw / KB).toFixed(1)} KB, ${(gzipped / KB).toFixed(1)} KB gzipped (target < 250 KB gzipped)`)
 }
@@ -90,7 +93,12 @@ const firstScreen = async () => {
     line("1,000 / 10 messages ratio (p50)", `${(percentile(samples, 50) / percentile(baseline, 50)).toFixed(2)}x`)
     // Wall-clock figures depend on what else the machine runs; say how busy it was.
     line("machine load average (1 min) during the run", loadavg()[0]!.toFixed(1))
-    line("verdict (p50)", percentile(samples, 50) < 1000 ? `${ms(percentile(samples, 50))} < 1 s` : `${ms(percentile(samples, 50))} over 1 s`)
+    line(
+      "verdict (p50)",
+      percentile(samples, 50) < 1000
+        ? `${ms(percentile(samples, 50))} < 1 s`
+        : `${ms(percentile(samples, 50))} over 1 s`,
+    )
   } finally {
     await browser.close()
     await server.stop()

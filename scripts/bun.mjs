@@ -27,14 +27,28 @@ const installed = () => {
 if (!installed()) {
   console.error(`installing bun@${version} into .tools/`)
   const npm = process.platform === "win32" ? "npm.cmd" : "npm"
-  const status = run(npm, ["install", "--prefix", tools, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", `bun@${version}`])
+  const status = run(npm, [
+    "install",
+    "--prefix",
+    tools,
+    "--no-save",
+    "--no-package-lock",
+    "--no-audit",
+    "--no-fund",
+    `bun@${version}`,
+  ])
   if (status !== 0 || !installed()) {
     console.error(`could not install bun@${version}`)
     process.exit(1)
   }
 }
 
-const env = { TURBO_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1", ...process.env, PATH: `${bin}${process.platform === "win32" ? ";" : ":"}${process.env.PATH ?? ""}` }
+const env = {
+  TURBO_TELEMETRY_DISABLED: "1",
+  DO_NOT_TRACK: "1",
+  ...process.env,
+  PATH: `${bin}${process.platform === "win32" ? ";" : ":"}${process.env.PATH ?? ""}`,
+}
 const deps = run(bun, ["install", "--frozen-lockfile"], { env, stdio: ["inherit", "ignore", "inherit"] })
 if (deps !== 0) process.exit(deps)
 process.exit(run(bun, process.argv.slice(2), { env }))

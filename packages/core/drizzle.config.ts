@@ -2,6 +2,11 @@ import { defineConfig } from "drizzle-kit"
 
 export default defineConfig({
   dialect: "sqlite",
-  schema: ["./src/session/session.sql.ts", "./src/session/message.sql.ts", "./src/bus/event.sql.ts", "./src/permission/permission.sql.ts"],
+  schema: [
+    "./src/session/session.sql.ts",
+    "./src/session/message.sql.ts",
+    "./src/bus/event.sql.ts",
+    "./src/permission/permission.sql.ts",
+  ],
   out: "./src/storage/migrations",
 })

@@ -41,13 +41,20 @@ export const request = async <T>(method: string, path: string, body?: unknown, s
     response = await fetch(path, {
       method,
       credentials: "same-origin",
-      headers: body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
+      headers:
+        body === undefined
+          ? { accept: "application/json" }
+          : { accept: "application/json", "content-type": "application/json" },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       ...(signal ? { signal } : {}),
     })
   } catch (cause) {
     if (signal?.aborted) throw cause
-    throw new ApiError(0, "NetworkError", `The server could not be reached (${cause instanceof Error ? cause.message : String(cause)})`)
+    throw new ApiError(
+      0,
+      "NetworkError",
+      `The server could not be reached (${cause instanceof Error ? cause.message : String(cause)})`,
+    )
   }
   if (response.status === 204) return undefined as T
   const text = await response.text()
@@ -59,7 +66,10 @@ export const request = async <T>(method: string, path: string, body?: unknown, s
   }
   if (!response.ok) {
     const error = (parsed && typeof parsed === "object" ? parsed : {}) as Record<string, unknown>
-    const message = typeof error.message === "string" && error.message ? error.message : `${response.status} ${response.statusText}`.trim()
+    const message =
+      typeof error.message === "string" && error.message
+        ? error.message
+        : `${response.status} ${response.statusText}`.trim()
     throw new ApiError(response.status, typeof error._tag === "string" ? error._tag : "", message, error)
   }
   return parsed as T
@@ -90,7 +100,8 @@ export const api = {
   interrupt: (id: string) => request<void>("POST", `${session(id)}/interrupt`),
   correct: (id: string, messageID: string, partID: string, text: string) =>
     request<ViewMessage>("PATCH", `${session(id)}/message/${enc(messageID)}/part/${enc(partID)}`, { text }),
-  retract: (id: string, messageID: string) => request<ViewMessage>("DELETE", `${session(id)}/message/${enc(messageID)}`),
+  retract: (id: string, messageID: string) =>
+    request<ViewMessage>("DELETE", `${session(id)}/message/${enc(messageID)}`),
   removePart: (id: string, messageID: string, partID: string) =>
     request<ViewMessage>("DELETE", `${session(id)}/message/${enc(messageID)}/part/${enc(partID)}`),
   prune: (id: string) => request<PruneSummary>("POST", `${session(id)}/prune`, {}),
@@ -99,7 +110,10 @@ export const api = {
     request<DatabaseStats>("GET", `/api/db/stats${sessionID ? `?sessionID=${enc(sessionID)}` : ""}`),
   permissions: (id: string) => request<Page<Permission>>("GET", `${session(id)}/permission`),
   reply: (id: string, permissionID: string, reply: PermissionReply, message?: string) =>
-    request<unknown>("POST", `${session(id)}/permission/${enc(permissionID)}`, { reply, ...(message ? { message } : {}) }),
+    request<unknown>("POST", `${session(id)}/permission/${enc(permissionID)}`, {
+      reply,
+      ...(message ? { message } : {}),
+    }),
   agents: () => request<unknown>("GET", "/api/agent"),
   providers: () => request<unknown>("GET", "/api/provider"),
 }

@@ -67,9 +67,10 @@ export const parseDefaultModel = (body: unknown): string | undefined => {
 let cached: Promise<Choices> | undefined
 
 export const loadChoices = () =>
-  (cached ??= Promise.all([api.agents().then(parseAgents, () => undefined), api.providers().catch(() => undefined)]).then(
-    ([agents, providers]) => {
-      const defaultModel = parseDefaultModel(providers)
-      return { agents, models: parseModels(providers), ...(defaultModel ? { defaultModel } : {}) }
-    },
-  ))
+  (cached ??= Promise.all([
+    api.agents().then(parseAgents, () => undefined),
+    api.providers().catch(() => undefined),
+  ]).then(([agents, providers]) => {
+    const defaultModel = parseDefaultModel(providers)
+    return { agents, models: parseModels(providers), ...(defaultModel ? { defaultModel } : {}) }
+  }))

@@ -96,7 +96,11 @@ export class LiveSession {
     if (!state?.hasOlder || this.buffer) return
     if (this.orphansOverflowed) return this.resync()
     const snapshots = this.snapshots
-    const page = await api.messages(this.sessionID, { order: "desc", limit: PAGE_SIZE, ...(this.olderCursor ? { cursor: this.olderCursor } : {}) })
+    const page = await api.messages(this.sessionID, {
+      order: "desc",
+      limit: PAGE_SIZE,
+      ...(this.olderCursor ? { cursor: this.olderCursor } : {}),
+    })
     // A snapshot taken meanwhile already covers this range.
     if (this.closed || snapshots !== this.snapshots || !this.state) return
     this.olderCursor = page.cursor
@@ -312,7 +316,8 @@ export class LiveSession {
 
   private failed(error: unknown, generation: number) {
     if (generation !== this.generation || this.closed) return
-    if (error instanceof ApiError && error.status === 404 && error.tag === "SessionNotFoundError") return this.fail(error)
+    if (error instanceof ApiError && error.status === 404 && error.tag === "SessionNotFoundError")
+      return this.fail(error)
     this.source?.close()
     this.disconnected()
   }
@@ -369,7 +374,8 @@ export class LiveSessions {
 
   upsert(session: SessionInfo) {
     const index = this.sessions.findIndex((s) => s.id === session.id)
-    this.sessions = index === -1 ? [session, ...this.sessions] : this.sessions.map((s, i) => (i === index ? session : s))
+    this.sessions =
+      index === -1 ? [session, ...this.sessions] : this.sessions.map((s, i) => (i === index ? session : s))
     this.notify()
   }
 

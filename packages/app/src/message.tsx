@@ -66,7 +66,12 @@ const ToolView = ({ part, removable, onRemove }: { part: ViewPart; removable: bo
   // Open at first sight when there is something to watch; afterwards the person decides.
   const [open] = useState(!!diff || part.state === "running")
   return (
-    <details class={`part tool state-${part.state ?? "unknown"}`} data-part-id={part.id} data-part-type="tool" open={open}>
+    <details
+      class={`part tool state-${part.state ?? "unknown"}`}
+      data-part-id={part.id}
+      data-part-type="tool"
+      open={open}
+    >
       <summary>
         <span class="tool-name">{part.tool}</span>
         <span class={`badge state-${part.state}`}>{part.state}</span>
@@ -180,7 +185,12 @@ const TextView = ({
   )
 }
 
-const LABEL: Record<string, string> = { user: "You", synthetic: "Notice", assistant: "Assistant", compaction: "Summary" }
+const LABEL: Record<string, string> = {
+  user: "You",
+  synthetic: "Notice",
+  assistant: "Assistant",
+  compaction: "Summary",
+}
 
 const MessageView = ({ message, actions }: { message: ViewMessage; actions: MessageActions }) => {
   const completed = message.type !== "assistant" || message.time.completed !== undefined
@@ -236,9 +246,19 @@ const MessageView = ({ message, actions }: { message: ViewMessage; actions: Mess
             onSave={(text) => actions.correct(message, part, text)}
           />
         ) : part.type === "reasoning" ? (
-          <ReasoningView key={part.id} part={part} removable={canRemove && !part.streaming} onRemove={() => actions.removePart(message, part)} />
+          <ReasoningView
+            key={part.id}
+            part={part}
+            removable={canRemove && !part.streaming}
+            onRemove={() => actions.removePart(message, part)}
+          />
         ) : part.type === "tool" ? (
-          <ToolView key={part.id} part={part} removable={canRemove} onRemove={() => actions.removePart(message, part)} />
+          <ToolView
+            key={part.id}
+            part={part}
+            removable={canRemove}
+            onRemove={() => actions.removePart(message, part)}
+          />
         ) : (
           <div key={part.id} class="part unknown" data-part-id={part.id}>
             <pre>{json(part)}</pre>

@@ -7,7 +7,8 @@ export const Notice = ({ actions }: { actions: Actions }) => {
     return (
       <div class="notice busy" role="status" data-testid="busy">
         <span>
-          A turn is running — {waiting.label} will retry in {(waiting.delayMs / 1000).toFixed(1)} s (attempt {waiting.attempt})
+          A turn is running — {waiting.label} will retry in {(waiting.delayMs / 1000).toFixed(1)} s (attempt{" "}
+          {waiting.attempt})
         </span>
         <button type="button" onClick={() => actions.cancel()}>
           Cancel

@@ -44,13 +44,25 @@ export const PermissionCard = ({
         onInput={(e) => setMessage((e.target as HTMLInputElement).value)}
       />
       <div class="row">
-        <button type="button" class="primary" disabled={sending} data-testid="allow-once" onClick={() => void reply("once")}>
+        <button
+          type="button"
+          class="primary"
+          disabled={sending}
+          data-testid="allow-once"
+          onClick={() => void reply("once")}
+        >
           Allow once
         </button>
         <button type="button" disabled={sending} data-testid="allow-always" onClick={() => void reply("always")}>
           Always allow
         </button>
-        <button type="button" class="danger" disabled={sending} data-testid="reject" onClick={() => void reply("reject")}>
+        <button
+          type="button"
+          class="danger"
+          disabled={sending}
+          data-testid="reject"
+          onClick={() => void reply("reject")}
+        >
           Reject
         </button>
       </div>

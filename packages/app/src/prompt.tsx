@@ -20,7 +20,11 @@ const AgentPicker = ({
   choices ? (
     <label class="picker">
       <span>agent</span>
-      <select data-testid="agent-select" value={value} onChange={(e) => onChange((e.target as HTMLSelectElement).value)}>
+      <select
+        data-testid="agent-select"
+        value={value}
+        onChange={(e) => onChange((e.target as HTMLSelectElement).value)}
+      >
         <option value="">default</option>
         {choices.map((choice) => (
           <option value={choice}>{choice}</option>
@@ -30,7 +34,12 @@ const AgentPicker = ({
   ) : (
     <label class="picker">
       <span>agent</span>
-      <input data-testid="agent-input" value={value} placeholder="default" onInput={(e) => onChange((e.target as HTMLInputElement).value)} />
+      <input
+        data-testid="agent-input"
+        value={value}
+        placeholder="default"
+        onInput={(e) => onChange((e.target as HTMLInputElement).value)}
+      />
     </label>
   )
 
@@ -98,7 +107,11 @@ export const PromptBox = ({
   const submit = async () => {
     if (!text.trim() || sending || disabled) return
     setSending(true)
-    const ok = await onSend({ text, ...(agent.trim() ? { agent: agent.trim() } : {}), ...(model.trim() ? { model: model.trim() } : {}) })
+    const ok = await onSend({
+      text,
+      ...(agent.trim() ? { agent: agent.trim() } : {}),
+      ...(model.trim() ? { model: model.trim() } : {}),
+    })
     setSending(false)
     if (ok) setText("")
   }
@@ -114,7 +127,11 @@ export const PromptBox = ({
         data-testid="prompt"
         value={text}
         rows={Math.min(10, Math.max(2, text.split("\n").length))}
-        placeholder={busy ? "A turn is running; what you send now is queued" : "Message (Enter to send, Shift+Enter for a new line)"}
+        placeholder={
+          busy
+            ? "A turn is running; what you send now is queued"
+            : "Message (Enter to send, Shift+Enter for a new line)"
+        }
         disabled={disabled}
         onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
         onKeyDown={(e) => {

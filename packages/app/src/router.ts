@@ -42,7 +42,8 @@ export const useRoute = (): Route => {
 
 /** Follows in-app links without reloading the page (plain clicks only; modified clicks open tabs). */
 export const onLink = (event: MouseEvent) => {
-  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
+  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey)
+    return
   const anchor = (event.target as Element | null)?.closest?.("a")
   const href = anchor?.getAttribute("href")
   if (!anchor || !href || !href.startsWith("/") || anchor.target) return

@@ -141,7 +141,9 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
         return updated !== undefined
       },
       retract: (message) => {
-        void actions.run("the retraction", () => api.retract(sessionID, message.id)).then((updated) => updated && live.replace(updated))
+        void actions
+          .run("the retraction", () => api.retract(sessionID, message.id))
+          .then((updated) => updated && live.replace(updated))
       },
       removePart: (message, part) => {
         void actions
@@ -208,7 +210,8 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
         </div>
         {state.retry && (
           <div class="notice busy" role="status" data-testid="retrying">
-            The provider failed ({state.retry.error}); retry {state.retry.attempt} in {(state.retry.delayMs / 1000).toFixed(1)} s
+            The provider failed ({state.retry.error}); retry {state.retry.attempt} in{" "}
+            {(state.retry.delayMs / 1000).toFixed(1)} s
           </div>
         )}
         <Notice actions={actions} />

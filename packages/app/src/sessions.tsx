@@ -28,7 +28,12 @@ const CreateForm = ({ actions }: { actions: Actions }) => {
         if (session) navigate(`/session/${session.id}`)
       }}
     >
-      <input data-testid="new-title" value={title} placeholder="Title (optional)" onInput={(e) => setTitle((e.target as HTMLInputElement).value)} />
+      <input
+        data-testid="new-title"
+        value={title}
+        placeholder="Title (optional)"
+        onInput={(e) => setTitle((e.target as HTMLInputElement).value)}
+      />
       <input
         data-testid="new-directory"
         value={directory}
@@ -70,7 +75,11 @@ const Row = ({
               if (await onRename(draft)) setDraft(undefined)
             }}
           >
-            <input data-testid="rename-input" value={draft} onInput={(e) => setDraft((e.target as HTMLInputElement).value)} />
+            <input
+              data-testid="rename-input"
+              value={draft}
+              onInput={(e) => setDraft((e.target as HTMLInputElement).value)}
+            />
             <button type="submit" class="small primary">
               Save
             </button>

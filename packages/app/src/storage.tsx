@@ -10,7 +10,15 @@ type Kind = (typeof KINDS)[number]
 const LABELS: Record<Kind, string> = { text: "text", reasoning: "reasoning", tool: "tool", other: "message envelope" }
 
 /** One horizontal bar in plain SVG: segments side by side, scaled against `max`. */
-const Bar = ({ segments, max, label }: { segments: ReadonlyArray<{ kind: Kind; value: number }>; max: number; label: string }) => {
+const Bar = ({
+  segments,
+  max,
+  label,
+}: {
+  segments: ReadonlyArray<{ kind: Kind; value: number }>
+  max: number
+  label: string
+}) => {
   let x = 0
   return (
     <svg class="bar" viewBox="0 0 1000 18" preserveAspectRatio="none" role="img" aria-label={label}>
@@ -81,14 +89,20 @@ export const StorageView = () => {
   const max = sessions[0]?.bytes ?? 0
   const partMax = Math.max(stats.parts.text, stats.parts.reasoning, stats.parts.tool)
   const prune = async (session: SessionBytes) => {
-    const summary = await actions.run(`pruning ${session.title || session.sessionID}`, () => api.prune(session.sessionID))
+    const summary = await actions.run(`pruning ${session.title || session.sessionID}`, () =>
+      api.prune(session.sessionID),
+    )
     if (summary) {
-      actions.say(`Pruned ${session.title || session.sessionID}: reclaimed ${bytes(summary.bytes)} (${summary.parts} parts)`)
+      actions.say(
+        `Pruned ${session.title || session.sessionID}: reclaimed ${bytes(summary.bytes)} (${summary.parts} parts)`,
+      )
       await load()
     }
   }
   const erase = async (session: SessionBytes) => {
-    const summary = await actions.run(`erasing ${session.title || session.sessionID}`, () => api.erase(session.sessionID))
+    const summary = await actions.run(`erasing ${session.title || session.sessionID}`, () =>
+      api.erase(session.sessionID),
+    )
     if (summary) {
       actions.say(
         `Erased ${session.title || session.sessionID}: ${bytes(summary.bytes)} of superseded content in ${summary.events} journal events`,
@@ -105,7 +119,8 @@ export const StorageView = () => {
           <div class="muted">database file</div>
           <strong>{bytes(stats.files.database)}</strong>
           <div class="muted">
-            WAL {bytes(stats.files.wal)} · {stats.pages.free.toLocaleString()} free pages of {stats.pages.count.toLocaleString()}
+            WAL {bytes(stats.files.wal)} · {stats.pages.free.toLocaleString()} free pages of{" "}
+            {stats.pages.count.toLocaleString()}
           </div>
         </div>
         <div class="card">
@@ -127,7 +142,11 @@ export const StorageView = () => {
             <tr data-kind={kind}>
               <th>{kind}</th>
               <td class="bar-cell">
-                <Bar segments={[{ kind, value: stats.parts[kind] }]} max={partMax} label={`${kind}: ${bytes(stats.parts[kind])}`} />
+                <Bar
+                  segments={[{ kind, value: stats.parts[kind] }]}
+                  max={partMax}
+                  label={`${kind}: ${bytes(stats.parts[kind])}`}
+                />
               </td>
               <td class="num">{bytes(stats.parts[kind])}</td>
             </tr>
@@ -147,7 +166,8 @@ export const StorageView = () => {
                 <th>
                   <a href={`/session/${session.sessionID}`}>{session.title || session.sessionID}</a>
                   <div class="muted">
-                    {session.messages.toLocaleString()} messages{session.journal > 0 ? ` · journal ${bytes(session.journal)}` : ""}
+                    {session.messages.toLocaleString()} messages
+                    {session.journal > 0 ? ` · journal ${bytes(session.journal)}` : ""}
                   </div>
                 </th>
                 <td class="bar-cell">
@@ -160,7 +180,12 @@ export const StorageView = () => {
                   <button type="button" class="small" data-testid="storage-prune" onClick={() => void prune(session)}>
                     Prune
                   </button>
-                  <button type="button" class="small danger" data-testid="storage-erase" onClick={() => void erase(session)}>
+                  <button
+                    type="button"
+                    class="small danger"
+                    data-testid="storage-erase"
+                    onClick={() => void erase(session)}
+                  >
                     Erase
                   </button>
                 </td>

@@ -1,4 +1,11 @@
-import { type DurableEnvelope, isDurable, type Permission, type StreamEvent, type ViewMessage, type ViewPart } from "./types.ts"
+import {
+  type DurableEnvelope,
+  isDurable,
+  type Permission,
+  type StreamEvent,
+  type ViewMessage,
+  type ViewPart,
+} from "./types.ts"
 
 /**
  * A session's transcript as the browser holds it: a snapshot from the HTTP API, kept current by applying
@@ -48,7 +55,8 @@ export interface SnapshotInput {
   readonly hasOlder?: boolean
 }
 
-const bySeq = (a: ViewMessage, b: ViewMessage) => (a.seq ?? Number.MAX_SAFE_INTEGER) - (b.seq ?? Number.MAX_SAFE_INTEGER)
+const bySeq = (a: ViewMessage, b: ViewMessage) =>
+  (a.seq ?? Number.MAX_SAFE_INTEGER) - (b.seq ?? Number.MAX_SAFE_INTEGER)
 
 /**
  * A transcript from a snapshot: the session read **before** the messages, so every event after
@@ -65,7 +73,9 @@ export const fromSnapshot = (input: SnapshotInput): Transcript => {
     else messages.push(message)
   }
   messages.sort(bySeq)
-  const joined = new Set(messages.filter((m) => m.type === "assistant" && m.time.completed === undefined).map((m) => m.id))
+  const joined = new Set(
+    messages.filter((m) => m.type === "assistant" && m.time.completed === undefined).map((m) => m.id),
+  )
   return {
     sessionID: input.session.id,
     title: input.session.title,
@@ -130,12 +140,18 @@ const messageUpdates = (event: DurableEnvelope): ReadonlyArray<readonly [string,
       return [
         [
           d.messageID,
-          (m) => ({ ...m, parts: m.parts.map((p) => (p.id === d.partID && p.type === "text" ? { ...p, text: d.text } : p)) }),
+          (m) => ({
+            ...m,
+            parts: m.parts.map((p) => (p.id === d.partID && p.type === "text" ? { ...p, text: d.text } : p)),
+          }),
         ],
       ]
     case "session.message.retracted":
       return [
-        [d.messageID, (m) => ({ ...m, parts: [], retracted: { time: event.time, by: d.by }, placeholder: d.placeholder })],
+        [
+          d.messageID,
+          (m) => ({ ...m, parts: [], retracted: { time: event.time, by: d.by }, placeholder: d.placeholder }),
+        ],
       ]
     case "session.part.removed":
       return [[d.messageID, (m) => ({ ...m, parts: m.parts.filter((p) => p.id !== d.partID) })]]
@@ -330,7 +346,9 @@ export const replaceMessage = (state: Transcript, message: ViewMessage): Transcr
   if (waiting !== -1) {
     return {
       ...state,
-      queued: message.retracted ? state.queued.filter((m) => m.id !== message.id) : replaceAt(state.queued, waiting, message),
+      queued: message.retracted
+        ? state.queued.filter((m) => m.id !== message.id)
+        : replaceAt(state.queued, waiting, message),
     }
   }
   return state

@@ -92,7 +92,8 @@ export interface TransientEnvelope {
 
 export type StreamEvent = DurableEnvelope | TransientEnvelope
 
-export const isDurable = (event: StreamEvent): event is DurableEnvelope => typeof (event as DurableEnvelope).seq === "number"
+export const isDurable = (event: StreamEvent): event is DurableEnvelope =>
+  typeof (event as DurableEnvelope).seq === "number"
 
 /** Compile-time proof that every message the SDK describes is a `ViewMessage`. */
 type Check<T extends ViewMessage> = T

@@ -18,7 +18,13 @@ const history = () => {
     events.push(event)
     return event
   }
-  return { events, emit, get seq() { return seq } }
+  return {
+    events,
+    emit,
+    get seq() {
+      return seq
+    },
+  }
 }
 
 const snapshotAt = (messages: ReadonlyArray<ViewMessage>, seq: number, status = "idle") =>
@@ -49,9 +55,17 @@ const applyAll = (state: Transcript, events: ReadonlyArray<StreamEvent>) => {
 const script = (h: ReturnType<typeof history>) => {
   h.emit("session.message.admitted", { message: user("msg_1", "hello") })
   h.emit("session.turn.started", { turnID: "turn_1", reason: "prompt" })
-  h.emit("session.assistant.started", { messageID: "msg_2", turnID: "turn_1", agent: "build", model: { providerID: "p", modelID: "m" } })
+  h.emit("session.assistant.started", {
+    messageID: "msg_2",
+    turnID: "turn_1",
+    agent: "build",
+    model: { providerID: "p", modelID: "m" },
+  })
   h.emit("session.part.updated", { messageID: "msg_2", part: { id: "prt_r", type: "reasoning", text: "thinking" } })
-  h.emit("session.part.updated", { messageID: "msg_2", part: { id: "prt_t", type: "tool", callID: "c", tool: "read", input: {}, state: "running" } })
+  h.emit("session.part.updated", {
+    messageID: "msg_2",
+    part: { id: "prt_t", type: "tool", callID: "c", tool: "read", input: {}, state: "running" },
+  })
   h.emit("session.input.queued", { message: user("msg_3", "queued one"), wake: true })
   h.emit("session.part.updated", {
     messageID: "msg_2",
@@ -110,8 +124,18 @@ describe("the transcript a browser keeps", () => {
         const seen = applyAll(snapshotAt([], 0), events.slice(0, taken))
         // The server's view at `taken`, with the session seq as read before the messages (`floor`).
         const snapshot = fromSnapshot({
-          session: { id: SESSION, title: seen.title, directory: "/d", status: seen.status, seq: floor, time: { updated: 0 } },
-          messages: [...seen.messages.map((m) => ({ ...m, parts: m.parts.filter((p) => !p.streaming) })), ...seen.queued],
+          session: {
+            id: SESSION,
+            title: seen.title,
+            directory: "/d",
+            status: seen.status,
+            seq: floor,
+            time: { updated: 0 },
+          },
+          messages: [
+            ...seen.messages.map((m) => ({ ...m, parts: m.parts.filter((p) => !p.streaming) })),
+            ...seen.queued,
+          ],
         })
         const caught = applyAll(snapshot, events.slice(floor))
         expect(caught.messages, `floor ${floor}, taken ${taken}`).toEqual(expected.messages)
@@ -138,13 +162,22 @@ describe("the transcript a browser keeps", () => {
     const unknown = h.emit("session.something.new", {})
     expect(applyEvent(state, unknown).resync).toBe(true)
     // Known events that change nothing shown are just counted.
-    const erased = applyEvent(state, { ...unknown, type: "session.erased", data: { events: 0, fields: 0, bytes: 0, by: "user" } })
+    const erased = applyEvent(state, {
+      ...unknown,
+      type: "session.erased",
+      data: { events: 0, fields: 0, bytes: 0, by: "user" },
+    })
     expect(erased).toMatchObject({ resync: false, state: { lastSeq: unknown.seq } })
   })
 
   it("grows streaming text from deltas, lets the committed part replace it, and ignores deltas for committed parts", () => {
     const h = history()
-    h.emit("session.assistant.started", { messageID: "msg_a", turnID: "t", agent: "build", model: { providerID: "p", modelID: "m" } })
+    h.emit("session.assistant.started", {
+      messageID: "msg_a",
+      turnID: "t",
+      agent: "build",
+      model: { providerID: "p", modelID: "m" },
+    })
     let state = applyAll(snapshotAt([], 0), h.events)
     const delta = (text: string): StreamEvent => ({
       type: "session.part.delta",
@@ -153,7 +186,9 @@ describe("the transcript a browser keeps", () => {
     })
     state = applyAll(state, [delta("Hel"), delta("lo")])
     expect(state.messages[0]!.parts).toEqual([{ id: "prt_s", type: "text", text: "Hello", streaming: true }])
-    state = applyAll(state, [h.emit("session.part.updated", { messageID: "msg_a", part: { id: "prt_s", type: "text", text: "Hello!" } })])
+    state = applyAll(state, [
+      h.emit("session.part.updated", { messageID: "msg_a", part: { id: "prt_s", type: "text", text: "Hello!" } }),
+    ])
     state = applyAll(state, [delta(" late")])
     expect(state.messages[0]!.parts).toEqual([{ id: "prt_s", type: "text", text: "Hello!" }])
   })
@@ -169,7 +204,11 @@ describe("the transcript a browser keeps", () => {
       time: { created: 1 },
     }
     const state = applyAll(snapshotAt([streaming], 1, "busy"), [
-      { type: "session.part.delta", sessionID: SESSION, data: { messageID: "msg_a", partID: "prt_s", field: "text", delta: "rest" } },
+      {
+        type: "session.part.delta",
+        sessionID: SESSION,
+        data: { messageID: "msg_a", partID: "prt_s", field: "text", delta: "rest" },
+      },
     ])
     expect(state.messages[0]!.parts[0]).toMatchObject({ text: "rest", streaming: true, partial: true })
   })
@@ -184,7 +223,12 @@ describe("the transcript a browser keeps", () => {
       messages: old.slice(2),
       hasOlder: true,
     })
-    const corrected = h.emit("session.message.corrected", { messageID: "msg_1", partID: "prt_msg_1", text: "fixed", by: "user" })
+    const corrected = h.emit("session.message.corrected", {
+      messageID: "msg_1",
+      partID: "prt_msg_1",
+      text: "fixed",
+      by: "user",
+    })
     const applied = applyEvent(state, corrected)
     expect(applied).toMatchObject({ resync: false, orphan: true })
     state = applied.state
@@ -198,17 +242,33 @@ describe("the transcript a browser keeps", () => {
   it("asks for a resync when an event names a message it should have but does not", () => {
     const h = history()
     const state = snapshotAt([], 0)
-    expect(applyEvent(state, h.emit("session.message.corrected", { messageID: "msg_x", partID: "p", text: "t", by: "user" })).resync).toBe(true)
+    expect(
+      applyEvent(state, h.emit("session.message.corrected", { messageID: "msg_x", partID: "p", text: "t", by: "user" }))
+        .resync,
+    ).toBe(true)
   })
 
   it("shows a provider retry until the stream makes progress again", () => {
     const h = history()
     h.emit("session.turn.started", { turnID: "t", reason: "prompt" })
-    h.emit("session.assistant.started", { messageID: "msg_a", turnID: "t", agent: "build", model: { providerID: "p", modelID: "m" } })
+    h.emit("session.assistant.started", {
+      messageID: "msg_a",
+      turnID: "t",
+      agent: "build",
+      model: { providerID: "p", modelID: "m" },
+    })
     let state = applyAll(snapshotAt([], 0), h.events)
-    state = applyAll(state, [{ type: "session.retry", sessionID: SESSION, data: { attempt: 1, delayMs: 500, error: "HTTP 429" } }])
+    state = applyAll(state, [
+      { type: "session.retry", sessionID: SESSION, data: { attempt: 1, delayMs: 500, error: "HTTP 429" } },
+    ])
     expect(state).toMatchObject({ status: "retrying", retry: { attempt: 1, delayMs: 500, error: "HTTP 429" } })
-    state = applyAll(state, [{ type: "session.part.delta", sessionID: SESSION, data: { messageID: "msg_a", partID: "p1", field: "text", delta: "ok" } }])
+    state = applyAll(state, [
+      {
+        type: "session.part.delta",
+        sessionID: SESSION,
+        data: { messageID: "msg_a", partID: "p1", field: "text", delta: "ok" },
+      },
+    ])
     expect(state.status).toBe("busy")
     expect(state.retry).toBeUndefined()
   })
@@ -216,7 +276,14 @@ describe("the transcript a browser keeps", () => {
   it("adds a compaction summary where the host committed it", () => {
     const h = history()
     h.emit("session.message.admitted", { message: user("msg_1", "hello") })
-    const summary = { id: "msg_c", sessionID: SESSION, type: "compaction", origin: "host", parts: [{ id: "prt_c", type: "text", text: "summary" }], time: { created: 5 } }
+    const summary = {
+      id: "msg_c",
+      sessionID: SESSION,
+      type: "compaction",
+      origin: "host",
+      parts: [{ id: "prt_c", type: "text", text: "summary" }],
+      time: { created: 5 },
+    }
     const state = applyAll(snapshotAt([], 0), [...h.events, h.emit("session.compacted", { message: summary })])
     expect(state.messages.map((m) => [m.id, m.type, m.seq])).toEqual([
       ["msg_1", "user", 1],
@@ -228,8 +295,22 @@ describe("the transcript a browser keeps", () => {
     const h = history()
     h.emit("session.turn.started", { turnID: "t", reason: "prompt" })
     h.emit("session.input.queued", { message: user("msg_q", "never mind"), wake: true })
-    h.emit("session.permission.asked", { permissionID: "per_1", callID: "c", tool: "edit", title: "Edit a.txt", patterns: ["a.txt"], metadata: { diff: "+x" } })
-    h.emit("session.permission.asked", { permissionID: "per_2", callID: "d", tool: "bash", title: "rm", patterns: ["rm x"], metadata: {} })
+    h.emit("session.permission.asked", {
+      permissionID: "per_1",
+      callID: "c",
+      tool: "edit",
+      title: "Edit a.txt",
+      patterns: ["a.txt"],
+      metadata: { diff: "+x" },
+    })
+    h.emit("session.permission.asked", {
+      permissionID: "per_2",
+      callID: "d",
+      tool: "bash",
+      title: "rm",
+      patterns: ["rm x"],
+      metadata: {},
+    })
     let state = applyAll(snapshotAt([], 0), h.events)
     expect(state.queued.map((m) => m.id)).toEqual(["msg_q"])
     expect(state.permissions.map((p) => p.id)).toEqual(["per_1", "per_2"])

@@ -54,7 +54,11 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
     }
   }
 
-  const live = (page: Page) => page.getByTestId("connection").filter({ hasText: /^live$/ }).waitFor({ state: "attached" })
+  const live = (page: Page) =>
+    page
+      .getByTestId("connection")
+      .filter({ hasText: /^live$/ })
+      .waitFor({ state: "attached" })
 
   const messages = async (sessionID: string) =>
     (await app.client.message.list({ path: { sessionID }, query: { limit: 200 } })).data!.items
@@ -74,8 +78,9 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
     const expected = (await messages(sessionID)).map((m) => m.id)
     await page.waitForFunction(
       (ids) =>
-        JSON.stringify([...document.querySelectorAll('[data-testid="message"]')].map((r) => r.getAttribute("data-message-id"))) ===
-        JSON.stringify(ids),
+        JSON.stringify(
+          [...document.querySelectorAll('[data-testid="message"]')].map((r) => r.getAttribute("data-message-id")),
+        ) === JSON.stringify(ids),
       expected,
     )
     expect(await shownIDs(page)).toEqual(expected)
@@ -124,9 +129,17 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
     await listed.getByTestId("rename").click()
     await listed.getByTestId("rename-input").fill("renamed in the list")
     await listed.getByTestId("rename-input").press("Enter")
-    await second.locator(`[data-session-id="${sessionID}"]`).getByTestId("session-link").filter({ hasText: "renamed in the list" }).waitFor()
+    await second
+      .locator(`[data-session-id="${sessionID}"]`)
+      .getByTestId("session-link")
+      .filter({ hasText: "renamed in the list" })
+      .waitFor()
     expect((await app.client.session.get({ path: { sessionID } })).data?.title).toBe("renamed in the list")
-    await listed.getByTestId("row-bytes").filter({ hasText: /\d/ }).waitFor().catch(() => undefined)
+    await listed
+      .getByTestId("row-bytes")
+      .filter({ hasText: /\d/ })
+      .waitFor()
+      .catch(() => undefined)
     await screenshot(first, "sessions-one")
 
     // Deleting takes a confirmation, then the row leaves both tabs.
@@ -162,7 +175,9 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
 
     app.model.release()
     for (const page of [first, second]) {
-      await page.locator('[data-type="assistant"] [data-testid="text"]', { hasText: "Hello from a held stream" }).waitFor()
+      await page
+        .locator('[data-type="assistant"] [data-testid="text"]', { hasText: "Hello from a held stream" })
+        .waitFor()
       await page.locator('[data-type="assistant"] [data-testid="text"]', { hasText: "second answer" }).waitFor()
       await page.getByTestId("status").filter({ hasText: "idle" }).waitFor()
     }
@@ -187,7 +202,10 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
     await part(first, text.id).getByTestId("save-text").click()
     await part(second, text.id).getByTestId("text").filter({ hasText: "Canberra" }).waitFor()
     await first.reload()
-    await part(first, text.id).getByTestId("text").filter({ hasText: "The capital of Australia is Canberra." }).waitFor()
+    await part(first, text.id)
+      .getByTestId("text")
+      .filter({ hasText: "The capital of Australia is Canberra." })
+      .waitFor()
     const stored = (await app.client.message.get({ path: { sessionID: session.id, messageID: answer.id } })).data!
     expect(stored.parts).toEqual([{ ...text, text: "The capital of Australia is Canberra." }])
   })
@@ -195,7 +213,10 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
   it("retracts a notice behind its placeholder, removes a tool part, and a deep clean shows the bytes it reclaimed", async () => {
     const session = await newSession("cleaning")
     const notice = (
-      await app.client.session.synthetic({ path: { sessionID: session.id }, body: { text: "stale reminder: the build is red", resume: false } })
+      await app.client.session.synthetic({
+        path: { sessionID: session.id },
+        body: { text: "stale reminder: the build is red", resume: false },
+      })
     ).data!
     const { assistant, tool, reasoning } = await toolTurn(session.id, "what do the notes say?")
     await openBoth(session.id)
@@ -209,7 +230,8 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
     // Retract the notice: both tabs show the host's placeholder instead of its text.
     await row(first, notice.messageID).getByTestId("retract").click()
     for (const page of [first, second]) await row(page, notice.messageID).getByTestId("placeholder").waitFor()
-    const retracted = (await app.client.message.get({ path: { sessionID: session.id, messageID: notice.messageID } })).data!
+    const retracted = (await app.client.message.get({ path: { sessionID: session.id, messageID: notice.messageID } }))
+      .data!
     expect(retracted.placeholder).toBeTruthy()
     expect(await row(second, notice.messageID).getByTestId("placeholder").textContent()).toBe(retracted.placeholder)
     expect(await row(second, notice.messageID).textContent()).not.toContain("the build is red")
@@ -233,7 +255,10 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
     const session = await newSession("busy")
     const notices: Array<string> = []
     for (const text of ["first notice", "second notice"]) {
-      notices.push((await app.client.session.synthetic({ path: { sessionID: session.id }, body: { text, resume: false } })).data!.messageID)
+      notices.push(
+        (await app.client.session.synthetic({ path: { sessionID: session.id }, body: { text, resume: false } })).data!
+          .messageID,
+      )
     }
     await openBoth(session.id)
     app.model.enqueue({ text: "working on it", hold: true })
@@ -247,7 +272,8 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
     const queued = first.locator('[data-testid="message"].queued', { hasText: "never mind this" })
     await second.locator('[data-testid="message"].queued', { hasText: "never mind this" }).waitFor()
     await queued.getByTestId("retract").click()
-    for (const page of [first, second]) await page.locator('[data-testid="message"].queued').waitFor({ state: "detached" })
+    for (const page of [first, second])
+      await page.locator('[data-testid="message"].queued').waitFor({ state: "detached" })
 
     // Cancelled: the message stays as it was.
     await row(first, notices[0]!).getByTestId("retract").click()
@@ -289,7 +315,12 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
 
   it("resyncs after the event stream is cut: what changed while disconnected shows, once", async () => {
     const session = await newSession("resync")
-    const notice = (await app.client.session.synthetic({ path: { sessionID: session.id }, body: { text: "notice to retract", resume: false } })).data!
+    const notice = (
+      await app.client.session.synthetic({
+        path: { sessionID: session.id },
+        body: { text: "notice to retract", resume: false },
+      })
+    ).data!
     app.model.enqueue({ text: "an answer to correct" })
     await app.client.session.prompt({ path: { sessionID: session.id }, body: { text: "question" } })
     await idle(session.id)
@@ -306,7 +337,10 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
       await matchesStore(page, session.id)
 
       relay.cut()
-      await page.getByTestId("connection").filter({ hasText: /offline|resyncing|connecting/ }).waitFor()
+      await page
+        .getByTestId("connection")
+        .filter({ hasText: /offline|resyncing|connecting/ })
+        .waitFor()
       // Changes the page cannot hear about: a correction, a retraction, a whole new turn.
       await app.client.message.update({
         path: { sessionID: session.id, messageID: answer.id, partID: answer.parts[0]!.id },
@@ -319,7 +353,10 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
       relay.restore()
 
       await live(page)
-      await part(page, answer.parts[0]!.id).getByTestId("text").filter({ hasText: "corrected while you were away" }).waitFor()
+      await part(page, answer.parts[0]!.id)
+        .getByTestId("text")
+        .filter({ hasText: "corrected while you were away" })
+        .waitFor()
       await row(page, notice.messageID).getByTestId("placeholder").waitFor()
       await page.locator('[data-testid="text"]', { hasText: "an answer given while you were away" }).waitFor()
       await matchesStore(page, session.id)
@@ -342,7 +379,10 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
     for (let batch = 0; batch < 6; batch++) {
       await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          app.client.session.synthetic({ path: { sessionID: session.id }, body: { text: `notice number ${batch * 20 + i}`, resume: false } }),
+          app.client.session.synthetic({
+            path: { sessionID: session.id },
+            body: { text: `notice number ${batch * 20 + i}`, resume: false },
+          }),
         ),
       )
     }
@@ -389,15 +429,25 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
     expect(after.parts.tool).toBe(0)
     expect(after.bytes).toBeLessThan(before.bytes)
     // The chart reloads with the new figure.
-    await entry.getByTestId("storage-bytes").filter({ hasText: new RegExp(`^${bytes(after.bytes)}$`) }).waitFor()
+    await entry
+      .getByTestId("storage-bytes")
+      .filter({ hasText: new RegExp(`^${bytes(after.bytes)}$`) })
+      .waitFor()
 
     // Erase rebuilds the file; the view reports what it did.
     await entry.getByTestId("storage-erase").click()
-    await first.getByTestId("info").filter({ hasText: /^Erased storage heavy/ }).waitFor()
+    await first
+      .getByTestId("info")
+      .filter({ hasText: /^Erased storage heavy/ })
+      .waitFor()
 
     // The sessions list, now that the file has made several.
     await first.getByTestId("nav-sessions").click()
-    await first.locator(`[data-session-id="${session.id}"]`).getByTestId("row-bytes").filter({ hasText: /\d/ }).waitFor()
+    await first
+      .locator(`[data-session-id="${session.id}"]`)
+      .getByTestId("row-bytes")
+      .filter({ hasText: /\d/ })
+      .waitFor()
     await screenshot(first, "sessions")
   })
 
@@ -429,7 +479,10 @@ describe.skipIf(!CHROME)("the web client behind Basic auth", () => {
     await page.getByTestId("new-title").fill("behind auth")
     await page.getByTestId("create").click()
     await page.waitForURL(/\/session\/ses_/)
-    await page.getByTestId("connection").filter({ hasText: /^live$/ }).waitFor({ state: "attached" })
+    await page
+      .getByTestId("connection")
+      .filter({ hasText: /^live$/ })
+      .waitFor({ state: "attached" })
     app.model.enqueue({ text: "authenticated answer" })
     await page.getByTestId("prompt").fill("hello behind auth")
     await page.getByTestId("prompt").press("Enter")
@@ -456,14 +509,22 @@ describe.skipIf(!CHROME)("permission asks and edit diffs in the web client", () 
   })
 
   it("shows an edit's ask with its diff, answers it once, then shows the diff on the tool call", async () => {
-    const session = (await app.client.session.create({ body: { title: "permissions", directory: app.directory } })).data!
+    const session = (await app.client.session.create({ body: { title: "permissions", directory: app.directory } }))
+      .data!
     writeFileSync(join(app.directory, "greeting.txt"), "hello world\n")
     app.model.enqueue(
-      { toolCalls: [{ name: "edit", arguments: { path: "greeting.txt", oldString: "hello world", newString: "hello there" } }] },
+      {
+        toolCalls: [
+          { name: "edit", arguments: { path: "greeting.txt", oldString: "hello world", newString: "hello there" } },
+        ],
+      },
       { text: "Edited the greeting." },
     )
     await page.goto(`${app.url}/session/${session.id}`)
-    await page.getByTestId("connection").filter({ hasText: /^live$/ }).waitFor({ state: "attached" })
+    await page
+      .getByTestId("connection")
+      .filter({ hasText: /^live$/ })
+      .waitFor({ state: "attached" })
     await page.getByTestId("prompt").fill("change the greeting")
     await page.getByTestId("prompt").press("Enter")
 
@@ -491,9 +552,14 @@ describe.skipIf(!CHROME)("permission asks and edit diffs in the web client", () 
   it("rejects an ask: the file stays as it was and the card goes", async () => {
     const session = (await app.client.session.create({ body: { title: "rejecting", directory: app.directory } })).data!
     writeFileSync(join(app.directory, "keep.txt"), "keep me\n")
-    app.model.enqueue({ toolCalls: [{ name: "edit", arguments: { path: "keep.txt", oldString: "keep me", newString: "lost" } }] })
+    app.model.enqueue({
+      toolCalls: [{ name: "edit", arguments: { path: "keep.txt", oldString: "keep me", newString: "lost" } }],
+    })
     await page.goto(`${app.url}/session/${session.id}`)
-    await page.getByTestId("connection").filter({ hasText: /^live$/ }).waitFor({ state: "attached" })
+    await page
+      .getByTestId("connection")
+      .filter({ hasText: /^live$/ })
+      .waitFor({ state: "attached" })
     await page.getByTestId("prompt").fill("change keep.txt")
     await page.getByTestId("prompt").press("Enter")
     const card = page.getByTestId("permission")

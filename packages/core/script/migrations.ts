@@ -12,7 +12,10 @@ export const render = () => {
   const items = journal.entries.map((entry) => {
     const sql = readFileSync(join(dir, "migrations", `${entry.tag}.sql`), "utf8")
     return `  { tag: ${JSON.stringify(entry.tag)}, statements: ${JSON.stringify(
-      sql.split("--> statement-breakpoint").map((s) => s.trim()).filter(Boolean),
+      sql
+        .split("--> statement-breakpoint")
+        .map((s) => s.trim())
+        .filter(Boolean),
       null,
       2,
     ).replaceAll("\n", "\n  ")} },`

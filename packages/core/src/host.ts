@@ -32,10 +32,10 @@ export const HostLayer = (options: HostOptions) => {
   const store = StoreLayer({ path: options.database, persist: options.config.data.events?.persist === true })
   const base = Layer.mergeAll(Hooks.layer, Providers.layer).pipe(Layer.provideMerge(config))
   const runner = Runner.layer.pipe(Layer.provideMerge(Permissions.layer), Layer.provideMerge(Layer.merge(store, base)))
-  const execution = Layer.mergeAll(Execution.layer, Mutation.layer, Prune.layer, Erase.layer).pipe(Layer.provideMerge(runner))
-  const plugins = PluginHost.layer({ inline: options.plugins ?? [] }).pipe(
-    Layer.provideMerge(execution),
+  const execution = Layer.mergeAll(Execution.layer, Mutation.layer, Prune.layer, Erase.layer).pipe(
+    Layer.provideMerge(runner),
   )
+  const plugins = PluginHost.layer({ inline: options.plugins ?? [] }).pipe(Layer.provideMerge(execution))
   const autoResume = options.autoResume ?? options.config.data.server?.autoResume ?? true
   const resume = Layer.effectDiscard(
     Effect.gen(function* () {

@@ -41,7 +41,9 @@ describe("admission checks the chosen agent and model", () => {
     )
     expect(stored.items).toEqual([])
     expect(stored.info.seq).toBe(1)
-    await expect(ctx!.session.prompt({ sessionID, text: "hi", agent: "plan" })).resolves.toMatchObject({ messageID: expect.any(String) })
+    await expect(ctx!.session.prompt({ sessionID, text: "hi", agent: "plan" })).resolves.toMatchObject({
+      messageID: expect.any(String),
+    })
     await host.dispose()
   })
 })

@@ -39,12 +39,16 @@ interface Edit {
 
 /** Checks the settled array against the edit that produced it; returns the ids it issued. */
 const checkSettled = (edit: Edit, settled: ReadonlyArray<SystemPart>, issuedBefore: ReadonlySet<string>) => {
-  const items = Array.isArray(edit.result) ? (edit.result as Array<unknown>).filter((x) => typeof x === "object" && x !== null) : []
+  const items = Array.isArray(edit.result)
+    ? (edit.result as Array<unknown>).filter((x) => typeof x === "object" && x !== null)
+    : []
   expect(settled.length).toBe(items.length)
   const ids = settled.map((p) => p.id)
   expect(new Set(ids).size).toBe(ids.length)
   const seen = new Set<object>()
-  const reserved = new Set(items.filter((x) => edit.received.has(x as object)).map((x) => edit.received.get(x as object)!.id))
+  const reserved = new Set(
+    items.filter((x) => edit.received.has(x as object)).map((x) => edit.received.get(x as object)!.id),
+  )
   const taken = new Set<string>()
   items.forEach((item, index) => {
     const part = settled[index]!
@@ -59,7 +63,10 @@ const checkSettled = (edit: Edit, settled: ReadonlyArray<SystemPart>, issuedBefo
       expect(part.origin).toEqual({ type: "plugin", pluginID: edit.pluginID })
       expect(issuedBefore.has(part.id)).toBe(false)
       expect(reserved.has(part.id)).toBe(false)
-      const wanted = typeof raw.id === "string" && raw.id.length > 0 && !issuedBefore.has(raw.id) && !taken.has(raw.id) ? raw.id : undefined
+      const wanted =
+        typeof raw.id === "string" && raw.id.length > 0 && !issuedBefore.has(raw.id) && !taken.has(raw.id)
+          ? raw.id
+          : undefined
       if (wanted) expect(part.id).toBe(wanted)
       else expect(part.id.startsWith(`plugin:${edit.pluginID}:`)).toBe(true)
     }
@@ -94,7 +101,11 @@ const randomEdit = (random: () => number, event: ContextEvent, pluginID: string)
         if (target) target.origin = pick(FORGED)
         break
       case 6: // push a new part with a forged id and origin (the spoof)
-        system.push({ id: pick(["agent:build", "instructions:AGENTS.md", `mine-${i}`, ""]), text: `new ${pluginID} ${i}`, origin: pick(FORGED) })
+        system.push({
+          id: pick(["agent:build", "instructions:AGENTS.md", `mine-${i}`, ""]),
+          text: `new ${pluginID} ${i}`,
+          origin: pick(FORGED),
+        })
         break
       case 7: // edit text in place
         if (target) target.text = `${target.text}+${pluginID}`
@@ -143,7 +154,9 @@ describe("session.context provenance under random plugin edits", () => {
               run: (e) =>
                 Effect.sync(() => {
                   settleCheck(e.system)
-                  const received = new Map(e.system.map((part) => [part as object, { id: part.id, origin: { ...part.origin } }]))
+                  const received = new Map(
+                    e.system.map((part) => [part as object, { id: part.id, origin: { ...part.origin } }]),
+                  )
                   randomEdit(random, e, pluginID)
                   pending = { pluginID, received, result: e.system }
                 }),

@@ -55,21 +55,46 @@ describe("mutation and turn admission under concurrency", () => {
             const roll = random()
             const by = `plugin:client${client}`
             let attempt: Effect.Effect<unknown, { _tag: string }>
-            if (roll < 0.12) attempt = execution.prompt({ sessionID: id, text: random() < 0.3 ? "look\n/think hmm\n/tool list {}" : `hello ${client}` })
-            else if (roll < 0.2) attempt = execution.synthetic({ sessionID: id, text: `notice ${client}`, origin: by, resume: random() < 0.5 })
+            if (roll < 0.12)
+              attempt = execution.prompt({
+                sessionID: id,
+                text: random() < 0.3 ? "look\n/think hmm\n/tool list {}" : `hello ${client}`,
+              })
+            else if (roll < 0.2)
+              attempt = execution.synthetic({
+                sessionID: id,
+                text: `notice ${client}`,
+                origin: by,
+                resume: random() < 0.5,
+              })
             else {
               const messages = messagesOf(id)
               if (messages.length === 0) return
               const message = pick(messages)
               const part = message.parts.length > 0 ? pick(message.parts) : undefined
-              if (roll < 0.5) attempt = mutation.correct({ sessionID: id, messageID: message.id, partID: part?.id ?? "prt_none", text: `corrected by ${client}`, by })
+              if (roll < 0.5)
+                attempt = mutation.correct({
+                  sessionID: id,
+                  messageID: message.id,
+                  partID: part?.id ?? "prt_none",
+                  text: `corrected by ${client}`,
+                  by,
+                })
               else if (roll < 0.75) attempt = mutation.retract({ sessionID: id, messageID: message.id, by })
-              else attempt = mutation.removePart({ sessionID: id, messageID: message.id, partID: part?.id ?? "prt_none", by })
+              else
+                attempt = mutation.removePart({
+                  sessionID: id,
+                  messageID: message.id,
+                  partID: part?.id ?? "prt_none",
+                  by,
+                })
             }
             const exit = yield* Effect.exit(attempt)
             if (Exit.isSuccess(exit)) outcomes.ok++
             else {
-              const error = (exit.cause.reasons.find((r) => r._tag === "Fail") as { error?: { _tag: string } } | undefined)?.error
+              const error = (
+                exit.cause.reasons.find((r) => r._tag === "Fail") as { error?: { _tag: string } } | undefined
+              )?.error
               if (error?._tag === "Session.BusyError") outcomes.busy++
               else if (error && EXPECTED_FAILURES.has(error._tag)) outcomes.other++
               else unexpected.push(error ?? exit.cause)
@@ -77,7 +102,10 @@ describe("mutation and turn admission under concurrency", () => {
           })
 
         for (let round = 0; round < 1_000; round++) {
-          yield* Effect.all(Array.from({ length: 4 }, (_, client) => operation(client)), { concurrency: "unbounded" })
+          yield* Effect.all(
+            Array.from({ length: 4 }, (_, client) => operation(client)),
+            { concurrency: "unbounded" },
+          )
           // Now and then let the sessions drain, so mutations also meet idle sessions and the turn that
           // races them from the next round.
           if (round % 10 === 9) yield* Effect.forEach(sessions, (s) => execution.wait(s.id))
@@ -96,7 +124,10 @@ describe("mutation and turn admission under concurrency", () => {
     let mutationsSeen = 0
     for (const [sessionID, list] of bySession) {
       // No event lost: the subscriber saw every seq from the creation on, without a gap.
-      expect(list.map((e) => e.seq), `seed ${seed} ${sessionID}`).toEqual(list.map((_, i) => i + 1))
+      expect(
+        list.map((e) => e.seq),
+        `seed ${seed} ${sessionID}`,
+      ).toEqual(list.map((_, i) => i + 1))
       let held = false
       for (const event of list) {
         if (event.type === "session.turn.started") held = true
@@ -110,7 +141,11 @@ describe("mutation and turn admission under concurrency", () => {
     }
     expect(mutationsSeen).toBeGreaterThan(0)
 
-    const live = await host.run(Effect.gen(function* () { return yield* Database }))
+    const live = await host.run(
+      Effect.gen(function* () {
+        return yield* Database
+      }),
+    )
     const target = Database.open(":memory:")
     replay(live.client, target, makeSessionProjector(target.client))
     expect(projectionSnapshot(target.client)).toEqual(projectionSnapshot(live.client))

@@ -17,7 +17,9 @@ beforeAll(async () => {
 afterAll(() => server.close())
 
 const failure = <A, E>(exit: Exit.Exit<A, E>) =>
-  Exit.isFailure(exit) ? (exit.cause.reasons.find((r) => r._tag === "Fail") as { error: unknown } | undefined)?.error : undefined
+  Exit.isFailure(exit)
+    ? (exit.cause.reasons.find((r) => r._tag === "Fail") as { error: unknown } | undefined)?.error
+    : undefined
 
 describe("the mutation contract in core", () => {
   it("corrects a notice: same ids and role, stored and next request carry only the new text", async () => {
@@ -28,10 +30,21 @@ describe("the mutation contract in core", () => {
         const execution = yield* Execution
         const mutation = yield* Mutation
         const info = yield* session.create({ directory: host.directory })
-        const { messageID } = yield* execution.synthetic({ sessionID: info.id, text: "Reminder: the deploy is at 5pm", origin: "plugin:reminders", resume: false })
+        const { messageID } = yield* execution.synthetic({
+          sessionID: info.id,
+          text: "Reminder: the deploy is at 5pm",
+          origin: "plugin:reminders",
+          resume: false,
+        })
         const before = yield* session.message(info.id, messageID)
         const partID = before.parts[0]!.id
-        const updated = yield* mutation.correct({ sessionID: info.id, messageID, partID, text: "Reminder: the deploy moved to 6pm", by: "plugin:reminders" })
+        const updated = yield* mutation.correct({
+          sessionID: info.id,
+          messageID,
+          partID,
+          text: "Reminder: the deploy moved to 6pm",
+          by: "plugin:reminders",
+        })
         const marker = server.requests.length
         yield* execution.prompt({ sessionID: info.id, text: "when is the deploy?" })
         yield* execution.wait(info.id)
@@ -43,7 +56,9 @@ describe("the mutation contract in core", () => {
     expect(result.updated.seq).toBe(result.before.seq)
     expect(result.updated.type).toBe("synthetic")
     expect(result.updated.origin).toBe("plugin:reminders")
-    expect(result.updated.parts).toEqual([{ id: result.before.parts[0]!.id, type: "text", text: "Reminder: the deploy moved to 6pm" }])
+    expect(result.updated.parts).toEqual([
+      { id: result.before.parts[0]!.id, type: "text", text: "Reminder: the deploy moved to 6pm" },
+    ])
     expect(requestText(result.request)).toContain("the deploy moved to 6pm")
     expect(requestText(result.request)).not.toContain("5pm")
     await host.dispose()
@@ -57,17 +72,34 @@ describe("the mutation contract in core", () => {
         const execution = yield* Execution
         const mutation = yield* Mutation
         const info = yield* session.create({ directory: host.directory })
-        const { messageID } = yield* execution.synthetic({ sessionID: info.id, text: "STALE-NOTICE child task finished", origin: "plugin:children", resume: false })
+        const { messageID } = yield* execution.synthetic({
+          sessionID: info.id,
+          text: "STALE-NOTICE child task finished",
+          origin: "plugin:children",
+          resume: false,
+        })
         const before = yield* session.message(info.id, messageID)
         const retracted = yield* mutation.retract({ sessionID: info.id, messageID, by: "plugin:children" })
         const again = yield* mutation.retract({ sessionID: info.id, messageID, by: "plugin:children" })
         const marker = server.requests.length
         yield* execution.prompt({ sessionID: info.id, text: "status?" })
         yield* execution.wait(info.id)
-        return { before, retracted, again, request: server.requests[marker], list: (yield* session.messages(info.id)).items }
+        return {
+          before,
+          retracted,
+          again,
+          request: server.requests[marker],
+          list: (yield* session.messages(info.id)).items,
+        }
       }),
     )
-    expect(result.retracted).toMatchObject({ id: result.before.id, seq: result.before.seq, type: "synthetic", origin: "plugin:children", parts: [] })
+    expect(result.retracted).toMatchObject({
+      id: result.before.id,
+      seq: result.before.seq,
+      type: "synthetic",
+      origin: "plugin:children",
+      parts: [],
+    })
     expect(result.retracted.placeholder).toBe("[A notice was retracted.]")
     expect(result.retracted.retracted).toMatchObject({ by: "plugin:children" })
     expect(result.again).toEqual(result.retracted)
@@ -81,7 +113,11 @@ describe("the mutation contract in core", () => {
     const host = makeHost({ config: localModel(server) })
     const bulky = "B".repeat(20_000)
     server.enqueue(
-      { reasoning: `thinking ${"R".repeat(5_000)}`, text: "listing", toolCalls: [{ id: "call_big", name: "bash_missing", arguments: { blob: bulky } }] },
+      {
+        reasoning: `thinking ${"R".repeat(5_000)}`,
+        text: "listing",
+        toolCalls: [{ id: "call_big", name: "bash_missing", arguments: { blob: bulky } }],
+      },
       { text: "done" },
     )
     const result = await host.run(
@@ -94,13 +130,23 @@ describe("the mutation contract in core", () => {
         yield* execution.prompt({ sessionID: info.id, text: "go" })
         yield* execution.wait(info.id)
         const assistant = (yield* session.messages(info.id)).items[1] as AssistantMessage
-        const size = () => (client.query("SELECT length(data) AS n FROM session_message WHERE id = ?").get(assistant.id) as { n: number }).n
+        const size = () =>
+          (
+            client.query("SELECT length(data) AS n FROM session_message WHERE id = ?").get(assistant.id) as {
+              n: number
+            }
+          ).n
         const sizeBefore = size()
         const tool = assistant.parts.find((p) => p.type === "tool")!
         const reasoning = assistant.parts.find((p) => p.type === "reasoning")!
         const payload = JSON.stringify(tool).length + JSON.stringify(reasoning).length
         yield* mutation.removePart({ sessionID: info.id, messageID: assistant.id, partID: tool.id, by: "user" })
-        const updated = yield* mutation.removePart({ sessionID: info.id, messageID: assistant.id, partID: reasoning.id, by: "user" })
+        const updated = yield* mutation.removePart({
+          sessionID: info.id,
+          messageID: assistant.id,
+          partID: reasoning.id,
+          by: "user",
+        })
         const marker = server.requests.length
         yield* execution.prompt({ sessionID: info.id, text: "next" })
         yield* execution.wait(info.id)
@@ -110,7 +156,9 @@ describe("the mutation contract in core", () => {
     expect(result.updated.parts.map((p) => p.type)).toEqual(["text"])
     expect(result.updated.parts[0]!.id).toBe(result.assistant.parts.find((p) => p.type === "text")!.id)
     // The row keeps only the removed parts' ids (`removedParts`, so a repeated removal is a retry).
-    const kept = JSON.stringify({ removedParts: result.updated.type === "assistant" ? result.updated.removedParts : [] }).length
+    const kept = JSON.stringify({
+      removedParts: result.updated.type === "assistant" ? result.updated.removedParts : [],
+    }).length
     expect(result.updated.type === "assistant" && result.updated.removedParts).toEqual([
       result.assistant.parts.find((p) => p.type === "tool")!.id,
       result.assistant.parts.find((p) => p.type === "reasoning")!.id,
@@ -142,21 +190,37 @@ describe("the mutation contract in core", () => {
         const exits = {
           unknownSession: yield* Effect.exit(mutation.retract({ sessionID: "ses_nope", messageID: user.id, by })),
           unknownMessage: yield* Effect.exit(mutation.retract({ sessionID: info.id, messageID: "msg_nope", by })),
-          unknownPart: yield* Effect.exit(mutation.correct({ sessionID: info.id, messageID: user.id, partID: "prt_nope", text: "x", by })),
+          unknownPart: yield* Effect.exit(
+            mutation.correct({ sessionID: info.id, messageID: user.id, partID: "prt_nope", text: "x", by }),
+          ),
           retractAssistant: yield* Effect.exit(mutation.retract({ sessionID: info.id, messageID: assistant.id, by })),
-          correctReasoning: yield* Effect.exit(mutation.correct({ sessionID: info.id, messageID: assistant.id, partID: reasoning.id, text: "x", by })),
-          removeText: yield* Effect.exit(mutation.removePart({ sessionID: info.id, messageID: assistant.id, partID: text.id, by })),
-          removeFromUser: yield* Effect.exit(mutation.removePart({ sessionID: info.id, messageID: user.id, partID: user.parts[0]!.id, by })),
-          emptyCorrection: yield* Effect.exit(mutation.correct({ sessionID: info.id, messageID: user.id, partID: user.parts[0]!.id, text: "", by })),
+          correctReasoning: yield* Effect.exit(
+            mutation.correct({ sessionID: info.id, messageID: assistant.id, partID: reasoning.id, text: "x", by }),
+          ),
+          removeText: yield* Effect.exit(
+            mutation.removePart({ sessionID: info.id, messageID: assistant.id, partID: text.id, by }),
+          ),
+          removeFromUser: yield* Effect.exit(
+            mutation.removePart({ sessionID: info.id, messageID: user.id, partID: user.parts[0]!.id, by }),
+          ),
+          emptyCorrection: yield* Effect.exit(
+            mutation.correct({ sessionID: info.id, messageID: user.id, partID: user.parts[0]!.id, text: "", by }),
+          ),
         }
         return { exits, before, after: projectionSnapshot(client) }
       }),
     )
     expect(failure(result.exits.unknownSession)).toMatchObject({ _tag: "Session.NotFoundError" })
-    expect(failure(result.exits.unknownMessage)).toMatchObject({ _tag: "Session.MessageNotFoundError", messageID: "msg_nope" })
+    expect(failure(result.exits.unknownMessage)).toMatchObject({
+      _tag: "Session.MessageNotFoundError",
+      messageID: "msg_nope",
+    })
     expect(failure(result.exits.unknownPart)).toMatchObject({ _tag: "Session.PartNotFoundError", partID: "prt_nope" })
     for (const key of ["retractAssistant", "correctReasoning", "removeText", "removeFromUser"] as const) {
-      expect(failure(result.exits[key])).toMatchObject({ _tag: "Session.InvalidTargetError", reason: expect.any(String) })
+      expect(failure(result.exits[key])).toMatchObject({
+        _tag: "Session.InvalidTargetError",
+        reason: expect.any(String),
+      })
     }
     expect(failure(result.exits.emptyCorrection)).toMatchObject({ _tag: "Session.InvalidInputError", field: "text" })
     expect(result.after).toEqual(result.before)
@@ -182,11 +246,18 @@ describe("the mutation contract in core", () => {
         const journal = client.query("SELECT * FROM event ORDER BY position").all()
         const by = "plugin:x"
         const exits = [
-          yield* Effect.exit(mutation.correct({ sessionID: info.id, messageID, partID: notice.parts[0]!.id, text: "new", by })),
+          yield* Effect.exit(
+            mutation.correct({ sessionID: info.id, messageID, partID: notice.parts[0]!.id, text: "new", by }),
+          ),
           yield* Effect.exit(mutation.retract({ sessionID: info.id, messageID, by })),
-          yield* Effect.exit(mutation.removePart({ sessionID: info.id, messageID: "msg_unknown", partID: "prt_x", by })),
+          yield* Effect.exit(
+            mutation.removePart({ sessionID: info.id, messageID: "msg_unknown", partID: "prt_x", by }),
+          ),
         ]
-        const same = { rows: projectionSnapshot(client), journal: client.query("SELECT * FROM event ORDER BY position").all() }
+        const same = {
+          rows: projectionSnapshot(client),
+          journal: client.query("SELECT * FROM event ORDER BY position").all(),
+        }
         server.release()
         yield* execution.wait(info.id)
         const retry = yield* mutation.retract({ sessionID: info.id, messageID, by })
@@ -196,7 +267,11 @@ describe("the mutation contract in core", () => {
     for (const exit of result.exits) expect(failure(exit)).toMatchObject({ _tag: "Session.BusyError" })
     expect(result.same.rows).toEqual(result.rows)
     expect(result.same.journal).toEqual(result.journal)
-    expect(result.retry).toMatchObject({ id: result.notice.id, seq: result.notice.seq, placeholder: "[A notice was retracted.]" })
+    expect(result.retry).toMatchObject({
+      id: result.notice.id,
+      seq: result.notice.seq,
+      placeholder: "[A notice was retracted.]",
+    })
     await host.dispose()
   })
 })

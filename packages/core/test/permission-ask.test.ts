@@ -48,9 +48,12 @@ const setup = async (config: ConfigData, plugins: ReadonlyArray<PromisePlugin> =
   const run = <A, E>(effect: Effect.Effect<A, E, HostServices>) => host.run(effect)
   const prompt = (text: string) => run(Execution.use((e) => e.prompt({ sessionID, text })))
   const wait = () => run(Execution.use((e) => e.wait(sessionID)))
-  const messages = () => run(Session.use((s) => s.messages(sessionID))).then((page) => page.items as ReadonlyArray<Message>)
+  const messages = () =>
+    run(Session.use((s) => s.messages(sessionID))).then((page) => page.items as ReadonlyArray<Message>)
   const toolParts = async () =>
-    (await messages()).flatMap((m) => (m.type === "assistant" ? m.parts.filter((p): p is ToolPart => p.type === "tool") : []))
+    (await messages()).flatMap((m) =>
+      m.type === "assistant" ? m.parts.filter((p): p is ToolPart => p.type === "tool") : [],
+    )
   const file = () => readFileSync(join(host.directory, "a.txt"), "utf8")
   return { host, sessionID, events, next, run, prompt, wait, messages, toolParts, file }
 }
@@ -71,7 +74,9 @@ describe("permissions for file edits", () => {
   it('default "ask": nothing changes and mutations are busy until "once" is answered', async () => {
     const t = await setup({})
     await t.prompt(editLine("a.txt", "beta", "gamma"))
-    const asked = (await t.next("session.permission.asked")) as { data: { permissionID: string; metadata: { diff: string } } }
+    const asked = (await t.next("session.permission.asked")) as {
+      data: { permissionID: string; metadata: { diff: string } }
+    }
     expect(asked.data.permissionID).toMatch(/^per_/)
     expect(asked.data.metadata.diff).toContain("+gamma")
     const pending = await t.run(Permissions.use((p) => p.list(t.sessionID)))
@@ -82,10 +87,18 @@ describe("permissions for file edits", () => {
     // The turn holds the claim while it waits: a mutation is refused.
     const user = (await t.messages())[0]!
     const busy = await t.host.exit(
-      Mutation.use((m) => m.correct({ sessionID: t.sessionID, messageID: user.id, partID: user.parts[0]!.id, text: "x", by: "user" })),
+      Mutation.use((m) =>
+        m.correct({ sessionID: t.sessionID, messageID: user.id, partID: user.parts[0]!.id, text: "x", by: "user" }),
+      ),
     )
     expect(JSON.stringify(busy)).toContain("Session.BusyError")
-    expect(await t.run(Permissions.use((p) => p.reply({ sessionID: t.sessionID, permissionID: asked.data.permissionID, reply: "once" })))).toEqual({
+    expect(
+      await t.run(
+        Permissions.use((p) =>
+          p.reply({ sessionID: t.sessionID, permissionID: asked.data.permissionID, reply: "once" }),
+        ),
+      ),
+    ).toEqual({
       id: asked.data.permissionID,
       reply: "once",
     })
@@ -94,7 +107,9 @@ describe("permissions for file edits", () => {
     const [part] = await t.toolParts()
     expect(part).toMatchObject({ state: "completed" })
     // A second answer finds nothing pending.
-    const again = await t.host.exit(Permissions.use((p) => p.reply({ sessionID: t.sessionID, permissionID: asked.data.permissionID, reply: "once" })))
+    const again = await t.host.exit(
+      Permissions.use((p) => p.reply({ sessionID: t.sessionID, permissionID: asked.data.permissionID, reply: "once" })),
+    )
     expect(JSON.stringify(again)).toContain("Permission.NotFoundError")
     await t.host.dispose()
   })
@@ -103,7 +118,11 @@ describe("permissions for file edits", () => {
     const t = await setup({})
     await t.prompt(editLine("a.txt", "beta", "gamma"))
     const asked = (await t.next("session.permission.asked")) as { data: { permissionID: string } }
-    await t.run(Permissions.use((p) => p.reply({ sessionID: t.sessionID, permissionID: asked.data.permissionID, reply: "reject" })))
+    await t.run(
+      Permissions.use((p) =>
+        p.reply({ sessionID: t.sessionID, permissionID: asked.data.permissionID, reply: "reject" }),
+      ),
+    )
     await t.wait()
     expect(t.file()).toBe("alpha\nbeta\n")
     let messages = await t.messages()
@@ -115,13 +134,21 @@ describe("permissions for file edits", () => {
     const second = (await t.next("session.permission.asked", seen)) as { data: { permissionID: string } }
     await t.run(
       Permissions.use((p) =>
-        p.reply({ sessionID: t.sessionID, permissionID: second.data.permissionID, reply: "reject", message: "use a different word" }),
+        p.reply({
+          sessionID: t.sessionID,
+          permissionID: second.data.permissionID,
+          reply: "reject",
+          message: "use a different word",
+        }),
       ),
     )
     await t.wait()
     messages = await t.messages()
     expect(messages.map((m) => m.type)).toEqual(["user", "assistant", "user", "assistant", "assistant"])
-    expect((await t.toolParts())[1]).toMatchObject({ state: "error", error: "the user rejected this call: use a different word" })
+    expect((await t.toolParts())[1]).toMatchObject({
+      state: "error",
+      error: "the user rejected this call: use a different word",
+    })
     expect(t.file()).toBe("alpha\nbeta\n")
     await t.host.dispose()
   })
@@ -164,21 +191,32 @@ describe("permissions for file edits", () => {
     await denied.prompt(editLine("a.txt", "beta", "gamma"))
     await denied.wait()
     expect(denied.file()).toBe("alpha\nbeta\n")
-    expect((await denied.toolParts())[0]).toMatchObject({ state: "error", error: expect.stringContaining("permission denied") })
+    expect((await denied.toolParts())[0]).toMatchObject({
+      state: "error",
+      error: expect.stringContaining("permission denied"),
+    })
     expect(denied.events.some((e) => e.type === "session.permission.asked")).toBe(false)
     await denied.host.dispose()
 
     const t = await setup({})
     await t.prompt(editLine("a.txt", "beta", "gamma"))
     const asked = (await t.next("session.permission.asked")) as { data: { permissionID: string } }
-    await t.run(Permissions.use((p) => p.reply({ sessionID: t.sessionID, permissionID: asked.data.permissionID, reply: "always" })))
+    await t.run(
+      Permissions.use((p) =>
+        p.reply({ sessionID: t.sessionID, permissionID: asked.data.permissionID, reply: "always" }),
+      ),
+    )
     await t.wait()
     const seen = t.events.length
     await t.prompt(`${editLine("a.txt", "gamma", "delta")}\n${editLine("b.txt", "", "new")}`)
-    const other = (await t.next("session.permission.asked", seen)) as { data: { patterns: Array<string>; permissionID: string } }
+    const other = (await t.next("session.permission.asked", seen)) as {
+      data: { patterns: Array<string>; permissionID: string }
+    }
     expect(other.data.patterns).toEqual(["b.txt"])
     expect(t.file()).toBe("alpha\ndelta\n")
-    await t.run(Permissions.use((p) => p.reply({ sessionID: t.sessionID, permissionID: other.data.permissionID, reply: "once" })))
+    await t.run(
+      Permissions.use((p) => p.reply({ sessionID: t.sessionID, permissionID: other.data.permissionID, reply: "once" })),
+    )
     await t.wait()
     expect(readFileSync(join(t.host.directory, "b.txt"), "utf8")).toBe("new")
     await t.host.dispose()
@@ -191,7 +229,11 @@ describe("permissions for file edits", () => {
     await t.run(Execution.use((e) => e.interrupt(t.sessionID)))
     await t.wait()
     const replied = (await t.next("session.permission.replied")) as { data: unknown }
-    expect(replied.data).toEqual({ permissionID: asked.data.permissionID, reply: "reject", message: "the turn was interrupted" })
+    expect(replied.data).toEqual({
+      permissionID: asked.data.permissionID,
+      reply: "reject",
+      message: "the turn was interrupted",
+    })
     expect(await t.run(Permissions.use((p) => p.list(t.sessionID)))).toEqual([])
     expect((await t.run(Session.use((s) => s.get(t.sessionID)))).status).toBe("idle")
     expect(t.file()).toBe("alpha\nbeta\n")
@@ -230,14 +272,18 @@ describe("permissions for bash", () => {
     const t = await setup({ permission: { bash: { "git status*": "allow", "rm *": "deny", "*": "ask" } } })
     const bash = (command: string) => `/tool bash ${JSON.stringify({ command })}`
     await t.prompt([bash("git status --short"), bash("rm a.txt"), bash("echo asked > asked.txt")].join("\n"))
-    const asked = (await t.next("session.permission.asked")) as { data: { permissionID: string; patterns: Array<string> } }
+    const asked = (await t.next("session.permission.asked")) as {
+      data: { permissionID: string; patterns: Array<string> }
+    }
     expect(asked.data.patterns).toEqual(["echo asked > asked.txt"])
     const parts = await t.toolParts()
     expect(parts[0]).toMatchObject({ state: "completed" }) // ran (whatever git says outside a repository)
     expect(parts[1]).toMatchObject({ state: "error", error: expect.stringContaining("permission denied") })
     expect(parts[2]).toMatchObject({ state: "running" })
     expect(t.file()).toBe("alpha\nbeta\n")
-    await t.run(Permissions.use((p) => p.reply({ sessionID: t.sessionID, permissionID: asked.data.permissionID, reply: "once" })))
+    await t.run(
+      Permissions.use((p) => p.reply({ sessionID: t.sessionID, permissionID: asked.data.permissionID, reply: "once" })),
+    )
     await t.wait()
     expect(readFileSync(join(t.host.directory, "asked.txt"), "utf8")).toBe("asked\n")
     await t.host.dispose()

@@ -14,18 +14,22 @@ describe("permission rules", () => {
   test("a subject no pattern matches gets the kind's default; several subjects take the strictest", () => {
     expect(evaluate("bash", { "git *": "allow" }, ["ls"])).toBe("ask")
     expect(evaluate("read", { "secret/*": "deny" }, ["src/a.ts"])).toBe("allow")
-    expect(evaluate("edit", { "docs/*": "allow", "*": "ask", "secret/*": "deny" }, ["docs/a.md", "src/b.ts"])).toBe("ask")
-    expect(evaluate("edit", { "docs/*": "allow", "secret/*": "deny", "*": "ask" }, ["docs/a.md", "secret/k"])).toBe("deny")
+    expect(evaluate("edit", { "docs/*": "allow", "*": "ask", "secret/*": "deny" }, ["docs/a.md", "src/b.ts"])).toBe(
+      "ask",
+    )
+    expect(evaluate("edit", { "docs/*": "allow", "secret/*": "deny", "*": "ask" }, ["docs/a.md", "secret/k"])).toBe(
+      "deny",
+    )
   })
 
   test("an agent's rule replaces the global one for its keys; defaults otherwise", () => {
     expect(ruleFor("edit", { edit: "allow", bash: "deny" }, { edit: "deny" })).toBe("deny")
     expect(ruleFor("bash", { edit: "allow", bash: "deny" }, { edit: "deny" })).toBe("deny")
-    expect([ruleFor("read", undefined, undefined), ruleFor("edit", undefined, undefined), ruleFor("bash", undefined, undefined)]).toEqual([
-      "allow",
-      "ask",
-      "ask",
-    ])
+    expect([
+      ruleFor("read", undefined, undefined),
+      ruleFor("edit", undefined, undefined),
+      ruleFor("bash", undefined, undefined),
+    ]).toEqual(["allow", "ask", "ask"])
   })
 
   test("wildcards: * spans spaces and slashes, ? one character, the rest is literal", () => {
@@ -36,7 +40,10 @@ describe("permission rules", () => {
   })
 
   test("always grants cover the same subjects of the same kind only, compared exactly", () => {
-    const grants = [{ permission: "bash", patterns: ["ls *.txt"] }, { permission: "edit", patterns: ["a.txt"] }]
+    const grants = [
+      { permission: "bash", patterns: ["ls *.txt"] },
+      { permission: "edit", patterns: ["a.txt"] },
+    ]
     expect(covered(grants, "bash", ["ls *.txt"])).toBe(true)
     expect(covered(grants, "bash", ["ls secret.txt"])).toBe(false)
     expect(covered(grants, "edit", ["a.txt", "b.txt"])).toBe(false)

@@ -40,15 +40,23 @@ describe("plugins loaded from config", () => {
     // The context hook saw host-built system parts with origins and the transcript as model messages.
     const context = promiseSeen.contexts[0]!
     expect(context.system[0]).toMatchObject({ id: "host:default", origin: { type: "host", name: "default" } })
-    expect(context.messages).toEqual([{ role: "user", content: [{ type: "text", text: "hello plugins [edited by prompt hook]" }] }])
+    expect(context.messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "hello plugins [edited by prompt hook]" }] },
+    ])
     expect(promiseSeen.lookups[0]).toEqual({
       status: "busy",
       count: 1,
       missing: { _tag: "Session.NotFoundError", sessionID: "ses_missing", message: "Session ses_missing not found" },
     })
     // The second plugin saw the first plugin's added part, with the host-assigned origin (not the spoofed one).
-    expect(effectSeen.contextSystems[0]).toContainEqual({ id: "recorder", origin: { type: "plugin", pluginID: "recorder-promise" } })
-    expect(effectSeen.lookups[0]).toEqual({ title: "plugged", missing: { _tag: "Session.MessageNotFoundError", messageID: "msg_nope" } })
+    expect(effectSeen.contextSystems[0]).toContainEqual({
+      id: "recorder",
+      origin: { type: "plugin", pluginID: "recorder-promise" },
+    })
+    expect(effectSeen.lookups[0]).toEqual({
+      title: "plugged",
+      missing: { _tag: "Session.MessageNotFoundError", messageID: "msg_nope" },
+    })
 
     // The context edit shaped the request (the offline provider echoes what it received) ...
     expect(answer.parts[0]).toMatchObject({ type: "text", text: "You said: REDACTED BY CONTEXT HOOK" })
@@ -62,11 +70,21 @@ describe("plugins loaded from config", () => {
 
   it("a plugin that fails to load is reported with its error, and the others still load", async () => {
     const host = makeHost({
-      config: { plugin: [fixture("not-a-plugin.ts"), "./does-not-exist.ts", "no-such-package-anywhere", fixture("thrower.ts")] },
+      config: {
+        plugin: [fixture("not-a-plugin.ts"), "./does-not-exist.ts", "no-such-package-anywhere", fixture("thrower.ts")],
+      },
     })
-    const statuses = await host.run(Effect.gen(function* () { return (yield* PluginHost).list() }))
+    const statuses = await host.run(
+      Effect.gen(function* () {
+        return (yield* PluginHost).list()
+      }),
+    )
     expect(statuses[0]).toMatchObject({ status: "failed", error: expect.stringContaining("not a plugin") })
-    expect(statuses[1]).toMatchObject({ source: "./does-not-exist.ts", status: "failed", error: expect.stringContaining("cannot import") })
+    expect(statuses[1]).toMatchObject({
+      source: "./does-not-exist.ts",
+      status: "failed",
+      error: expect.stringContaining("cannot import"),
+    })
     expect(statuses[2]).toMatchObject({ source: "no-such-package-anywhere", status: "failed" })
     expect(statuses[3]).toMatchObject({ id: "thrower", status: "loaded" })
     await host.dispose()

@@ -20,7 +20,10 @@ type Call =
   | { hook: "preflight-settled" }
 
 /** Records the order of preflight and context calls. */
-const recorder = (calls: Array<Call>, options: { preflight?: (event: PreflightEvent) => Promise<void> | void } = {}): PromisePlugin => ({
+const recorder = (
+  calls: Array<Call>,
+  options: { preflight?: (event: PreflightEvent) => Promise<void> | void } = {},
+): PromisePlugin => ({
   id: "order",
   setup(ctx) {
     ctx.session.hook("preflight", async (event) => {
@@ -74,10 +77,11 @@ describe("session.preflight", () => {
       "preflight-settled",
       "context",
     ])
-    for (const call of calls) if (call.hook === "preflight") {
-      expect(call.frozen).toBe(true)
-      expect(call.event.agentID).toBe("build")
-    }
+    for (const call of calls)
+      if (call.hook === "preflight") {
+        expect(call.frozen).toBe(true)
+        expect(call.event.agentID).toBe("build")
+      }
     await host.dispose()
   })
 
@@ -113,7 +117,12 @@ describe("session.preflight", () => {
       }),
     )
     expect(result.status).toBe("idle")
-    expect((result.items[1] as AssistantMessage).error).toEqual({ name: "Plugin.HookError", message: "cannot prove ownership", pluginID: "thrower", hook: "preflight" })
+    expect((result.items[1] as AssistantMessage).error).toEqual({
+      name: "Plugin.HookError",
+      message: "cannot prove ownership",
+      pluginID: "thrower",
+      hook: "preflight",
+    })
     expect((result.items[3] as AssistantMessage).parts[0]).toMatchObject({ text: "You said: two" })
     await host.dispose()
   })
@@ -147,7 +156,12 @@ describe("session.preflight", () => {
         return (yield* session.messages(info.id)).items
       }),
     )
-    expect((result[1] as AssistantMessage).error).toEqual({ name: "Plugin.HookError", message: "timed out after 50 ms", pluginID: "slow", hook: "preflight" })
+    expect((result[1] as AssistantMessage).error).toEqual({
+      name: "Plugin.HookError",
+      message: "timed out after 50 ms",
+      pluginID: "slow",
+      hook: "preflight",
+    })
     expect((result[3] as AssistantMessage).error).toBeUndefined()
     await host.dispose()
   })
@@ -202,7 +216,9 @@ describe("system part provenance in session.context", () => {
       { id: "spoof", text: "spoofed part", origin: { type: "plugin", pluginID: "spoofer" } },
     ])
     // The request the provider received is the shaped one, in the shaped order.
-    expect(server.requests[marker].messages[0].content).toBe("no id given\n\nAGENT SYSTEM TEXT (edited)\n\nspoofed part")
+    expect(server.requests[marker].messages[0].content).toBe(
+      "no id given\n\nAGENT SYSTEM TEXT (edited)\n\nspoofed part",
+    )
     await host.dispose()
   })
 })

@@ -135,7 +135,10 @@ describe("openai-compatible provider", () => {
             role: "tool",
             content: [{ type: "tool-result", callID: "call_1", tool: "read", output: "hello from a", isError: false }],
           },
-          { role: "assistant", content: [{ type: "tool-call", callID: "call_2", tool: "read", input: { path: "b.txt" } }] },
+          {
+            role: "assistant",
+            content: [{ type: "tool-call", callID: "call_2", tool: "read", input: { path: "b.txt" } }],
+          },
           {
             role: "tool",
             content: [{ type: "tool-result", callID: "call_2", tool: "read", output: "ENOENT: b.txt", isError: true }],
@@ -149,7 +152,10 @@ describe("openai-compatible provider", () => {
     const body = server.requests[0]
     expect(body.model).toBe("test-model")
     expect(body.stream).toBe(true)
-    expect(body.messages[0]).toEqual({ role: "system", content: "You are a careful agent.\n\nProject rules: be brief." })
+    expect(body.messages[0]).toEqual({
+      role: "system",
+      content: "You are a careful agent.\n\nProject rules: be brief.",
+    })
     expect(body.messages.slice(1)).toMatchObject([
       { role: "user", content: "What is in a.txt?" },
       {
@@ -296,7 +302,10 @@ describe("openai-compatible provider", () => {
     const plain = await collect(server.url)
     expect(texts(plain, "text-delta").join("")).toBe("ok")
     server.reply((body, index) => ({ text: `#${index}: ${body.messages.at(-1).content}` }))
-    const events = await collect(server.url, request({ messages: [{ role: "user", content: [{ type: "text", text: "ping" }] }] }))
+    const events = await collect(
+      server.url,
+      request({ messages: [{ role: "user", content: [{ type: "text", text: "ping" }] }] }),
+    )
     expect(texts(events, "text-delta").join("")).toBe("#1: ping")
   })
 
@@ -304,10 +313,13 @@ describe("openai-compatible provider", () => {
     const dir = await mkdtemp(join(tmpdir(), "openai-server-"))
     const file = join(dir, "replies.json")
     await Bun.write(file, JSON.stringify([{ text: "from the child process" }]))
-    const child = Bun.spawn([process.execPath, fileURLToPath(new URL("./support/openai-server.ts", import.meta.url)), file], {
-      stdout: "pipe",
-      stderr: "inherit",
-    })
+    const child = Bun.spawn(
+      [process.execPath, fileURLToPath(new URL("./support/openai-server.ts", import.meta.url)), file],
+      {
+        stdout: "pipe",
+        stderr: "inherit",
+      },
+    )
     try {
       const url = await firstLine(child.stdout)
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/)

@@ -70,9 +70,7 @@ const cases: Array<Case> = [
               ...(r.text ? { text: r.text } : {}),
               ...(r.reasoning ? { reasoning: r.reasoning } : {}),
               ...(r.toolCalls ? { toolCalls: r.toolCalls } : {}),
-              ...(r.usage
-                ? { usage: { prompt_tokens: r.usage.input, completion_tokens: r.usage.output } }
-                : {}),
+              ...(r.usage ? { usage: { prompt_tokens: r.usage.input, completion_tokens: r.usage.output } } : {}),
             })),
           ),
         requests: () => server.requests,
@@ -94,7 +92,12 @@ describe.each(cases)("a turn through the $type protocol", ({ type, start, toolRe
     const config: ConfigData = {
       model: "mock/test-model",
       provider: {
-        mock: { type, baseURL: server.url, apiKey: "sk-test", models: { "test-model": { limit: { context: 100_000, output: 1_000 } } } },
+        mock: {
+          type,
+          baseURL: server.url,
+          apiKey: "sk-test",
+          models: { "test-model": { limit: { context: 100_000, output: 1_000 } } },
+        },
       },
     }
     const host = makeHost({ config })
@@ -115,7 +118,8 @@ describe.each(cases)("a turn through the $type protocol", ({ type, start, toolRe
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory })
         const unsubscribe = (yield* Bus).subscribe((event) => {
-          if (event.type === "session.part.delta" && event.sessionID === info.id) deltas.push(event.data as { field: string; delta: string })
+          if (event.type === "session.part.delta" && event.sessionID === info.id)
+            deltas.push(event.data as { field: string; delta: string })
         })
         yield* execution.prompt({ sessionID: info.id, text: "what is in a.txt?" })
         yield* execution.wait(info.id)

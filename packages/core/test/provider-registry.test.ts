@@ -19,7 +19,11 @@ afterEach(() => {
 })
 
 const providers = (config: ConfigShape) =>
-  Effect.runPromise(Effect.gen(function* () { return yield* Providers }).pipe(Effect.provide(Providers.layer.pipe(Layer.provide(Config.layer(config))))))
+  Effect.runPromise(
+    Effect.gen(function* () {
+      return yield* Providers
+    }).pipe(Effect.provide(Providers.layer.pipe(Layer.provide(Config.layer(config))))),
+  )
 
 describe("the provider registry", () => {
   it("offers anthropic and openai without config when their key variable is set, with catalog limits", async () => {
@@ -39,7 +43,10 @@ describe("the provider registry", () => {
       ["openai", "openai", "env"],
     ])
     expect(JSON.stringify(listed)).not.toContain("sk-ant-test")
-    expect(both.limit({ providerID: "anthropic", modelID: "claude-sonnet-4-5" })).toEqual({ context: 200_000, output: 64_000 })
+    expect(both.limit({ providerID: "anthropic", modelID: "claude-sonnet-4-5" })).toEqual({
+      context: 200_000,
+      output: 64_000,
+    })
     expect(both.check({ providerID: "openai", modelID: "gpt-5" })).toBeUndefined()
     expect(both.check({ providerID: "openai", modelID: "nope" })).toBe('provider "openai" has no model "nope"')
     const client = await Effect.runPromise(both.client({ providerID: "anthropic", modelID: "claude-sonnet-4-5" }))
@@ -50,18 +57,35 @@ describe("the provider registry", () => {
     const registry = await providers({
       data: {
         provider: {
-          anthropic: { baseURL: "http://127.0.0.1:9/v1", apiKey: "k", retries: 0, timeout: 1234, models: { "claude-next": { limit: { context: 1000, output: 100 } } } },
+          anthropic: {
+            baseURL: "http://127.0.0.1:9/v1",
+            apiKey: "k",
+            retries: 0,
+            timeout: 1234,
+            models: { "claude-next": { limit: { context: 1000, output: 100 } } },
+          },
           local: { baseURL: "http://127.0.0.1:8/v1" },
         },
       },
       directory: tempDir(),
     })
     const anthropic = registry.list().find((p) => p.id === "anthropic")!
-    expect(anthropic).toMatchObject({ type: "anthropic", source: "config", retries: 0, timeout: 1234, baseURL: "http://127.0.0.1:9/v1" })
+    expect(anthropic).toMatchObject({
+      type: "anthropic",
+      source: "config",
+      retries: 0,
+      timeout: 1234,
+      baseURL: "http://127.0.0.1:9/v1",
+    })
     expect(registry.limit({ providerID: "anthropic", modelID: "claude-next" })).toEqual({ context: 1000, output: 100 })
     expect(registry.check({ providerID: "anthropic", modelID: "claude-haiku-4-5" })).toBeUndefined()
     // An openai-compatible entry listing no models takes any model id.
-    expect(registry.list().find((p) => p.id === "local")).toMatchObject({ type: "openai-compatible", anyModel: true, retries: 4, timeout: 600_000 })
+    expect(registry.list().find((p) => p.id === "local")).toMatchObject({
+      type: "openai-compatible",
+      anyModel: true,
+      retries: 4,
+      timeout: 600_000,
+    })
     expect(registry.check({ providerID: "local", modelID: "whatever" })).toBeUndefined()
   })
 
@@ -90,10 +114,14 @@ describe("the provider registry", () => {
       Effect.gen(function* () {
         yield* Providers
       }).pipe(
-        Effect.provide(Providers.layer.pipe(Layer.provide(Config.layer(config)), Layer.provide(Logger.layer([capture])))),
+        Effect.provide(
+          Providers.layer.pipe(Layer.provide(Config.layer(config)), Layer.provide(Logger.layer([capture]))),
+        ),
       ),
     )
-    expect(logged.join("\n")).toContain("{env:OC2_TEST_UNSET_KEY} at provider.local.apiKey names an unset environment variable")
+    expect(logged.join("\n")).toContain(
+      "{env:OC2_TEST_UNSET_KEY} at provider.local.apiKey names an unset environment variable",
+    )
 
     const host = makeHost({ config: config.data, ...(config.unsetEnv ? { unsetEnv: config.unsetEnv } : {}) })
     const items = await host.run(
@@ -107,7 +135,9 @@ describe("the provider registry", () => {
       }),
     )
     const answer = items[1] as AssistantMessage
-    expect(answer.error?.message).toBe('provider "local" needs the environment variable OC2_TEST_UNSET_KEY, which is not set')
+    expect(answer.error?.message).toBe(
+      'provider "local" needs the environment variable OC2_TEST_UNSET_KEY, which is not set',
+    )
     await host.dispose()
   })
 })

@@ -21,7 +21,11 @@ import { startOpenAIServer } from "./support/openai-server.ts"
 const servers: Array<{ close(): Promise<unknown> }> = []
 afterAll(() => Promise.all(servers.map((s) => s.close())))
 
-const provider = (type: "anthropic" | "openai-compatible", baseURL: string, extra: Record<string, unknown> = {}): ConfigData => ({
+const provider = (
+  type: "anthropic" | "openai-compatible",
+  baseURL: string,
+  extra: Record<string, unknown> = {},
+): ConfigData => ({
   model: "mock/m",
   provider: { mock: { type, baseURL, apiKey: "k", models: { m: {} }, ...extra } },
 })
@@ -100,7 +104,9 @@ describe("retries", () => {
     const port = server.port
     await server.close()
     const result = await turn(provider("openai-compatible", `http://127.0.0.1:${port}/v1`, { retries: 1 }))
-    expect(result.events.filter((e) => e.type === "session.retry").map((e) => (e.data as { attempt: number }).attempt)).toEqual([1])
+    expect(
+      result.events.filter((e) => e.type === "session.retry").map((e) => (e.data as { attempt: number }).attempt),
+    ).toEqual([1])
     const answer = result.items[1] as AssistantMessage
     expect(answer.finish).toBe("error")
     expect(answer.error?.name).toBe("Provider.Error")

@@ -33,7 +33,9 @@ describe("retracting queued input while turns run", () => {
         const session = yield* Session
         const execution = yield* Execution
         const mutation = yield* Mutation
-        const ids = yield* Effect.forEach(Array.from({ length: SESSIONS }), () => session.create({ directory: host.directory }))
+        const ids = yield* Effect.forEach(Array.from({ length: SESSIONS }), () =>
+          session.create({ directory: host.directory }),
+        )
         const prompts = new Map<string, string>()
         yield* Effect.forEach(
           ids,
@@ -48,7 +50,9 @@ describe("retracting queued input while turns run", () => {
                   if ((yield* Random.nextIntBetween(0, 3)) === 0) return
                   const pause = yield* Random.nextIntBetween(0, 40)
                   for (let k = 0; k < pause; k++) yield* Effect.yieldNow
-                  const retracted = yield* Effect.result(mutation.retract({ sessionID: info.id, messageID, by: "user" }))
+                  const retracted = yield* Effect.result(
+                    mutation.retract({ sessionID: info.id, messageID, by: "user" }),
+                  )
                   if (retracted._tag === "Success") outcomes.ok++
                   else if (retracted.failure._tag === "Session.BusyError") outcomes.busy++
                   else throw new Error(`unexpected retraction failure: ${retracted.failure._tag}`)
@@ -58,14 +62,23 @@ describe("retracting queued input while turns run", () => {
           { concurrency: "unbounded" },
         )
         for (const info of ids) yield* execution.wait(info.id)
-        const transcripts = new Map<string, ReadonlyArray<Message>>(ids.map((info) => [info.id, session.sync.transcript(info.id)]))
-        return { ids: ids.map((i) => i.id), prompts, transcripts, idle: ids.map((i) => [session.sync.claimed(i.id), session.sync.inbox(i.id)]) }
+        const transcripts = new Map<string, ReadonlyArray<Message>>(
+          ids.map((info) => [info.id, session.sync.transcript(info.id)]),
+        )
+        return {
+          ids: ids.map((i) => i.id),
+          prompts,
+          transcripts,
+          idle: ids.map((i) => [session.sync.claimed(i.id), session.sync.inbox(i.id)]),
+        }
       }).pipe(Random.withSeed(SEED)),
     )
     const database = Database.open(host.database)
     const admitted = new Set(
       database.client
-        .query<{ id: string }, []>("SELECT json_extract(data, '$.message.id') AS id FROM event WHERE type = 'session.message.admitted'")
+        .query<{ id: string }, []>(
+          "SELECT json_extract(data, '$.message.id') AS id FROM event WHERE type = 'session.message.admitted'",
+        )
         .all()
         .map((row) => row.id),
     )

@@ -39,7 +39,11 @@ const killMidStream = async (database: string, directory: string, prompts: Array
   const aborted = server.aborted
   for (const _ of prompts) server.enqueue({ text: "working on it, step one of many", hold: true })
   const child = Bun.spawn(
-    [process.execPath, join(import.meta.dirname, "support", "host-child.ts"), JSON.stringify({ database, directory, config: localModel(server), prompts })],
+    [
+      process.execPath,
+      join(import.meta.dirname, "support", "host-child.ts"),
+      JSON.stringify({ database, directory, config: localModel(server), prompts }),
+    ],
     { stdout: "pipe", stderr: "inherit" },
   )
   const reader = child.stdout.getReader()
@@ -64,7 +68,12 @@ describe("restart resume", () => {
     const { sessions } = await killMidStream(database, directory, ["first session", "second session"])
     const calls: Array<Call> = []
     server.reply(() => ({ text: "resumed fine" }))
-    const host = makeHost({ database, directory, config: localModel(server), plugins: [{ source: "inline:recorder", plugin: recorder(calls) }] })
+    const host = makeHost({
+      database,
+      directory,
+      config: localModel(server),
+      plugins: [{ source: "inline:recorder", plugin: recorder(calls) }],
+    })
     const result = await host.run(
       Effect.gen(function* () {
         const session = yield* Session
@@ -72,7 +81,11 @@ describe("restart resume", () => {
         for (const id of sessions) yield* execution.wait(id)
         return yield* Effect.forEach(sessions, (id) =>
           Effect.gen(function* () {
-            return { info: yield* session.get(id), items: (yield* session.messages(id)).items, claim: session.sync.claimed(id) }
+            return {
+              info: yield* session.get(id),
+              items: (yield* session.messages(id)).items,
+              claim: session.sync.claimed(id),
+            }
           }),
         )
       }),
@@ -199,7 +212,12 @@ describe("restart resume", () => {
     await first.dispose()
     await server.waitForAborted(aborted + 1)
     const calls: Array<Call> = []
-    const second = makeHost({ database, directory, config: localModel(server), plugins: [{ source: "inline:recorder", plugin: recorder(calls) }] })
+    const second = makeHost({
+      database,
+      directory,
+      config: localModel(server),
+      plugins: [{ source: "inline:recorder", plugin: recorder(calls) }],
+    })
     const items = await second.run(
       Effect.gen(function* () {
         const session = yield* Session

@@ -28,19 +28,26 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-const isSummaryRequest = (body: any) => typeof body?.messages?.[0]?.content === "string" && body.messages[0].content === COMPACTION_PROMPT
+const isSummaryRequest = (body: any) =>
+  typeof body?.messages?.[0]?.content === "string" && body.messages[0].content === COMPACTION_PROMPT
 const texts = (body: any): Array<string> =>
   body.messages.map((m: any) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
 
 const config = (limit?: { context: number; output: number }): ConfigData => ({
   model: "local/m",
   instructions: [],
-  provider: { local: { type: "openai-compatible", baseURL: server.url, apiKey: "k", models: { m: limit ? { limit } : {} } } },
+  provider: {
+    local: { type: "openai-compatible", baseURL: server.url, apiKey: "k", models: { m: limit ? { limit } : {} } },
+  },
 })
 
 /** Answers every request: summaries with a fixed summary, everything else with a short reply. */
 const answer = (summary = "SUMMARY: the user sent several long prompts.") => {
-  server.reply((body) => (isSummaryRequest(body) ? { text: summary, usage: { prompt_tokens: 900, completion_tokens: 20 } } : { text: "noted" }))
+  server.reply((body) =>
+    isSummaryRequest(body)
+      ? { text: summary, usage: { prompt_tokens: 900, completion_tokens: 20 } }
+      : { text: "noted" },
+  )
 }
 
 const prompt = (n: number) => `prompt ${n}: ${"lorem ipsum ".repeat(170)}`
@@ -104,7 +111,11 @@ describe("automatic compaction", () => {
     const last = texts(requests.at(-1))
     expect(last.some((t) => t.includes("prompt 1:"))).toBe(false)
     expect(last[1]).toContain("SUMMARY")
-    expect(last.slice(2).map((t) => t.slice(0, 12))).toEqual([prompt(result.n).slice(0, 12), expect.any(String), "and now a sh"])
+    expect(last.slice(2).map((t) => t.slice(0, 12))).toEqual([
+      prompt(result.n).slice(0, 12),
+      expect.any(String),
+      "and now a sh",
+    ])
 
     // Storage still lists every message; the compaction sits before the answer it made room for.
     const types = result.items.map((m) => m.type)
@@ -170,15 +181,31 @@ describe("manual compaction", () => {
         yield* execution.wait(sessionID)
         const corrected = yield* execution.prompt({ sessionID, text: "OLD-TEXT" })
         yield* execution.wait(sessionID)
-        server.enqueue({ toolCalls: [{ id: "call_s", name: "read", arguments: { path: "secret.txt" } }] }, { text: "read it" })
+        server.enqueue(
+          { toolCalls: [{ id: "call_s", name: "read", arguments: { path: "secret.txt" } }] },
+          { text: "read it" },
+        )
         yield* execution.prompt({ sessionID, text: "read the file" })
         yield* execution.wait(sessionID)
         const items = (yield* session.messages(sessionID)).items
-        const withTool = items.find((m): m is AssistantMessage => m.type === "assistant" && m.parts.some((p) => p.type === "tool"))!
+        const withTool = items.find(
+          (m): m is AssistantMessage => m.type === "assistant" && m.parts.some((p) => p.type === "tool"),
+        )!
         yield* mutation.retract({ sessionID, messageID: retracted.messageID, by: "user" })
         const correctedPart = (yield* session.message(sessionID, corrected.messageID)).parts[0]!
-        yield* mutation.correct({ sessionID, messageID: corrected.messageID, partID: correctedPart.id, text: "NEW-TEXT", by: "user" })
-        yield* mutation.removePart({ sessionID, messageID: withTool.id, partID: withTool.parts.find((p) => p.type === "tool")!.id, by: "user" })
+        yield* mutation.correct({
+          sessionID,
+          messageID: corrected.messageID,
+          partID: correctedPart.id,
+          text: "NEW-TEXT",
+          by: "user",
+        })
+        yield* mutation.removePart({
+          sessionID,
+          messageID: withTool.id,
+          partID: withTool.parts.find((p) => p.type === "tool")!.id,
+          by: "user",
+        })
         yield* execution.prompt({ sessionID, text: "the latest prompt" })
         yield* execution.wait(sessionID)
 
@@ -246,7 +273,11 @@ describe("compaction in the journal", () => {
     expect(JSON.stringify(projectionSnapshot(target.client))).toContain("SUMMARY-CORRECTED")
     target.client.close()
 
-    await host.run(Effect.gen(function* () { return yield* (yield* Erase).session({ sessionID, by: "user" }) }))
+    await host.run(
+      Effect.gen(function* () {
+        return yield* (yield* Erase).session({ sessionID, by: "user" })
+      }),
+    )
     expect(journaled()).not.toContain("SUMMARY-ORIGINAL-TEXT")
     expect(journaled()).toContain("SUMMARY-CORRECTED")
     await host.dispose()

@@ -40,7 +40,10 @@ describe("erasing superseded content", () => {
     writeFileSync(join(directory, "credentials.txt"), `token=${SECRET}\n`)
     const host = makeHost({ directory, config: localModel(server, { events: { persist: true } }) })
     server.enqueue(
-      { text: `Your key is ${SECRET}, let me check the file.`, toolCalls: [{ id: "call_cred", name: "read", arguments: { path: "credentials.txt" } }] },
+      {
+        text: `Your key is ${SECRET}, let me check the file.`,
+        toolCalls: [{ id: "call_cred", name: "read", arguments: { path: "credentials.txt" } }],
+      },
       { text: "It matches." },
     )
     const { sessionID, database } = await host.run(
@@ -61,17 +64,31 @@ describe("erasing superseded content", () => {
         const text = reply.parts.find((p) => p.type === "text")!
         const tool = reply.parts.find((p) => p.type === "tool")!
         expect(tool.type === "tool" && tool.output).toContain(SECRET)
-        yield* mutation.correct({ sessionID, messageID: reply.id, partID: text.id, text: "Your key is [redacted], let me check the file.", by: "plugin:redactor" })
+        yield* mutation.correct({
+          sessionID,
+          messageID: reply.id,
+          partID: text.id,
+          text: "Your key is [redacted], let me check the file.",
+          by: "plugin:redactor",
+        })
         yield* mutation.removePart({ sessionID, messageID: reply.id, partID: tool.id, by: "plugin:redactor" })
       }),
     )
     // The projection no longer shows it, but the journal (and old pages) still hold it: the scan can fail.
-    const live = await host.run(Effect.gen(function* () { return (yield* Session).sync.transcript(sessionID) }))
+    const live = await host.run(
+      Effect.gen(function* () {
+        return (yield* Session).sync.transcript(sessionID)
+      }),
+    )
     expect(JSON.stringify(live)).not.toContain(SECRET)
     database.client.run("PRAGMA wal_checkpoint(PASSIVE)")
     expect(scan(database.path)).toBeGreaterThan(0)
 
-    const summary = await host.run(Effect.gen(function* () { return yield* (yield* Erase).session({ sessionID, by: "user" }) }))
+    const summary = await host.run(
+      Effect.gen(function* () {
+        return yield* (yield* Erase).session({ sessionID, by: "user" })
+      }),
+    )
     expect(summary.events).toBeGreaterThanOrEqual(3)
     expect(summary.bytes).toBeGreaterThan(0)
     expect(scan(database.path)).toBe(0)
@@ -82,7 +99,9 @@ describe("erasing superseded content", () => {
       .all(sessionID) as Array<{ type: string; seq: number; data: string }>
     expect(tombstones.length).toBe(summary.events)
     for (const row of tombstones) expect(JSON.parse(row.data).tombstone.sha256).toMatch(/^[0-9a-f]{64}$/)
-    const erased = database.client.query("SELECT data FROM event WHERE aggregate_id = ? AND type = 'session.erased'").get(sessionID) as { data: string }
+    const erased = database.client
+      .query("SELECT data FROM event WHERE aggregate_id = ? AND type = 'session.erased'")
+      .get(sessionID) as { data: string }
     expect(JSON.parse(erased.data)).toMatchObject({ events: summary.events, by: "user" })
     const target = Database.open(":memory:")
     replay(database.client, target, makeSessionProjector(target.client))

@@ -12,7 +12,8 @@ import { databaseStats } from "../src/storage/stats.ts"
 import { seedBulkySession } from "./support/bulky-session.ts"
 import { makeHost } from "./support/host.ts"
 
-const fileBytes = (path: string) => statSync(path).size + (statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0)
+const fileBytes = (path: string) =>
+  statSync(path).size + (statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0)
 
 describe("batch prune", () => {
   it("pruning 50 MB of tool output shrinks the database file by at least 95% of it; prompts and final texts stay", async () => {
@@ -41,7 +42,9 @@ describe("batch prune", () => {
     expect(summary.bytes).toBeGreaterThan(50_000_000)
     expect(before - after).toBeGreaterThanOrEqual(0.95 * summary.bytes)
 
-    const prompts = items.filter((m): m is Message => m.type === "user").map((m) => (m.parts[0] as { text: string }).text)
+    const prompts = items
+      .filter((m): m is Message => m.type === "user")
+      .map((m) => (m.parts[0] as { text: string }).text)
     expect(prompts).toEqual(Array.from({ length: 50 }, (_, i) => `prompt ${i}`))
     const answers = items.filter((m): m is AssistantMessage => m.type === "assistant")
     expect(answers.map((m) => m.parts)).toEqual(

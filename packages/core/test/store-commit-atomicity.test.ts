@@ -38,7 +38,10 @@ const message = (id: string, text: string) => ({
 describe("a durable commit is one transaction", () => {
   it("a failing projector leaves seq, rows and journal unchanged and publishes nothing", async () => {
     const path = tempDb()
-    const layer = Bus.layer({ persist: true }).pipe(Layer.provide(FailingProjectors), Layer.provideMerge(Database.layer(path)))
+    const layer = Bus.layer({ persist: true }).pipe(
+      Layer.provide(FailingProjectors),
+      Layer.provideMerge(Database.layer(path)),
+    )
     const runtime = ManagedRuntime.make(layer)
     const seen: Array<BusEvent> = []
     await runtime.runPromise(
@@ -49,7 +52,11 @@ describe("a durable commit is one transaction", () => {
         bus.subscribe((event) => seen.push(event))
       }),
     )
-    const { client } = await runtime.runPromise(Effect.gen(function* () { return yield* Database }))
+    const { client } = await runtime.runPromise(
+      Effect.gen(function* () {
+        return yield* Database
+      }),
+    )
     const before = projectionSnapshot(client)
     const journalBefore = client.query("SELECT * FROM event ORDER BY rowid").all()
 
@@ -82,9 +89,16 @@ describe("a durable commit is one transaction", () => {
 
   it("an event whose data fails schema decoding is rejected and nothing is written", async () => {
     const path = tempDb()
-    const layer = Bus.layer({ persist: true }).pipe(Layer.provide(FailingProjectors), Layer.provideMerge(Database.layer(path)))
+    const layer = Bus.layer({ persist: true }).pipe(
+      Layer.provide(FailingProjectors),
+      Layer.provideMerge(Database.layer(path)),
+    )
     const runtime = ManagedRuntime.make(layer)
-    const { client } = await runtime.runPromise(Effect.gen(function* () { return yield* Database }))
+    const { client } = await runtime.runPromise(
+      Effect.gen(function* () {
+        return yield* Database
+      }),
+    )
     await runtime.runPromise(
       Effect.gen(function* () {
         const bus = yield* Bus

@@ -7,7 +7,11 @@ const child = async (mode: "write" | "read", path: string) => {
     stdout: "pipe",
     stderr: "pipe",
   })
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ])
   if (code !== 0) throw new Error(`child ${mode} exited ${code}: ${err}`)
   return JSON.parse(out)
 }
@@ -17,6 +21,11 @@ describe("the database file", () => {
     const path = tempDb()
     const written = await child("write", path)
     const read = await child("read", path)
-    expect(read).toEqual({ sessionID: written.sessionID, title: "written by child", seq: 4, texts: ["first", "second", "third"] })
+    expect(read).toEqual({
+      sessionID: written.sessionID,
+      title: "written by child",
+      seq: 4,
+      texts: ["first", "second", "third"],
+    })
   })
 })

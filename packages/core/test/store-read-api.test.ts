@@ -10,7 +10,14 @@ import { makeStore } from "./support/store.ts"
 const admit = (sessionID: string, text: string) => {
   const id = ascending("msg")
   return draft(SessionEvent.MessageAdmitted, {
-    message: { id, sessionID, type: "user", origin: "user", parts: [{ id: ascending("prt"), type: "text", text }], time: { created: 1 } },
+    message: {
+      id,
+      sessionID,
+      type: "user",
+      origin: "user",
+      parts: [{ id: ascending("prt"), type: "text", text }],
+      time: { created: 1 },
+    },
   })
 }
 

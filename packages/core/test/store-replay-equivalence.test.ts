@@ -13,10 +13,12 @@ describe("replaying the journal into an empty database", () => {
       fc.asyncProperty(opsArbitrary(fc), async (ops) => {
         const live = makeStore({ path: ":memory:", persist: true })
         try {
-          const database = await live.run(Effect.gen(function* () {
-            yield* applyOps(ops)
-            return yield* Database
-          }))
+          const database = await live.run(
+            Effect.gen(function* () {
+              yield* applyOps(ops)
+              return yield* Database
+            }),
+          )
           const target = Database.open(":memory:")
           const applied = replay(database.client, target, makeSessionProjector(target.client))
           expect(applied).toBe((database.client.query("SELECT count(*) AS n FROM event").get() as { n: number }).n)
@@ -32,15 +34,17 @@ describe("replaying the journal into an empty database", () => {
 
   it("fails loudly on an event type it does not know", async () => {
     const live = makeStore({ path: ":memory:", persist: true })
-    const database = await live.run(Effect.gen(function* () {
-      yield* applyOps([0, 3])
-      return yield* Database
-    }))
+    const database = await live.run(
+      Effect.gen(function* () {
+        yield* applyOps([0, 3])
+        return yield* Database
+      }),
+    )
     database.client.run("UPDATE event SET type = 'session.unknown' WHERE seq = 1")
     const target = Database.open(":memory:")
-    expect(() =>
-      replay(database.client, target, makeSessionProjector(target.client)),
-    ).toThrow(/unknown event session.unknown/)
+    expect(() => replay(database.client, target, makeSessionProjector(target.client))).toThrow(
+      /unknown event session.unknown/,
+    )
     await live.dispose()
   })
 })

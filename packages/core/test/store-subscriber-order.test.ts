@@ -73,7 +73,12 @@ describe("subscribers", () => {
         const session = yield* Session
         const info = yield* session.create({ title: "x" })
         const off = bus.subscribe((event) => received.push(event.type))
-        bus.publish(SessionEvent.PartDelta, info.id, { messageID: "msg_1", partID: "prt_1", field: "text", delta: "he" })
+        bus.publish(SessionEvent.PartDelta, info.id, {
+          messageID: "msg_1",
+          partID: "prt_1",
+          field: "text",
+          delta: "he",
+        })
         off()
         yield* session.rename(info.id, "y")
         return info
@@ -81,7 +86,11 @@ describe("subscribers", () => {
     )
     expect(received).toEqual(["session.part.delta"])
     const { Database } = await import("../src/storage/database.ts")
-    const db = await store.run(Effect.gen(function* () { return yield* Database }))
+    const db = await store.run(
+      Effect.gen(function* () {
+        return yield* Database
+      }),
+    )
     expect(db.client.query("SELECT type FROM event WHERE aggregate_id = ? ORDER BY seq").all(rows.id)).toEqual([
       { type: "session.created" },
       { type: "session.renamed" },

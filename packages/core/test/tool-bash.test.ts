@@ -151,9 +151,7 @@ describe("bash environment", () => {
       { PATH: process.env.PATH, OPENCODE_SERVER_PASSWORD: "pw", OPENAI_API_KEY: "sk", MY_LOCAL_KEY: "k", KEEP: "yes" },
       ["MY_LOCAL_KEY"],
     )
-    const out = await Effect.runPromise(
-      bash.execute({ command: "env" }, { ...ctxWith(), env }),
-    )
+    const out = await Effect.runPromise(bash.execute({ command: "env" }, { ...ctxWith(), env }))
     expect(out).toContain("KEEP=yes")
     expect(out).not.toMatch(/OPENCODE_SERVER_PASSWORD|OPENAI_API_KEY|MY_LOCAL_KEY/)
   })
@@ -179,14 +177,19 @@ describe("config secrets", () => {
         nodePath.join(dir, "opencode.json"),
         JSON.stringify({
           model: "local/m",
-          provider: { local: { type: "openai-compatible", baseURL: "http://127.0.0.1:1/v1", apiKey: "{env:MY_LOCAL_SECRET}" } },
+          provider: {
+            local: { type: "openai-compatible", baseURL: "http://127.0.0.1:1/v1", apiKey: "{env:MY_LOCAL_SECRET}" },
+          },
         }),
       )
       const env = { MY_LOCAL_SECRET: "s3cret", HOME: "/home/x" }
       const config: ConfigShape = await Effect.runPromise(Config.load(dir, env))
       expect(config.secrets).toEqual(["MY_LOCAL_SECRET"])
       const out = await Effect.runPromise(
-        bash.execute({ command: "env" }, { ...ctxWith(), env: childEnvironment({ ...env, PATH: process.env.PATH }, config.secrets) }),
+        bash.execute(
+          { command: "env" },
+          { ...ctxWith(), env: childEnvironment({ ...env, PATH: process.env.PATH }, config.secrets) },
+        ),
       )
       expect(out).toContain("HOME=/home/x")
       expect(out).not.toContain("s3cret")

@@ -60,11 +60,15 @@ describe("edit", () => {
     expect(result).toMatchObject({ ok: true })
     expect(await fs.readFile(nodePath.join(root, "src/b.ts"), "utf8")).toBe("export const b = 2\n")
     const diff = (result as { metadata: { diff: string } }).metadata.diff
-    expect(diff).toContain("--- a/src/b.ts\n+++ b/src/b.ts\n@@ -1,1 +1,1 @@\n-export const b = 1\n+export const b = 2\n")
+    expect(diff).toContain(
+      "--- a/src/b.ts\n+++ b/src/b.ts\n@@ -1,1 +1,1 @@\n-export const b = 1\n+export const b = 2\n",
+    )
   })
 
   test("replaceAll changes every occurrence", async () => {
-    expect(await call(edit, { path: "a.txt", oldString: "two", newString: "2", replaceAll: true })).toMatchObject({ ok: true })
+    expect(await call(edit, { path: "a.txt", oldString: "two", newString: "2", replaceAll: true })).toMatchObject({
+      ok: true,
+    })
     expect(await fs.readFile(nodePath.join(root, "a.txt"), "utf8")).toBe("one\n2\nthree\n2\n")
   })
 
@@ -82,10 +86,22 @@ describe("edit", () => {
     ["ambiguous oldString", { path: "a.txt", oldString: "two", newString: "2" }, /found 2 times in "a.txt"/],
     ["oldString not found", { path: "a.txt", oldString: "four", newString: "4" }, /oldString not found in "a.txt"/],
     ["missing file", { path: "nope.txt", oldString: "x", newString: "y" }, /file "nope.txt" not found/],
-    ["absolute path outside", { path: "/etc/hostname", oldString: "x", newString: "y" }, /outside the session directory/],
+    [
+      "absolute path outside",
+      { path: "/etc/hostname", oldString: "x", newString: "y" },
+      /outside the session directory/,
+    ],
     ["`..` outside", { path: "../x.txt", oldString: "", newString: "y" }, /outside the session directory/],
-    ["symlinked file outside", { path: "link.txt", oldString: "secret", newString: "pwned" }, /outside the session directory/],
-    ["through a symlinked directory", { path: "out/new.txt", oldString: "", newString: "pwned" }, /outside the session directory/],
+    [
+      "symlinked file outside",
+      { path: "link.txt", oldString: "secret", newString: "pwned" },
+      /outside the session directory/,
+    ],
+    [
+      "through a symlinked directory",
+      { path: "out/new.txt", oldString: "", newString: "pwned" },
+      /outside the session directory/,
+    ],
     ["identical strings", { path: "a.txt", oldString: "one", newString: "one" }, /identical/],
     ["empty oldString on a non-empty file", { path: "a.txt", oldString: "", newString: "x" }, /already has content/],
   ]
@@ -100,7 +116,9 @@ describe("edit", () => {
   }
 
   test("a file changed between plan and run is not overwritten", async () => {
-    const plan = await Effect.runPromise(planTool(edit, { path: "src/b.ts", oldString: "= 1", newString: "= 2" }, ctx()))
+    const plan = await Effect.runPromise(
+      planTool(edit, { path: "src/b.ts", oldString: "= 1", newString: "= 2" }, ctx()),
+    )
     await fs.writeFile(nodePath.join(root, "src/b.ts"), "export const b = 1 // changed\n")
     const error = await Effect.runPromise(Effect.flip(plan.run()))
     expect(error.message).toMatch(/changed since it was read/)
@@ -108,7 +126,9 @@ describe("edit", () => {
   })
 
   test("the plan names the permission, the path pattern and the diff before anything is written", async () => {
-    const plan = await Effect.runPromise(planTool(edit, { path: "./src/../src/b.ts", oldString: "= 1", newString: "= 2" }, ctx()))
+    const plan = await Effect.runPromise(
+      planTool(edit, { path: "./src/../src/b.ts", oldString: "= 1", newString: "= 2" }, ctx()),
+    )
     expect(plan).toMatchObject({ permission: "edit", patterns: ["src/b.ts"], title: "edit src/b.ts" })
     expect(plan.metadata?.diff).toContain("+export const b = 2")
     expect(await fs.readFile(nodePath.join(root, "src/b.ts"), "utf8")).toBe("export const b = 1\n")
@@ -214,9 +234,9 @@ describe("patch", () => {
 
   test("malformed patches are named", async () => {
     expect(((await call(patch, { patch: "hello" })) as { error: string }).error).toMatch(/no file changes found/)
-    expect(((await call(patch, { patch: "--- a/a.txt\n+++ b/a.txt\n@@ -1,5 +1,1 @@\n one\n" })) as { error: string }).error).toMatch(
-      /header says 5\/1/,
-    )
+    expect(
+      ((await call(patch, { patch: "--- a/a.txt\n+++ b/a.txt\n@@ -1,5 +1,1 @@\n one\n" })) as { error: string }).error,
+    ).toMatch(/header says 5\/1/)
   })
 })
 

@@ -13,7 +13,10 @@ beforeAll(async () => {
   session = await fs.realpath(await fs.mkdtemp(nodePath.join(os.tmpdir(), "tool-grep-budget-")))
   ctx = { sessionID: "ses_test", directory: session, signal: new AbortController().signal }
   await fs.mkdir(nodePath.join(session, "slow"))
-  await fs.writeFile(nodePath.join(session, "slow", "evil.txt"), Array.from({ length: 20 }, () => `${"a".repeat(40)}!`).join("\n"))
+  await fs.writeFile(
+    nodePath.join(session, "slow", "evil.txt"),
+    Array.from({ length: 20 }, () => `${"a".repeat(40)}!`).join("\n"),
+  )
   await fs.mkdir(nodePath.join(session, "big"))
   await fs.writeFile(nodePath.join(session, "big", "huge.log"), `needle\n${"x".repeat(GREP_MAX_FILE_BYTES)}`)
   await fs.writeFile(nodePath.join(session, "big", "small.txt"), "needle here\n")

@@ -73,17 +73,15 @@ describe("resolveInside", () => {
     expect(await resolve("self/src/a.txt")).toBe(nodePath.join(session, "src", "a.txt"))
   })
 
-  test.each([
-    ["../x"],
-    ["../outside/secret.txt"],
-    ["src/../../outside/secret.txt"],
-    ["/etc/passwd"],
-  ])("rejects %s", async (requested) => {
-    const error = await resolveError(requested)
-    expect(error).toBeInstanceOf(PathOutsideDirectoryError)
-    expect(error._tag).toBe("Tool.PathOutsideDirectoryError")
-    if (error instanceof PathOutsideDirectoryError) expect(error.path).toBe(requested)
-  })
+  test.each([["../x"], ["../outside/secret.txt"], ["src/../../outside/secret.txt"], ["/etc/passwd"]])(
+    "rejects %s",
+    async (requested) => {
+      const error = await resolveError(requested)
+      expect(error).toBeInstanceOf(PathOutsideDirectoryError)
+      expect(error._tag).toBe("Tool.PathOutsideDirectoryError")
+      if (error instanceof PathOutsideDirectoryError) expect(error.path).toBe(requested)
+    },
+  )
 
   test("rejects an absolute path outside, and one that climbs out of the session directory", async () => {
     expect(await resolveError(nodePath.join(outside, "secret.txt"))).toBeInstanceOf(PathOutsideDirectoryError)
@@ -94,7 +92,13 @@ describe("resolveInside", () => {
   })
 
   test("rejects symlinks leaving the directory: file, directory, relative target, via an inside link", async () => {
-    for (const requested of ["secret-link", "dir-link", "dir-link/x.txt", "relative-link", "up/../outside/secret.txt"]) {
+    for (const requested of [
+      "secret-link",
+      "dir-link",
+      "dir-link/x.txt",
+      "relative-link",
+      "up/../outside/secret.txt",
+    ]) {
       expect(await resolveError(requested), requested).toBeInstanceOf(PathOutsideDirectoryError)
     }
   })

@@ -88,7 +88,10 @@ describe("read", () => {
   })
 
   test("caps the output at the line limit and the byte limit", async () => {
-    await write("huge.txt", Array.from({ length: READ_MAX_LINES + 10 }, (_, i) => `${i + 1} ${"y".repeat(300)}`).join("\n"))
+    await write(
+      "huge.txt",
+      Array.from({ length: READ_MAX_LINES + 10 }, (_, i) => `${i + 1} ${"y".repeat(300)}`).join("\n"),
+    )
     const out = await run(read, { path: "huge.txt" })
     expect(Buffer.byteLength(out)).toBeLessThanOrEqual(READ_MAX_BYTES + 200)
     const shown = out.split("\n").filter((l) => /^\s*\d+\| /.test(l))
@@ -132,15 +135,7 @@ describe("read", () => {
 describe("list", () => {
   test("depth 1 lists direct entries sorted, dirs with /, skipping .git and node_modules", async () => {
     const out = await run(list, {})
-    expect(out.split("\n")).toEqual([
-      "crlf.txt",
-      "empty.txt",
-      "image.bin",
-      "long.txt",
-      "many/",
-      "numbered.txt",
-      "src/",
-    ])
+    expect(out.split("\n")).toEqual(["crlf.txt", "empty.txt", "image.bin", "long.txt", "many/", "numbered.txt", "src/"])
   })
 
   test("depth descends into subdirectories; symlinks are marked and not followed", async () => {

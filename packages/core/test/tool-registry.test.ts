@@ -25,8 +25,25 @@ const runError = (tool: Tool, input: unknown) => Effect.runPromise(Effect.flip(r
 
 describe("builtinTools", () => {
   test("bash on by default (behind permissions), removed by tools.bash: false", () => {
-    expect(builtinTools({ bash: false }).map((t) => t.name)).toEqual(["read", "list", "grep", "glob", "edit", "write", "patch"])
-    expect(builtinTools().map((t) => t.name)).toEqual(["read", "list", "grep", "glob", "edit", "write", "patch", "bash"])
+    expect(builtinTools({ bash: false }).map((t) => t.name)).toEqual([
+      "read",
+      "list",
+      "grep",
+      "glob",
+      "edit",
+      "write",
+      "patch",
+    ])
+    expect(builtinTools().map((t) => t.name)).toEqual([
+      "read",
+      "list",
+      "grep",
+      "glob",
+      "edit",
+      "write",
+      "patch",
+      "bash",
+    ])
   })
 })
 
@@ -75,7 +92,10 @@ describe("toModelTool", () => {
     expect(parameters.type).toBe("object")
     expect(parameters.required).toEqual(["from", "to"])
     const props = parameters.properties as Record<string, Record<string, unknown>>
-    expect(props["from"]).toMatchObject({ type: "object", properties: { x: { type: "integer" }, y: { type: "integer" } } })
+    expect(props["from"]).toMatchObject({
+      type: "object",
+      properties: { x: { type: "integer" }, y: { type: "integer" } },
+    })
     expect(JSON.stringify(parameters)).not.toContain("$ref")
   })
 })

@@ -55,7 +55,10 @@ describe("prompts admitted concurrently on one session", () => {
       const answer = items[i + 1] as AssistantMessage
       expect(prompt.type).toBe("user")
       expect(answer.type).toBe("assistant")
-      expect(answer.parts[0]).toMatchObject({ type: "text", text: `You said: ${(prompt.parts[0] as { text: string }).text}` })
+      expect(answer.parts[0]).toMatchObject({
+        type: "text",
+        text: `You said: ${(prompt.parts[0] as { text: string }).text}`,
+      })
       expect(answer.seq).toBeGreaterThan(prompt.seq)
     }
     const texts = items.filter((m) => m.type === "user").map((m) => (m.parts[0] as { text: string }).text)

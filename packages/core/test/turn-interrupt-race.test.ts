@@ -37,7 +37,10 @@ describe("prompt and interrupt racing on one session", () => {
             jitter(6).pipe(Effect.andThen(execution.prompt({ sessionID: info.id, text: `round ${round}` }))),
             jitter(6).pipe(Effect.andThen(execution.interrupt(info.id))),
           ]
-          if (round % 3 === 0) calls.push(jitter(10).pipe(Effect.andThen(execution.prompt({ sessionID: info.id, text: `again ${round}` }))))
+          if (round % 3 === 0)
+            calls.push(
+              jitter(10).pipe(Effect.andThen(execution.prompt({ sessionID: info.id, text: `again ${round}` }))),
+            )
           if (round % 4 === 0) calls.push(jitter(10).pipe(Effect.andThen(execution.interrupt(info.id))))
           const fibers = yield* Effect.forEach(calls, (call) => Effect.forkChild(call))
           if (round % 7 === 0) {
@@ -56,7 +59,13 @@ describe("prompt and interrupt racing on one session", () => {
             // A mutation between rounds is admitted: nothing holds the session.
             const page = yield* session.messages(info.id, { limit: 500 })
             const prompt = page.items.find((m) => m.type === "user")!
-            yield* mutation.correct({ sessionID: info.id, messageID: prompt.id, partID: prompt.parts[0]!.id, text: `corrected ${round}`, by: "user" })
+            yield* mutation.correct({
+              sessionID: info.id,
+              messageID: prompt.id,
+              partID: prompt.parts[0]!.id,
+              text: `corrected ${round}`,
+              by: "user",
+            })
           }
         }
         return info.id
@@ -72,7 +81,11 @@ describe("prompt and interrupt racing on one session", () => {
       Effect.gen(function* () {
         const session = yield* Session
         const execution = yield* Execution
-        return { info: yield* session.get(sessionID), running: execution.running(sessionID), claim: session.sync.claimed(sessionID) }
+        return {
+          info: yield* session.get(sessionID),
+          running: execution.running(sessionID),
+          claim: session.sync.claimed(sessionID),
+        }
       }),
     )
     expect(after.info.status).toBe("idle")

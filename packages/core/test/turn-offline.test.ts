@@ -16,7 +16,10 @@ describe("a turn with the offline provider", () => {
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory })
-        yield* execution.prompt({ sessionID: info.id, text: 'read it\n/think I should read the file\n/tool read {"path":"notes.txt"}' })
+        yield* execution.prompt({
+          sessionID: info.id,
+          text: 'read it\n/think I should read the file\n/tool read {"path":"notes.txt"}',
+        })
         yield* execution.wait(info.id)
         const status = (yield* session.get(info.id)).status
         return { status, items: (yield* session.messages(info.id)).items }
@@ -33,7 +36,9 @@ describe("a turn with the offline provider", () => {
     expect(tool.type === "tool" && tool.output).toContain("first line of notes")
     expect(first.finish).toBe("tool-calls")
     expect(first.time.completed).toBeDefined()
-    expect(second.parts).toEqual([{ id: expect.stringMatching(/^prt_/), type: "text", text: expect.stringContaining("read returned:") }])
+    expect(second.parts).toEqual([
+      { id: expect.stringMatching(/^prt_/), type: "text", text: expect.stringContaining("read returned:") },
+    ])
     expect(second.finish).toBe("stop")
     for (const message of messages.items) {
       expect(message.id).toMatch(/^msg_/)

@@ -16,7 +16,9 @@ afterAll(() => server.close())
 
 const config = () => ({
   model: "local/test-model",
-  provider: { local: { type: "openai-compatible" as const, baseURL: server.url, apiKey: "k", models: { "test-model": {} } } },
+  provider: {
+    local: { type: "openai-compatible" as const, baseURL: server.url, apiKey: "k", models: { "test-model": {} } },
+  },
   agent: { build: { system: "You are the test agent." } },
 })
 
@@ -25,7 +27,11 @@ describe("a turn with the OpenAI-compatible provider against a local server", ()
     const host = makeHost({ config: config() })
     writeFileSync(join(host.directory, "a.txt"), "alpha\n")
     server.enqueue(
-      { reasoning: "let me look", text: "Reading the file.", toolCalls: [{ id: "call_1", name: "read", arguments: { path: "a.txt" } }] },
+      {
+        reasoning: "let me look",
+        text: "Reading the file.",
+        toolCalls: [{ id: "call_1", name: "read", arguments: { path: "a.txt" } }],
+      },
       { text: "The file says alpha.", usage: { prompt_tokens: 30, completion_tokens: 6 } },
     )
     const before = server.requests.length

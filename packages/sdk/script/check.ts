@@ -37,7 +37,9 @@ export const compareGenerated = (): Array<string> => {
       stderr: "pipe",
     })
     if (result.exitCode !== 0) {
-      throw new Error(`openapi-ts failed (exit ${result.exitCode}):\n${result.stderr.toString()}${result.stdout.toString()}`)
+      throw new Error(
+        `openapi-ts failed (exit ${result.exitCode}):\n${result.stderr.toString()}${result.stdout.toString()}`,
+      )
     }
     const fresh = files(output)
     const committed = files(GENERATED)

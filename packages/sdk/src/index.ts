@@ -62,7 +62,11 @@ export class EventStreamError extends Error {
     readonly status: number,
     readonly error: EventSubscribeError | SessionLogError | undefined,
   ) {
-    super(error && typeof error === "object" && "message" in error ? String(error.message) : `event stream failed with status ${status}`)
+    super(
+      error && typeof error === "object" && "message" in error
+        ? String(error.message)
+        : `event stream failed with status ${status}`,
+    )
   }
 }
 
@@ -73,7 +77,9 @@ export class EventStreamError extends Error {
  * same `InvalidRequestError` body the server uses; every other value is percent-encoded and checked by
  * the server against its id rules.
  */
-export const checkPathParameters = (path: Readonly<Record<string, unknown>> | undefined): InvalidRequestError | undefined => {
+export const checkPathParameters = (
+  path: Readonly<Record<string, unknown>> | undefined,
+): InvalidRequestError | undefined => {
   for (const [name, value] of Object.entries(path ?? {})) {
     if (typeof value !== "string") continue
     if (value === "" || value === "." || value === "..") {
@@ -202,7 +208,11 @@ export class OpencodeClient extends OpencodeSdk {
               return reader.cancel(reason).catch(() => undefined)
             },
           })
-          return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
+          return new Response(body, {
+            status: response.status,
+            statusText: response.statusText,
+            headers: response.headers,
+          })
         }) as typeof globalThis.fetch,
         onSseError: (cause: unknown) => {
           error ??= cause

@@ -10,7 +10,21 @@ describe("the generated client", () => {
   it("binds every operation group to one configured client", () => {
     const client = createOpencodeClient({ baseUrl: "http://127.0.0.1:4096/", password: "pw" })
     expect(client).toBeInstanceOf(OpencodeClient)
-    for (const method of ["create", "list", "get", "update", "delete", "prompt", "synthetic", "interrupt", "wait", "resume", "log", "prune", "erase"]) {
+    for (const method of [
+      "create",
+      "list",
+      "get",
+      "update",
+      "delete",
+      "prompt",
+      "synthetic",
+      "interrupt",
+      "wait",
+      "resume",
+      "log",
+      "prune",
+      "erase",
+    ]) {
       expect(typeof (client.session as unknown as Record<string, unknown>)[method]).toBe("function")
     }
     for (const method of ["list", "get", "update", "remove"]) {

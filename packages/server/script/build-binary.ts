@@ -17,7 +17,11 @@ export const buildBinary = async (outfile: string = DEFAULT_OUTFILE): Promise<st
     stdout: "pipe",
     stderr: "pipe",
   })
-  const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()])
+  const [code, stdout, stderr] = await Promise.all([
+    child.exited,
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+  ])
   if (code !== 0) throw new Error(`bun build --compile failed (exit ${code}):\n${stderr}${stdout}`)
   return outfile
 }

@@ -23,7 +23,9 @@ const main = (mode: string | undefined, path: string = OPENAPI_PATH) => {
       return 0
     }
     console.error(
-      committed === undefined ? `${path} is missing.` : `${path} is stale: the HTTP API changed since it was generated.`,
+      committed === undefined
+        ? `${path} is missing.`
+        : `${path} is stale: the HTTP API changed since it was generated.`,
     )
     console.error("Run `bun run generate` from the repository root and commit the result (openapi.json and the SDK).")
     return 1

@@ -102,7 +102,10 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const logLevel = options.logLevel ?? "Warn"
   const cors = makeCors(options.cors)
-  const hosts = makeHostRule({ password, allowedHosts: options.allowedHosts ?? options.config.data.server?.allowedHosts ?? [] })
+  const hosts = makeHostRule({
+    password,
+    allowedHosts: options.allowedHosts ?? options.config.data.server?.allowedHosts ?? [],
+  })
   // Every API path (and the document itself) is a Bun route, matched on the raw request target.
   const paths = pathTable([...Object.keys(openApiDocument().paths as object), "/openapi.json"])
 
@@ -197,7 +200,8 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     return cors.enabled ? withHeaders(response, cors.headers(request.headers.get("origin"))) : response
   }
   const routes: Record<string, (request: Bun.BunRequest, server: Bun.Server<undefined>) => Promise<Response>> = {}
-  for (const pattern of paths.routes) routes[pattern] = (request, server) => answer(request, server, request.params as Record<string, string>)
+  for (const pattern of paths.routes)
+    routes[pattern] = (request, server) => answer(request, server, request.params as Record<string, string>)
 
   let server: Bun.Server<undefined>
   try {

@@ -56,7 +56,10 @@ export class SseChannel {
   constructor(private readonly options: ChannelOptions = {}) {
     this.limit = Math.max(1, options.queueLimit ?? DEFAULT_QUEUE_LIMIT)
     this.backlog = options.backlog
-    this.heartbeat = setInterval(() => this.offer({ kind: "comment", text: "heartbeat" }), options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS)
+    this.heartbeat = setInterval(
+      () => this.offer({ kind: "comment", text: "heartbeat" }),
+      options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    )
     this.heartbeat.unref?.()
     this.stream = new ReadableStream<Uint8Array>(
       {

@@ -25,7 +25,10 @@ describe("basic authentication", () => {
     const result = await anonymous.session.create({ body: {} })
     expect(result.response?.status).toBe(401)
     expect(result.error).toEqual(unauthorized)
-    const failure = await anonymous.events().next().catch((error: unknown) => error)
+    const failure = await anonymous
+      .events()
+      .next()
+      .catch((error: unknown) => error)
     expect(failure).toBeInstanceOf(EventStreamError)
     expect(failure).toMatchObject({ status: 401, error: unauthorized })
     expect((await createOpencodeClient({ baseUrl: server.url, password: "wrong" }).health()).response?.status).toBe(401)
@@ -40,17 +43,29 @@ describe("basic authentication", () => {
     const events = client.events({ sessionID: session.id })
     expect((await events.next()).value).toMatchObject({ type: "server.connected" })
     await events.return()
-    const openapi = await server.fetch("/openapi.json", { headers: { authorization: basic("opencode", "pässwörd:with:colons") } })
+    const openapi = await server.fetch("/openapi.json", {
+      headers: { authorization: basic("opencode", "pässwörd:with:colons") },
+    })
     expect(openapi.status).toBe(200)
   })
 
   it("refuses to listen on a non-loopback address without a password", async () => {
     const directory = tempDir()
     await expect(
-      startServer({ hostname: "0.0.0.0", port: 0, database: `${directory}/db.sqlite`, config: { data: {}, directory } }),
+      startServer({
+        hostname: "0.0.0.0",
+        port: 0,
+        database: `${directory}/db.sqlite`,
+        config: { data: {}, directory },
+      }),
     ).rejects.toThrow(ServerConfigError)
     await expect(
-      startServer({ hostname: "192.168.1.10", port: 0, database: `${directory}/db.sqlite`, config: { data: {}, directory } }),
+      startServer({
+        hostname: "192.168.1.10",
+        port: 0,
+        database: `${directory}/db.sqlite`,
+        config: { data: {}, directory },
+      }),
     ).rejects.toThrow(/OPENCODE_SERVER_PASSWORD/)
     expect(["127.0.0.1", "127.1.2.3", "::1", "localhost"].every(isLoopback)).toBe(true)
     expect(["0.0.0.0", "10.0.0.1", "::", "example.com"].some(isLoopback)).toBe(false)

@@ -18,7 +18,8 @@ const serve = async (cwd: string, db: string) => {
   const child = spawnCli(["serve", "--port", "0", "--db", db], { cwd, command: [binary] })
   const { text, reader } = await readUntil(child.stdout, (out) => LISTENING.test(out))
   const match = LISTENING.exec(text)
-  if (!match) throw new Error(`serve exited (${await child.exited}) before listening: ${await new Response(child.stderr).text()}`)
+  if (!match)
+    throw new Error(`serve exited (${await child.exited}) before listening: ${await new Response(child.stderr).text()}`)
   const rest = readRest(reader)
   return { child, url: match[1]!, stdout: async () => text + (await rest) }
 }
@@ -40,11 +41,15 @@ describe("the compiled opencode2 binary", () => {
     expect(chunks.length).toBeGreaterThanOrEqual(2)
     for (const chunk of chunks) expect((await fetch(`${first.url}${chunk}`)).status, chunk).toBe(200)
     const session = (await client.session.create({ body: { title: "compiled" } })).data!
-    const admitted = (await client.session.prompt({ path: { sessionID: session.id }, body: { text: "from the binary" } })).data!
+    const admitted = (
+      await client.session.prompt({ path: { sessionID: session.id }, body: { text: "from the binary" } })
+    ).data!
     expect((await client.session.wait({ path: { sessionID: session.id } })).data?.status).toBe("idle")
     const messages = (await client.message.list({ path: { sessionID: session.id } })).data!.items
     expect(messages.map((m) => m.type)).toEqual(["user", "assistant"])
-    expect(messages[1]!.parts).toEqual([{ id: expect.stringMatching(/^prt_/), type: "text", text: "You said: from the binary" }])
+    expect(messages[1]!.parts).toEqual([
+      { id: expect.stringMatching(/^prt_/), type: "text", text: "You said: from the binary" },
+    ])
 
     first.child.kill("SIGTERM")
     expect(await first.child.exited).toBe(0)
@@ -54,7 +59,9 @@ describe("the compiled opencode2 binary", () => {
     const sqlite = new Database(db, { readonly: true })
     try {
       const rows = sqlite
-        .query<{ id: string; type: string }, [string]>("SELECT id, type FROM session_message WHERE session_id = ? ORDER BY seq")
+        .query<{ id: string; type: string }, [string]>(
+          "SELECT id, type FROM session_message WHERE session_id = ? ORDER BY seq",
+        )
         .all(session.id)
       expect(rows.map((r) => r.type)).toEqual(["user", "assistant"])
       expect(rows[0]!.id).toBe(admitted.messageID)

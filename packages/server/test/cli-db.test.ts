@@ -86,22 +86,35 @@ describe("opencode2 db erase", () => {
     // The prompt is corrected and its reasoning pruned: the secret leaves the transcript, but the journal
     // keeps the original payloads until erase.
     const [user] = (await server.client.message.list({ path: { sessionID } })).data!.items
-    await server.client.message.update({ path: { sessionID, messageID: user!.id, partID: user!.parts[0]!.id }, body: { text: "hello" } })
+    await server.client.message.update({
+      path: { sessionID, messageID: user!.id, partID: user!.parts[0]!.id },
+      body: { text: "hello" },
+    })
     await server.stop()
-    expect((await runCli(["session", "prune", sessionID, "--db", db], { cwd, env: { OPENCODE_CONFIG: config } })).code).toBe(0)
+    expect(
+      (await runCli(["session", "prune", sessionID, "--db", db], { cwd, env: { OPENCODE_CONFIG: config } })).code,
+    ).toBe(0)
     const journalHas = (text: string) => {
       const sqlite = new Database(db, { readonly: true })
       try {
-        return sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM event WHERE instr(data, ?) > 0").get(text)!.n > 0
+        return (
+          sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM event WHERE instr(data, ?) > 0").get(text)!
+            .n > 0
+        )
       } finally {
         sqlite.close()
       }
     }
     expect(journalHas("hunter2")).toBe(true)
 
-    const result = await runCli(["db", "erase", "--session", sessionID, "--db", db], { cwd, env: { OPENCODE_CONFIG: config } })
+    const result = await runCli(["db", "erase", "--session", sessionID, "--db", db], {
+      cwd,
+      env: { OPENCODE_CONFIG: config },
+    })
     expect(result.code, result.stderr).toBe(0)
-    expect(result.stdout).toMatch(new RegExp(`^erased ${sessionID}: [1-9]\\d* events rewritten, [1-9]\\d* fields, [1-9]\\d* bytes\\n$`))
+    expect(result.stdout).toMatch(
+      new RegExp(`^erased ${sessionID}: [1-9]\\d* events rewritten, [1-9]\\d* fields, [1-9]\\d* bytes\\n$`),
+    )
     expect(journalHas("hunter2")).toBe(false)
     // What is visible stays.
     const show = await runCli(["session", "show", sessionID, "--db", db], { cwd })

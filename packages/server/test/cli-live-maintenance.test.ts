@@ -48,7 +48,11 @@ describe("CLI maintenance against a running server's database", () => {
 
     const sessionID = (await server.client.session.create({ body: { directory: dir } })).data!.id
     provider.enqueue(
-      { reasoning: "private deliberation", text: "checking", toolCalls: [{ id: "call_1", name: "no_such_tool", arguments: { secret: "x".repeat(500) } }] },
+      {
+        reasoning: "private deliberation",
+        text: "checking",
+        toolCalls: [{ id: "call_1", name: "no_such_tool", arguments: { secret: "x".repeat(500) } }],
+      },
       { text: "done" },
     )
     await server.client.session.prompt({ path: { sessionID }, body: { text: "go" } })
@@ -57,7 +61,10 @@ describe("CLI maintenance against a running server's database", () => {
     const eventOf = (type: string) => subscriber.next((event) => event.type === type, type)
 
     const pruned = eventOf("session.pruned")
-    const prune = await runCli(["session", "prune", sessionID, "--db", database], { cwd: dir, env: { OPENCODE_CONFIG: config } })
+    const prune = await runCli(["session", "prune", sessionID, "--db", database], {
+      cwd: dir,
+      env: { OPENCODE_CONFIG: config },
+    })
     expect(prune.code, prune.stderr).toBe(0)
     const prunedEvent = (await within(pruned, 1_000, "session.pruned")) as ServerEvent
     expect(prunedEvent).toMatchObject({ sessionID, data: { by: "user" } })
@@ -65,7 +72,10 @@ describe("CLI maintenance against a running server's database", () => {
     expect(stored.flatMap((m) => m.parts.map((p) => p.type))).not.toContain("tool")
 
     const erased = eventOf("session.erased")
-    const erase = await runCli(["db", "erase", "--session", sessionID, "--db", database], { cwd: dir, env: { OPENCODE_CONFIG: config } })
+    const erase = await runCli(["db", "erase", "--session", sessionID, "--db", database], {
+      cwd: dir,
+      env: { OPENCODE_CONFIG: config },
+    })
     expect(erase.code, erase.stderr).toBe(0)
     const erasedEvent = (await within(erased, 1_000, "session.erased")) as ServerEvent
     expect(erasedEvent).toMatchObject({ sessionID, data: { by: "user" } })
@@ -75,7 +85,10 @@ describe("CLI maintenance against a running server's database", () => {
     // Stopped, the server withdraws its registration; the commands open the file directly again.
     expect(await server.stop()).toBe(0)
     expect(existsSync(registration)).toBe(false)
-    const local = await runCli(["session", "prune", sessionID, "--db", database], { cwd: dir, env: { OPENCODE_CONFIG: config } })
+    const local = await runCli(["session", "prune", sessionID, "--db", database], {
+      cwd: dir,
+      env: { OPENCODE_CONFIG: config },
+    })
     expect(local.code, local.stderr).toBe(0)
     expect(local.stdout).toContain("0 parts")
   })
@@ -89,7 +102,10 @@ describe("CLI maintenance against a running server's database", () => {
     const sessionID = (await server.client.session.create({ body: { directory: dir } })).data!.id
     await server.kill()
     expect(existsSync(`${realpathSync(database)}.server.json`)).toBe(true)
-    const local = await runCli(["session", "show", sessionID, "--db", database], { cwd: dir, env: { OPENCODE_CONFIG: config } })
+    const local = await runCli(["session", "show", sessionID, "--db", database], {
+      cwd: dir,
+      env: { OPENCODE_CONFIG: config },
+    })
     expect(local.code, local.stderr).toBe(0)
     expect(local.stdout).toContain(sessionID)
   })

@@ -48,7 +48,11 @@ describe("opencode2 run shows its work", () => {
   it("on a terminal: asks with the diff, applies the answer, prints the tool line and the usage", async () => {
     const cwd = tempDir()
     writeFileSync(join(cwd, "a.txt"), "hello\n")
-    const result = await runInPty(cwd, ["run", "--db", join(cwd, "pty.db"), `/think let me edit\n${edit("a.txt", "hello", "bye")}`], [["Allow?", "o\n"]])
+    const result = await runInPty(
+      cwd,
+      ["run", "--db", join(cwd, "pty.db"), `/think let me edit\n${edit("a.txt", "hello", "bye")}`],
+      [["Allow?", "o\n"]],
+    )
     expect(result.answered, result.screen).toBe(1)
     expect(result.code, result.screen).toBe(0)
     expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("bye\n")
@@ -63,10 +67,14 @@ describe("opencode2 run shows its work", () => {
   it("on a terminal, reject leaves the file and shows the error", async () => {
     const cwd = tempDir()
     writeFileSync(join(cwd, "a.txt"), "hello\n")
-    const result = await runInPty(cwd, ["run", "--db", join(cwd, "pty.db"), edit("a.txt", "hello", "bye")], [
-      ["Allow?", "r\n"],
-      ["Tell the model why", "\n"],
-    ])
+    const result = await runInPty(
+      cwd,
+      ["run", "--db", join(cwd, "pty.db"), edit("a.txt", "hello", "bye")],
+      [
+        ["Allow?", "r\n"],
+        ["Tell the model why", "\n"],
+      ],
+    )
     expect(result.code, result.screen).toBe(0)
     expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("hello\n")
     expect(result.screen).toContain("✗ edit a.txt  the user rejected this call")
@@ -78,12 +86,17 @@ describe("opencode2 run shows its work", () => {
     writeFileSync(join(cwd, "a.txt"), "hello\n")
     const refused = await runCli(["run", "--db", db, edit("a.txt", "hello", "bye")], { cwd })
     expect(refused.code, refused.stderr).toBe(0)
-    expect(refused.stderr).toContain("permission needed for edit a.txt: rejected, there is no terminal to ask on (pass --allow edit or --yes")
+    expect(refused.stderr).toContain(
+      "permission needed for edit a.txt: rejected, there is no terminal to ask on (pass --allow edit or --yes",
+    )
     expect(refused.stderr).toContain("✗ edit a.txt  the user rejected this call")
     expect(refused.stdout).toBe("")
     expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("hello\n")
 
-    const allowed = await runCli(["run", "--db", db, "--allow", "bash", "--allow", "edit", edit("a.txt", "hello", "bye")], { cwd })
+    const allowed = await runCli(
+      ["run", "--db", db, "--allow", "bash", "--allow", "edit", edit("a.txt", "hello", "bye")],
+      { cwd },
+    )
     expect(allowed.code, allowed.stderr).toBe(0)
     expect(allowed.stderr).toContain('✓ edit a.txt  edited "a.txt" (1 replacement)')
     expect(allowed.stdout).toBe('edit returned: edited "a.txt" (1 replacement)\n')
@@ -100,7 +113,10 @@ describe("opencode2 run shows its work", () => {
     const db = join(cwd, "json.db")
     const json = await runCli(["run", "--db", db, "--format", "json", "hello json"], { cwd })
     expect(json.code, json.stderr).toBe(0)
-    const events = json.stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as { type: string; sessionID?: string })
+    const events = json.stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; sessionID?: string })
     expect(events[0]!.type).toBe("server.connected")
     const types = events.map((e) => e.type)
     expect(types).toContain("session.message.admitted")
@@ -116,7 +132,11 @@ describe("opencode2 run shows its work", () => {
       stdout: "pipe",
       stderr: "pipe",
     })
-    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ])
     expect(code, stderr).toBe(0)
     expect(stdout).toBe("You said: from stdin\n")
     expect(stderr).toContain(`session ${sessionID}`)

@@ -44,10 +44,7 @@ describe("opencode2 run", () => {
     try {
       const cwd = tempDir()
       const config = join(cwd, "opencode.json")
-      writeFileSync(
-        config,
-        JSON.stringify(localProviderConfig(model.url)),
-      )
+      writeFileSync(config, JSON.stringify(localProviderConfig(model.url)))
       model.enqueue({ text: "streamed word by word", hold: true })
       const child = spawnCli(["run", "go", "--db", join(cwd, "stream.db")], { cwd, env: { OPENCODE_CONFIG: config } })
       await model.held()
@@ -87,7 +84,10 @@ describe("opencode2 run", () => {
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain("OPENCODE_SERVER_PASSWORD")
 
-    const result = await runCli(["run", "over http", "--attach", server.url], { cwd, env: { OPENCODE_SERVER_PASSWORD: "s3cret" } })
+    const result = await runCli(["run", "over http", "--attach", server.url], {
+      cwd,
+      env: { OPENCODE_SERVER_PASSWORD: "s3cret" },
+    })
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toBe("You said: over http\n")
     const sessionID = SESSION.exec(result.stderr)![1]!
@@ -97,7 +97,12 @@ describe("opencode2 run", () => {
 
   it("refuses a bad command line with exit 2", async () => {
     const cwd = tempDir()
-    for (const args of [["run"], ["run", "   "], ["run", "hi", "--attach", "nope"], ["run", "hi", "--attach", "http://x", "--db", "y.db"]]) {
+    for (const args of [
+      ["run"],
+      ["run", "   "],
+      ["run", "hi", "--attach", "nope"],
+      ["run", "hi", "--attach", "http://x", "--db", "y.db"],
+    ]) {
       const result = await runCli(args, { cwd })
       expect(result.code, args.join(" ")).toBe(2)
       expect(result.stderr).toContain("usage: opencode2 run")

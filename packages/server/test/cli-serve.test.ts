@@ -24,7 +24,13 @@ describe("opencode2 serve", () => {
     const directory = tempDir()
     const child = Bun.spawn([process.execPath, MAIN, "serve", "--port", "0"], {
       cwd: directory,
-      env: { ...process.env, OPENCODE_DB: join(directory, "cli.db"), OPENCODE_SERVER_PASSWORD: "pw", OPENCODE_CONFIG: "", XDG_CONFIG_HOME: directory },
+      env: {
+        ...process.env,
+        OPENCODE_DB: join(directory, "cli.db"),
+        OPENCODE_SERVER_PASSWORD: "pw",
+        OPENCODE_CONFIG: "",
+        XDG_CONFIG_HOME: directory,
+      },
       stdout: "pipe",
       stderr: "pipe",
     })
@@ -46,7 +52,13 @@ describe("opencode2 serve", () => {
     const directory = tempDir()
     const child = Bun.spawn([process.execPath, MAIN, "serve", "--hostname", "0.0.0.0", "--port", "0"], {
       cwd: directory,
-      env: { ...process.env, OPENCODE_DB: join(directory, "cli.db"), OPENCODE_SERVER_PASSWORD: "", OPENCODE_CONFIG: "", XDG_CONFIG_HOME: directory },
+      env: {
+        ...process.env,
+        OPENCODE_DB: join(directory, "cli.db"),
+        OPENCODE_SERVER_PASSWORD: "",
+        OPENCODE_CONFIG: "",
+        XDG_CONFIG_HOME: directory,
+      },
       stdout: "pipe",
       stderr: "pipe",
     })

@@ -10,7 +10,10 @@ import { localProviderConfig } from "./support/e2e-setup.ts"
 /** One offline turn: user prompt, assistant (reasoning + tool call), assistant (final text). */
 const turn = async (client: OpencodeClient, title: string) => {
   const session = (await client.session.create({ body: { title } })).data!
-  await client.session.prompt({ path: { sessionID: session.id }, body: { text: "/think pondering\n/tool list {}\nplease" } })
+  await client.session.prompt({
+    path: { sessionID: session.id },
+    body: { text: "/think pondering\n/tool list {}\nplease" },
+  })
   await client.session.wait({ path: { sessionID: session.id } })
   const items = (await client.message.list({ path: { sessionID: session.id } })).data!.items
   return { sessionID: session.id, items: items as [Message, AssistantMessage, AssistantMessage] }
@@ -35,7 +38,9 @@ describe("opencode2 session list / show", () => {
     expect(result.code, result.stderr).toBe(0)
     const lines = result.stdout.trimEnd().split("\n")
     expect(lines).toHaveLength(2)
-    expect(lines[0]).toMatch(new RegExp(`^${b.sessionID} +second session +idle +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ$`))
+    expect(lines[0]).toMatch(
+      new RegExp(`^${b.sessionID} +second session +idle +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ$`),
+    )
     expect(lines[1]).toMatch(new RegExp(`^${a.sessionID} +first session +idle +`))
 
     const asJson = JSON.parse((await runCli(["session", "list", "--db", db, "--json"], { cwd })).stdout)
@@ -47,7 +52,9 @@ describe("opencode2 session list / show", () => {
     const db = join(cwd, "show.db")
     const server = await startTestServer({ database: db })
     const { sessionID, items } = await turn(server.client, "shown")
-    const notice = (await server.client.session.synthetic({ path: { sessionID }, body: { text: "a notice", resume: false } })).data!
+    const notice = (
+      await server.client.session.synthetic({ path: { sessionID }, body: { text: "a notice", resume: false } })
+    ).data!
     const retracted = (await server.client.message.remove({ path: { sessionID, messageID: notice.messageID } })).data!
     await server.stop()
 
@@ -58,7 +65,9 @@ describe("opencode2 session list / show", () => {
     const [user, first, second] = items
     expect(out).toContain(`#${user.seq} user ${user.id} (origin user)`)
     expect(out).toContain("  /think pondering\n  /tool list {}\n  please")
-    expect(out).toContain(`#${first.seq} assistant ${first.id} (origin ${first.origin}, offline/echo, agent build, finish tool-calls)`)
+    expect(out).toContain(
+      `#${first.seq} assistant ${first.id} (origin ${first.origin}, offline/echo, agent build, finish tool-calls)`,
+    )
     expect(out).toContain("  ~ pondering")
     expect(out).toContain("  [tool list completed] {}")
     expect(out).toContain(`#${second.seq} assistant ${second.id}`)

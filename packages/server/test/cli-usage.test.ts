@@ -14,7 +14,12 @@ const recorder = (options: { tty?: boolean; cwd?: string } = {}) => {
   const stderr: Array<string> = []
   const status: Array<string> = []
   const io: Io = {
-    env: { OPENCODE_CONFIG: "", OPENCODE_DB: "", XDG_CONFIG_HOME: options.cwd ?? tempDir(), XDG_DATA_HOME: options.cwd ?? tempDir() },
+    env: {
+      OPENCODE_CONFIG: "",
+      OPENCODE_DB: "",
+      XDG_CONFIG_HOME: options.cwd ?? tempDir(),
+      XDG_DATA_HOME: options.cwd ?? tempDir(),
+    },
     cwd: options.cwd ?? tempDir(),
     write: (text) => void stdout.push(text),
     out: (line = "") => void stdout.push(`${line}\n`),
@@ -100,7 +105,9 @@ describe("opencode2 usage", () => {
     const committed = readFileSync(fileURLToPath(new URL("../../sdk/openapi.json", import.meta.url)), "utf8")
     expect(r.stdout()).toBe(committed)
     const paths = Object.keys(JSON.parse(r.stdout()).paths)
-    expect(paths).toEqual(expect.arrayContaining(["/api/session/{sessionID}/prune", "/api/session/{sessionID}/erase", "/api/db/stats"]))
+    expect(paths).toEqual(
+      expect.arrayContaining(["/api/session/{sessionID}/prune", "/api/session/{sessionID}/erase", "/api/db/stats"]),
+    )
   })
 
   it("shows a progress bar on a terminal while pruning several sessions, then the summary", async () => {

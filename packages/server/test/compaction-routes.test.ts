@@ -12,11 +12,21 @@ const isSummary = (body: any) => String(body?.messages?.[0]?.content ?? "").star
 
 describe("compaction over HTTP", () => {
   it("POST .../compact runs a compaction turn; the session reports token figures; later requests send the summary", async () => {
-    model.reply((body) => (isSummary(body) ? { text: "SUMMARY over http" } : { text: "fine", usage: { prompt_tokens: 321, completion_tokens: 9 } }))
+    model.reply((body) =>
+      isSummary(body)
+        ? { text: "SUMMARY over http" }
+        : { text: "fine", usage: { prompt_tokens: 321, completion_tokens: 9 } },
+    )
     const { client } = await startTestServer({
       config: {
         model: "local/m",
-        provider: { local: { type: "openai-compatible", baseURL: model.url, models: { m: { limit: { context: 50_000, output: 4_000 } } } } },
+        provider: {
+          local: {
+            type: "openai-compatible",
+            baseURL: model.url,
+            models: { m: { limit: { context: 50_000, output: 4_000 } } },
+          },
+        },
       },
     })
     const sessionID = (await client.session.create({ body: {} })).data!.id
@@ -33,7 +43,12 @@ describe("compaction over HTTP", () => {
     await client.session.wait({ path: { sessionID } })
     const messages = (await client.message.list({ path: { sessionID } })).data!.items
     const compaction = messages.at(-1)!
-    expect(compaction).toMatchObject({ type: "compaction", origin: "host", reason: "manual", parts: [{ type: "text", text: "SUMMARY over http" }] })
+    expect(compaction).toMatchObject({
+      type: "compaction",
+      origin: "host",
+      reason: "manual",
+      parts: [{ type: "text", text: "SUMMARY over http" }],
+    })
     // Everything stays readable.
     expect(messages.filter((m) => m.type === "user").map((m) => (m.parts[0] as { text: string }).text)).toEqual([
       "first question",

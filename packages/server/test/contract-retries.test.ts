@@ -32,10 +32,15 @@ describe("idempotent retries and named hook failures", () => {
     const server = await start()
     const ctx = pluginContext(server.directory)
     const sessionID = (await server.client.session.create({ body: { directory: server.directory } })).data!.id
-    provider.enqueue({ reasoning: "thinking hard", text: "calling", toolCalls: [{ name: "no_such_tool", arguments: {} }] }, { text: "done" })
+    provider.enqueue(
+      { reasoning: "thinking hard", text: "calling", toolCalls: [{ name: "no_such_tool", arguments: {} }] },
+      { text: "done" },
+    )
     await server.client.session.prompt({ path: { sessionID }, body: { text: "go" } })
     await server.client.session.wait({ path: { sessionID } })
-    const assistant = (await server.client.message.list({ path: { sessionID } })).data!.items.find((m) => m.type === "assistant")!
+    const assistant = (await server.client.message.list({ path: { sessionID } })).data!.items.find(
+      (m) => m.type === "assistant",
+    )!
     const tool = assistant.parts.find((p) => p.type === "tool")!
     const reasoning = assistant.parts.find((p) => p.type === "reasoning")!
 
@@ -51,12 +56,18 @@ describe("idempotent retries and named hook failures", () => {
     // The same through a plugin, for a part removed by prune.
     await server.client.session.prune({ path: { sessionID }, body: { types: ["reasoning"] } })
     const seqAfterPrune = (await server.client.session.get({ path: { sessionID } })).data!.seq
-    const viaPlugin = (await ctx.session.part.remove({ sessionID, messageID: assistant.id, partID: reasoning.id })) as AssistantMessage
+    const viaPlugin = (await ctx.session.part.remove({
+      sessionID,
+      messageID: assistant.id,
+      partID: reasoning.id,
+    })) as AssistantMessage
     expect(viaPlugin.parts.map((p) => p.type)).toEqual(["text"])
     expect(viaPlugin.removedParts).toEqual([tool.id, reasoning.id])
     expect((await server.client.session.get({ path: { sessionID } })).data!.seq).toBe(seqAfterPrune)
 
-    const missing = await server.client.part.remove({ path: { sessionID, messageID: assistant.id, partID: "prt_neverexisted0000000000" } })
+    const missing = await server.client.part.remove({
+      path: { sessionID, messageID: assistant.id, partID: "prt_neverexisted0000000000" },
+    })
     expect(missing.response?.status).toBe(404)
     expect(missing.error).toMatchObject({ _tag: "PartNotFoundError" })
   })

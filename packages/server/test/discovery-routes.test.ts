@@ -75,7 +75,10 @@ describe("discovery routes", () => {
     const refused = await client.session.create({ body: { model: "nope/x" } })
     expect(refused.error).toMatchObject({ _tag: "InvalidRequestError", field: "model" })
     expect((await client.session.create({ body: { agent: "ghost" } })).error).toMatchObject({ field: "agent" })
-    const ok = await client.session.prompt({ path: { sessionID: session.id }, body: { text: "hi", agent: "plan", model: "offline/echo" } })
+    const ok = await client.session.prompt({
+      path: { sessionID: session.id },
+      body: { text: "hi", agent: "plan", model: "offline/echo" },
+    })
     expect(ok.error).toBeUndefined()
     await client.session.wait({ path: { sessionID: session.id } })
   })

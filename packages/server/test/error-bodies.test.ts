@@ -8,7 +8,9 @@ const unsupported = { _tag: "UnsupportedMediaTypeError", message: expect.stringM
 
 const snapshot = async (server: TestServer) => {
   const sessions = (await server.client.session.list({})).data!.items
-  const transcripts = await Promise.all(sessions.map(async (s) => (await server.client.message.list({ path: { sessionID: s.id } })).data))
+  const transcripts = await Promise.all(
+    sessions.map(async (s) => (await server.client.message.list({ path: { sessionID: s.id } })).data),
+  )
   return JSON.stringify({ sessions, transcripts })
 }
 
@@ -52,7 +54,11 @@ describe("every non-2xx carries a JSON body with _tag and message", () => {
     for (const length of ["200000000", "9007199254740991"]) {
       const response = await rawRequest(
         server.url,
-        message("POST", "/api/session", { host: "127.0.0.1", "content-type": "application/json", "content-length": length }),
+        message("POST", "/api/session", {
+          host: "127.0.0.1",
+          "content-type": "application/json",
+          "content-length": length,
+        }),
       )
       expect(response.status, length).toBe(413)
       expect(JSON.parse(response.body)).toMatchObject({ _tag: "PayloadTooLargeError", limit: 1024 * 1024 })
@@ -67,7 +73,10 @@ describe("every non-2xx carries a JSON body with _tag and message", () => {
       headers: { origin: "http://other.example", "access-control-request-method": "POST" },
     })
     expect(refused.status).toBe(403)
-    expect(await refused.json()).toEqual({ _tag: "ForbiddenError", message: expect.stringContaining("http://other.example") })
+    expect(await refused.json()).toEqual({
+      _tag: "ForbiddenError",
+      message: expect.stringContaining("http://other.example"),
+    })
     const allowed = await server.fetch("/api/session", {
       method: "OPTIONS",
       headers: { origin: "http://app.example", "access-control-request-method": "POST" },
@@ -85,7 +94,11 @@ describe("every non-2xx carries a JSON body with _tag and message", () => {
       [503, "UnknownError"],
     ]
     for (const [status, tag] of cases) {
-      const fixed = await ensureJsonError(request, new Response("bare text", { status, headers: { "content-type": "text/plain", "x-keep": "1" } }), 10)
+      const fixed = await ensureJsonError(
+        request,
+        new Response("bare text", { status, headers: { "content-type": "text/plain", "x-keep": "1" } }),
+        10,
+      )
       expect(fixed.status).toBe(status)
       expect(fixed.headers.get("x-keep")).toBe("1")
       expect(await fixed.json()).toMatchObject({ _tag: tag, message: expect.any(String) })

@@ -90,7 +90,9 @@ describe("live events over server-sent events", () => {
 
   it("refuses a filter on an unknown session with a typed 404", async () => {
     const { client } = await startTestServer()
-    const failure = await until(client.events({ sessionID: "ses_missing" }), () => false).catch((error: unknown) => error)
+    const failure = await until(client.events({ sessionID: "ses_missing" }), () => false).catch(
+      (error: unknown) => error,
+    )
     expect(failure).toBeInstanceOf(EventStreamError)
     expect(failure).toMatchObject({
       status: 404,
@@ -185,8 +187,14 @@ describe("the durable session log", () => {
     const sessionID = (await server.client.session.create({ body: {} })).data!.id
     const bad = await server.fetch(`/api/session/${sessionID}/log?after=-1`)
     expect(bad.status).toBe(400)
-    expect(await bad.json()).toEqual({ _tag: "InvalidRequestError", message: expect.stringContaining("after"), field: "after" })
-    const failure = await until(server.client.log({ sessionID: "ses_missing" }), () => false).catch((error: unknown) => error)
+    expect(await bad.json()).toEqual({
+      _tag: "InvalidRequestError",
+      message: expect.stringContaining("after"),
+      field: "after",
+    })
+    const failure = await until(server.client.log({ sessionID: "ses_missing" }), () => false).catch(
+      (error: unknown) => error,
+    )
     expect(failure).toMatchObject({ status: 404, error: { _tag: "SessionNotFoundError", sessionID: "ses_missing" } })
   })
 })

@@ -46,7 +46,9 @@ describe("a catastrophic grep", () => {
         latencies.push(status === 200 ? performance.now() - start : 2000)
       }
       await turn
-      console.log(`health during grep: n=${latencies.length} p50=${percentile(latencies, 50).toFixed(1)} ms p99=${percentile(latencies, 99).toFixed(1)} ms`)
+      console.log(
+        `health during grep: n=${latencies.length} p50=${percentile(latencies, 50).toFixed(1)} ms p99=${percentile(latencies, 99).toFixed(1)} ms`,
+      )
       expect(latencies.length).toBeGreaterThan(20)
       expect(percentile(latencies, 99)).toBeLessThan(100)
 

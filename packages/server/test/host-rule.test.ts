@@ -42,7 +42,14 @@ describe("the Host rule (DNS-rebinding defence) without a password", () => {
       expect(await response.json(), `${method} ${path}`).toEqual(forbidden)
     }
     // The same refusal for rebinding names that merely contain a loopback name, and with a port.
-    for (const host of ["evil.example:4096", "localhost.evil.example", "127.0.0.1.nip.io", "127.0.0.256", "[::2]", "0.0.0.0"]) {
+    for (const host of [
+      "evil.example:4096",
+      "localhost.evil.example",
+      "127.0.0.1.nip.io",
+      "127.0.0.256",
+      "[::2]",
+      "0.0.0.0",
+    ]) {
       const response = await send(server, "GET", "/api/health", false, { host })
       expect(response.status, host).toBe(403)
       expect(await response.json()).toEqual(forbidden)
@@ -57,9 +64,9 @@ describe("the Host rule (DNS-rebinding defence) without a password", () => {
     expect(await preflight.json()).toEqual(forbidden)
     // Nothing was created, deleted or changed by the refused requests.
     expect(await sessionCount(server)).toBe(before)
-    expect((await server.client.message.get({ path: { sessionID: ids.sessionID, messageID: ids.messageID } })).data?.id).toBe(
-      ids.messageID,
-    )
+    expect(
+      (await server.client.message.get({ path: { sessionID: ids.sessionID, messageID: ids.messageID } })).data?.id,
+    ).toBe(ids.messageID)
   })
 
   it("refuses a request without a Host header", async () => {
@@ -72,7 +79,15 @@ describe("the Host rule (DNS-rebinding defence) without a password", () => {
 
   it("serves loopback names and addresses with any port", async () => {
     const server = await startTestServer()
-    for (const host of ["localhost", "LOCALHOST:4096", "127.0.0.1", "127.1.2.3:80", "[::1]", "[::1]:4096", `127.0.0.1:${server.server.port}`]) {
+    for (const host of [
+      "localhost",
+      "LOCALHOST:4096",
+      "127.0.0.1",
+      "127.1.2.3:80",
+      "[::1]",
+      "[::1]:4096",
+      `127.0.0.1:${server.server.port}`,
+    ]) {
       const response = await send(server, "GET", "/api/health", false, { host })
       expect(response.status, host).toBe(200)
     }
@@ -101,7 +116,10 @@ describe("the Host rule (DNS-rebinding defence) without a password", () => {
   })
 
   it("takes allowedHosts from the server options over the config", async () => {
-    const server = await startTestServer({ allowedHosts: ["dev.internal"], config: { server: { allowedHosts: ["evil.example"] } } })
+    const server = await startTestServer({
+      allowedHosts: ["dev.internal"],
+      config: { server: { allowedHosts: ["evil.example"] } },
+    })
     expect((await send(server, "GET", "/api/health", false, { host: "dev.internal:8080" })).status).toBe(200)
     expect((await send(server, "GET", "/api/health", false, { host: "evil.example" })).status).toBe(403)
   })

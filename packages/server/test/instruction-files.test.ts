@@ -65,7 +65,12 @@ const promptOnce = async (directory: string) => {
   const sessionID = (await child.client.session.create({ body: { directory } })).data!.id
   const before = provider.requests.length
   await child.client.session.prompt({ path: { sessionID }, body: { text: "hello" } })
-  expect(await within(child.client.session.wait({ path: { sessionID } }).then((r) => r.response?.status), 5000)).not.toBe("timeout")
+  expect(
+    await within(
+      child.client.session.wait({ path: { sessionID } }).then((r) => r.response?.status),
+      5000,
+    ),
+  ).not.toBe("timeout")
   expect(provider.requests.length).toBe(before + 1)
   return systemText(provider.requests[before])
 }
@@ -81,13 +86,23 @@ describe("instruction files", () => {
       bigStart: system.includes("BIG START"),
       bigEnd: system.includes("BIG END"),
       truncationMarker: system.includes(INSTRUCTIONS_TRUNCATED.trim()),
-    }).toEqual({ outsideSecret: false, insideNote: true, innerLinked: true, bigStart: true, bigEnd: false, truncationMarker: true })
+    }).toEqual({
+      outsideSecret: false,
+      insideNote: true,
+      innerLinked: true,
+      bigStart: true,
+      bigEnd: false,
+      truncationMarker: true,
+    })
   })
 
   it("skips a named pipe without blocking the server: health answers and the turn completes", async () => {
     const system = await promptOnce(projects.piped)
     expect(system).toContain("INSIDE NOTE beside a pipe")
-    const health = await within(fetch(`${child.url}/api/health`).then((r) => r.status), 2000)
+    const health = await within(
+      fetch(`${child.url}/api/health`).then((r) => r.status),
+      2000,
+    )
     expect(health).toBe(200)
   })
 })

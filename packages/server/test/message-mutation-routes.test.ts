@@ -7,7 +7,9 @@ import { localProviderConfig } from "./support/e2e-setup.ts"
 /** A session with one offline turn: user prompt, assistant (reasoning + tool), assistant (final text). */
 const withTurn = async (client: OpencodeClient) => {
   const session = (await client.session.create({ body: {} })).data!
-  const prompt = (await client.session.prompt({ path: { sessionID: session.id }, body: { text: "/think hi\n/tool list {}" } })).data!
+  const prompt = (
+    await client.session.prompt({ path: { sessionID: session.id }, body: { text: "/think hi\n/tool list {}" } })
+  ).data!
   await client.session.wait({ path: { sessionID: session.id } })
   const items = (await client.message.list({ path: { sessionID: session.id } })).data!.items
   const [user, first, second] = items as [Message, AssistantMessage, AssistantMessage]
@@ -22,7 +24,8 @@ describe("message routes and the mutation contract over the SDK", () => {
     const desc = (await client.message.list({ path: { sessionID }, query: { order: "desc", limit: 2 } })).data!
     expect(desc.items.map((m) => m.id)).toEqual([second.id, first.id])
     expect(desc.cursor).toBe(String(first.seq))
-    const rest = (await client.message.list({ path: { sessionID }, query: { order: "desc", cursor: desc.cursor! } })).data!
+    const rest = (await client.message.list({ path: { sessionID }, query: { order: "desc", cursor: desc.cursor! } }))
+      .data!
     expect(rest).toEqual({ items: [user] })
     const asc = (await client.message.list({ path: { sessionID }, query: { order: "asc", limit: 1 } })).data!
     expect(asc.items.map((m) => m.id)).toEqual([user.id])
@@ -137,16 +140,23 @@ describe("message routes and the mutation contract over the SDK", () => {
       message: expect.any(String),
     })
     const tool = first.parts[1]!
-    const correctTool = await client.message.update({ path: { sessionID, messageID: first.id, partID: tool.id }, body: { text: "x" } })
+    const correctTool = await client.message.update({
+      path: { sessionID, messageID: first.id, partID: tool.id },
+      body: { text: "x" },
+    })
     expect(correctTool.response?.status).toBe(400)
     expect(correctTool.error).toEqual(invalid(first.id, tool.id))
     const retractAssistant = await client.message.remove({ path: { sessionID, messageID: second.id } })
     expect(retractAssistant.response?.status).toBe(400)
     expect(retractAssistant.error).toEqual(invalid(second.id, undefined))
-    const removeText = await client.part.remove({ path: { sessionID, messageID: second.id, partID: second.parts[0]!.id } })
+    const removeText = await client.part.remove({
+      path: { sessionID, messageID: second.id, partID: second.parts[0]!.id },
+    })
     expect(removeText.response?.status).toBe(400)
     expect(removeText.error).toEqual(invalid(second.id, second.parts[0]!.id))
-    const removeFromUser = await client.part.remove({ path: { sessionID, messageID: user.id, partID: user.parts[0]!.id } })
+    const removeFromUser = await client.part.remove({
+      path: { sessionID, messageID: user.id, partID: user.parts[0]!.id },
+    })
     expect(removeFromUser.error).toEqual(invalid(user.id, user.parts[0]!.id))
   })
 
@@ -170,7 +180,10 @@ describe("message routes and the mutation contract over the SDK", () => {
 
       const busy = { _tag: "SessionBusyError", sessionID, message: expect.any(String) }
       const results = [
-        await client.message.update({ path: { sessionID, messageID: user.id, partID: user.parts[0]!.id }, body: { text: "x" } }),
+        await client.message.update({
+          path: { sessionID, messageID: user.id, partID: user.parts[0]!.id },
+          body: { text: "x" },
+        }),
         await client.message.remove({ path: { sessionID, messageID: user.id } }),
         await client.part.remove({ path: { sessionID, messageID: user.id, partID: user.parts[0]!.id } }),
         await client.session.resume({ path: { sessionID } }),

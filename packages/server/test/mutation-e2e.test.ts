@@ -93,7 +93,10 @@ const expectEverywhere = async (
   }
   // The subscriber has seen everything up to the session's current seq, and its view equals the store.
   const seq = (await h.client.session.get({ path: { sessionID } })).data!.seq
-  await subscriber.until((events) => events.some((e) => "seq" in e && e.sessionID === sessionID && e.seq === seq), `seq ${seq}`)
+  await subscriber.until(
+    (events) => events.some((e) => "seq" in e && e.sessionID === sessionID && e.seq === seq),
+    `seq ${seq}`,
+  )
   expect(foldTranscript(subscriber.durable(sessionID))).toEqual(listed)
 
   const requests = await promptAndCapture(h, sessionID, `next request after a mutation (${present.length})`)
@@ -110,7 +113,10 @@ const expectEverywhere = async (
   // mutation (the mutation event, the next turn's events and deltas) carries the old content.
   const after = await listAll(h.client, sessionID)
   const last = (await h.client.session.get({ path: { sessionID } })).data!.seq
-  await subscriber.until((events) => events.some((e) => "seq" in e && e.sessionID === sessionID && e.seq === last), `seq ${last}`)
+  await subscriber.until(
+    (events) => events.some((e) => "seq" in e && e.sessionID === sessionID && e.seq === last),
+    `seq ${last}`,
+  )
   expect(foldTranscript(subscriber.durable(sessionID))).toEqual(after)
   const received = JSON.stringify(subscriber.events.slice(since))
   for (const text of absent) expect(received, `events since the mutation lack ${text}`).not.toContain(text)
@@ -166,8 +172,16 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
     expect(correctedPrompt).toEqual({ ...promptBefore, parts: [{ ...promptPart, text: NEW_PROMPT }] })
 
     // The subscriber received both corrections, attributed to the plugin, carrying only the new text.
-    await subscriber.until(() => countOf(subscriber.events, "session.message.corrected", sessionID) === 2, "two corrections")
-    expect(subscriber.durable(sessionID).filter((e) => e.type === "session.message.corrected").map((e) => e.data)).toEqual([
+    await subscriber.until(
+      () => countOf(subscriber.events, "session.message.corrected", sessionID) === 2,
+      "two corrections",
+    )
+    expect(
+      subscriber
+        .durable(sessionID)
+        .filter((e) => e.type === "session.message.corrected")
+        .map((e) => e.data),
+    ).toEqual([
       { messageID: notice.messageID, partID: noticePart.id, text: NEW_NOTICE, by: PLUGIN_ORIGIN },
       { messageID: prompted.messageID, partID: promptPart.id, text: NEW_PROMPT, by: PLUGIN_ORIGIN },
     ])
@@ -186,8 +200,20 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
       (e) => e.type === "session.message.corrected" && (e.data as { text: string }).text === NEWEST_NOTICE,
       "the PATCH correction",
     )
-    expect(patchEvent.data).toEqual({ messageID: notice.messageID, partID: noticePart.id, text: NEWEST_NOTICE, by: "user" })
-    await expectEverywhere(h, sessionID, subscriber, [NEWEST_NOTICE, NEW_PROMPT], [OLD_NOTICE, OLD_PROMPT, NEW_NOTICE], patchMark)
+    expect(patchEvent.data).toEqual({
+      messageID: notice.messageID,
+      partID: noticePart.id,
+      text: NEWEST_NOTICE,
+      by: "user",
+    })
+    await expectEverywhere(
+      h,
+      sessionID,
+      subscriber,
+      [NEWEST_NOTICE, NEW_PROMPT],
+      [OLD_NOTICE, OLD_PROMPT, NEW_NOTICE],
+      patchMark,
+    )
     subscriber.close()
   })
 
@@ -230,8 +256,16 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
     })
 
     // The subscriber saw both retractions with the host placeholder.
-    await subscriber.until(() => countOf(subscriber.events, "session.message.retracted", sessionID) === 2, "two retractions")
-    expect(subscriber.durable(sessionID).filter((e) => e.type === "session.message.retracted").map((e) => e.data)).toEqual([
+    await subscriber.until(
+      () => countOf(subscriber.events, "session.message.retracted", sessionID) === 2,
+      "two retractions",
+    )
+    expect(
+      subscriber
+        .durable(sessionID)
+        .filter((e) => e.type === "session.message.retracted")
+        .map((e) => e.data),
+    ).toEqual([
       { messageID: first.messageID, placeholder: retracted.placeholder, by: PLUGIN_ORIGIN },
       { messageID: second.messageID, placeholder: removed.data!.placeholder, by: "user" },
     ])
@@ -278,7 +312,9 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
     expect(continued).toContain(FILE_MARKER)
 
     const messages = await listAll(h.client, sessionID)
-    const worker = messages.find((m): m is AssistantMessage => m.type === "assistant" && m.parts.some((p) => p.type === "tool"))!
+    const worker = messages.find(
+      (m): m is AssistantMessage => m.type === "assistant" && m.parts.some((p) => p.type === "tool"),
+    )!
     expect(worker.time.completed).toBeDefined()
     const reasoning = worker.parts.find((p) => p.type === "reasoning")!
     const tool = worker.parts.find((p): p is ToolPart => p.type === "tool")!
@@ -302,11 +338,18 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
     const size2 = messageRowSize(h.database, worker.id)
     const toolBytes = new TextEncoder().encode(JSON.stringify(tool)).length
     expect(size1.bytes - size2.bytes).toBeGreaterThanOrEqual(toolBytes - JSON.stringify(tool.id).length - 1)
-    expect(size1.chars - size2.chars).toBeGreaterThanOrEqual(JSON.stringify(tool).length - JSON.stringify(tool.id).length - 1)
+    expect(size1.chars - size2.chars).toBeGreaterThanOrEqual(
+      JSON.stringify(tool).length - JSON.stringify(tool.id).length - 1,
+    )
     expect(size2.bytes).toBeLessThan(2_000)
 
     await subscriber.until(() => countOf(subscriber.events, "session.part.removed", sessionID) === 2, "two removals")
-    expect(subscriber.durable(sessionID).filter((e) => e.type === "session.part.removed").map((e) => e.data)).toEqual([
+    expect(
+      subscriber
+        .durable(sessionID)
+        .filter((e) => e.type === "session.part.removed")
+        .map((e) => e.data),
+    ).toEqual([
       { messageID: worker.id, partID: reasoning.id, by: PLUGIN_ORIGIN },
       { messageID: worker.id, partID: tool.id, by: "user" },
     ])
@@ -324,10 +367,15 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
     ])
     const sessionID = (await client.session.create({ body: { directory: dir, title: "reopen" } })).data!.id
     provider.enqueue(
-      { reasoning: "thinking about the tree [reasoning-r4]", toolCalls: [{ id: "call_r4", name: "list", arguments: {} }] },
+      {
+        reasoning: "thinking about the tree [reasoning-r4]",
+        toolCalls: [{ id: "call_r4", name: "list", arguments: {} }],
+      },
       { text: "the directory is listed [answer-r4]" },
     )
-    const prompt = (await client.session.prompt({ path: { sessionID }, body: { text: "list the directory [prompt-r4]" } })).data!
+    const prompt = (
+      await client.session.prompt({ path: { sessionID }, body: { text: "list the directory [prompt-r4]" } })
+    ).data!
     await waitIdle(client, sessionID)
     const stale = `${REWRITE_PREFIX} stale [notice-r4]`
     const notice = (await client.session.synthetic({ path: { sessionID }, body: { text: stale, resume: false } })).data!
@@ -344,11 +392,15 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
       expect(result.response?.status).toBe(200)
     }
     const correct = (message: Message, text: string) =>
-      client.message.update({ path: { sessionID, messageID: message.id, partID: textPart(message).id }, body: { text } })
+      client.message.update({
+        path: { sessionID, messageID: message.id, partID: textPart(message).id },
+        body: { text },
+      })
     ok(await correct(user, "corrected prompt [fixed-r4]"))
     ok(await correct(answer, "corrected answer [fixed-a4]"))
     ok(await client.message.remove({ path: { sessionID, messageID: notice.messageID } }))
-    for (const part of worker.parts) ok(await client.part.remove({ path: { sessionID, messageID: worker.id, partID: part.id } }))
+    for (const part of worker.parts)
+      ok(await client.part.remove({ path: { sessionID, messageID: worker.id, partID: part.id } }))
 
     const before = await listAll(client, sessionID)
     const sessionBefore = (await client.session.get({ path: { sessionID } })).data!
@@ -442,7 +494,11 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
       () => h.ctx.session.message.remove(missing),
       () => h.ctx.session.part.remove({ ...missing, partID: tool.id }),
     ]) {
-      expect(await rejection(call())).toEqual({ _tag: "Session.MessageNotFoundError", ...missing, message: expect.any(String) })
+      expect(await rejection(call())).toEqual({
+        _tag: "Session.MessageNotFoundError",
+        ...missing,
+        message: expect.any(String),
+      })
     }
 
     // A message that exists, but in another session, is unknown here.
@@ -485,38 +541,47 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
       reason: expect.stringMatching(/\S/),
       message: expect.any(String),
     })
-    const wrong: Array<[string, () => Promise<{ error?: unknown; response?: Response }>, ReturnType<typeof invalid>]> = [
+    const wrong: Array<[string, () => Promise<{ error?: unknown; response?: Response }>, ReturnType<typeof invalid>]> =
       [
-        "retract an assistant message",
-        () => h.client.message.remove({ path: { sessionID, messageID: answer.id } }),
-        invalid(answer.id),
-      ],
-      [
-        "correct a tool part",
-        () => h.client.message.update({ path: { sessionID, messageID: worker.id, partID: tool.id }, body: { text: "x" } }),
-        invalid(worker.id, tool.id),
-      ],
-      [
-        "correct a reasoning part",
-        () => h.client.message.update({ path: { sessionID, messageID: worker.id, partID: reasoning.id }, body: { text: "x" } }),
-        invalid(worker.id, reasoning.id),
-      ],
-      [
-        "remove a text part",
-        () => h.client.part.remove({ path: { sessionID, messageID: answer.id, partID: answerText.id } }),
-        invalid(answer.id, answerText.id),
-      ],
-      [
-        "remove a part of a user message",
-        () => h.client.part.remove({ path: { sessionID, messageID: user.id, partID: userText.id } }),
-        invalid(user.id, userText.id),
-      ],
-      [
-        "remove a part of a notice",
-        () => h.client.part.remove({ path: { sessionID, messageID: notice.id, partID: textPart(notice).id } }),
-        invalid(notice.id, textPart(notice).id),
-      ],
-    ]
+        [
+          "retract an assistant message",
+          () => h.client.message.remove({ path: { sessionID, messageID: answer.id } }),
+          invalid(answer.id),
+        ],
+        [
+          "correct a tool part",
+          () =>
+            h.client.message.update({
+              path: { sessionID, messageID: worker.id, partID: tool.id },
+              body: { text: "x" },
+            }),
+          invalid(worker.id, tool.id),
+        ],
+        [
+          "correct a reasoning part",
+          () =>
+            h.client.message.update({
+              path: { sessionID, messageID: worker.id, partID: reasoning.id },
+              body: { text: "x" },
+            }),
+          invalid(worker.id, reasoning.id),
+        ],
+        [
+          "remove a text part",
+          () => h.client.part.remove({ path: { sessionID, messageID: answer.id, partID: answerText.id } }),
+          invalid(answer.id, answerText.id),
+        ],
+        [
+          "remove a part of a user message",
+          () => h.client.part.remove({ path: { sessionID, messageID: user.id, partID: userText.id } }),
+          invalid(user.id, userText.id),
+        ],
+        [
+          "remove a part of a notice",
+          () => h.client.part.remove({ path: { sessionID, messageID: notice.id, partID: textPart(notice).id } }),
+          invalid(notice.id, textPart(notice).id),
+        ],
+      ]
     for (const [name, call, body] of wrong) {
       const result = await call()
       expect(result.response?.status, name).toBe(400)
@@ -565,7 +630,8 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
     const sessionID = (await first.client.session.create({ body: { directory: dir } })).data!.id
     provider.enqueue({ text: "a long answer that never finishes", hold: true })
     const aborted = provider.aborted
-    const prompt = (await first.client.session.prompt({ path: { sessionID }, body: { text: "start something long" } })).data!
+    const prompt = (await first.client.session.prompt({ path: { sessionID }, body: { text: "start something long" } }))
+      .data!
     await provider.held()
     await first.kill()
     await provider.waitForAborted(aborted + 1)
@@ -582,10 +648,16 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
     // Suspended counts as busy: every mutation is refused and nothing changes.
     const before = storeSnapshot(database)
     for (const result of [
-      await client.message.update({ path: { sessionID, messageID: user.id, partID: textPart(user).id }, body: { text: "x" } }),
+      await client.message.update({
+        path: { sessionID, messageID: user.id, partID: textPart(user).id },
+        body: { text: "x" },
+      }),
       await client.message.remove({ path: { sessionID, messageID: user.id } }),
       await client.part.remove({ path: { sessionID, messageID: cutOff.id, partID: "prt_any" } }),
-      await client.message.update({ path: { sessionID, messageID: cutOff.id, partID: "prt_any" }, body: { text: "x" } }),
+      await client.message.update({
+        path: { sessionID, messageID: cutOff.id, partID: "prt_any" },
+        body: { text: "x" },
+      }),
     ]) {
       expect(result.response?.status).toBe(409)
       expect(result.error).toEqual({ _tag: "SessionBusyError", sessionID, message: expect.any(String) })
@@ -606,7 +678,11 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
     for (const message of await listAll(client, sessionID)) {
       if (message.type !== "assistant" || message.time.completed !== undefined) continue
       const path = { sessionID, messageID: message.id, partID: "prt_any" }
-      const refused = { _tag: "InvalidTargetError", messageID: message.id, reason: expect.stringMatching(/not completed/) }
+      const refused = {
+        _tag: "InvalidTargetError",
+        messageID: message.id,
+        reason: expect.stringMatching(/not completed/),
+      }
       const update = await client.message.update({ path, body: { text: "x" } })
       expect(update.response?.status).toBe(400)
       expect(update.error).toMatchObject(refused)
@@ -646,7 +722,13 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
     provider.release()
     const result = (await retried) as Message
     expect(attempts).toBe(2)
-    expect(result).toMatchObject({ id: notice.id, seq: notice.seq, type: "synthetic", parts: [], placeholder: expect.any(String) })
+    expect(result).toMatchObject({
+      id: notice.id,
+      seq: notice.seq,
+      type: "synthetic",
+      parts: [],
+      placeholder: expect.any(String),
+    })
 
     // (b) Over HTTP: busy; the turn ends but a queued prompt's turn starts in the same commit, so the retry is
     // busy again; once that turn is over too, the retry succeeds on the same message and part.
@@ -731,7 +813,9 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
   it("a retracted prompt no longer chooses the agent of later requests", async () => {
     const h = await start({ agent: { plan: { system: "PLAN AGENT SYSTEM" }, build: { system: "BUILD AGENT SYSTEM" } } })
     const sessionID = await createSession(h)
-    const chosen = (await h.client.session.prompt({ path: { sessionID }, body: { text: "plan this [plan-prompt]", agent: "plan" } })).data!
+    const chosen = (
+      await h.client.session.prompt({ path: { sessionID }, body: { text: "plan this [plan-prompt]", agent: "plan" } })
+    ).data!
     await waitIdle(h.client, sessionID)
     expect(requestText(provider.requests.at(-1))).toContain("PLAN AGENT SYSTEM")
     const retracted = await h.client.message.remove({ path: { sessionID, messageID: chosen.messageID } })
@@ -766,14 +850,19 @@ const seedTranscript = async (h: Harness, sessionID: string) => {
     { reasoning: "weighing the listing [seed-reasoning]", toolCalls: [{ name: "list", arguments: {} }] },
     { text: "the directory is listed [seed-answer]" },
   )
-  const prompt = (await h.client.session.prompt({ path: { sessionID }, body: { text: "list things [seed-prompt]" } })).data!
+  const prompt = (await h.client.session.prompt({ path: { sessionID }, body: { text: "list things [seed-prompt]" } }))
+    .data!
   await waitIdle(h.client, sessionID)
   const admitted = await h.ctx.session.synthetic({ sessionID, text: "a notice [seed-notice]", resume: false })
   const messages = await listAll(h.client, sessionID)
   const user = messages.find((m) => m.id === prompt.messageID)!
   const notice = messages.find((m) => m.id === admitted.messageID)!
-  const worker = messages.find((m): m is AssistantMessage => m.type === "assistant" && m.parts.some((p) => p.type === "tool"))!
-  const answer = messages.find((m): m is AssistantMessage => m.type === "assistant" && m.parts.some((p) => p.type === "text"))!
+  const worker = messages.find(
+    (m): m is AssistantMessage => m.type === "assistant" && m.parts.some((p) => p.type === "tool"),
+  )!
+  const answer = messages.find(
+    (m): m is AssistantMessage => m.type === "assistant" && m.parts.some((p) => p.type === "text"),
+  )!
   expect(worker.parts.map((p) => p.type)).toEqual(["reasoning", "tool"])
   expect(worker.time.completed).toBeDefined()
   return { user, notice, worker, answer }
@@ -794,7 +883,12 @@ const targetsOf = (seeded: Awaited<ReturnType<typeof seedTranscript>>, inflight:
 
 /** One operation of the contract, on one target. */
 type Operation =
-  | { readonly name: string; readonly kind: "correct" | "remove-part"; readonly messageID: string; readonly partID: string }
+  | {
+      readonly name: string
+      readonly kind: "correct" | "remove-part"
+      readonly messageID: string
+      readonly partID: string
+    }
   | { readonly name: string; readonly kind: "retract"; readonly messageID: string }
   | { readonly name: string; readonly kind: "resume" }
 
@@ -807,10 +901,20 @@ const busyOperations = (t: Targets): Array<Operation> => {
     { name: "correct the assistant answer", kind: "correct", messageID: t.answer.id, partID: part(t.answer, "text") },
     { name: "retract the user prompt", kind: "retract", messageID: t.user.id },
     { name: "retract the notice", kind: "retract", messageID: t.notice.id },
-    { name: "remove the reasoning part", kind: "remove-part", messageID: t.worker.id, partID: part(t.worker, "reasoning") },
+    {
+      name: "remove the reasoning part",
+      kind: "remove-part",
+      messageID: t.worker.id,
+      partID: part(t.worker, "reasoning"),
+    },
     { name: "remove the tool part", kind: "remove-part", messageID: t.worker.id, partID: part(t.worker, "tool") },
     { name: "correct the in-flight message", kind: "correct", messageID: t.inflight.id, partID: "prt_inflight" },
-    { name: "remove from the in-flight message", kind: "remove-part", messageID: t.inflight.id, partID: "prt_inflight" },
+    {
+      name: "remove from the in-flight message",
+      kind: "remove-part",
+      messageID: t.inflight.id,
+      partID: "prt_inflight",
+    },
     { name: "resume", kind: "resume" },
   ]
 }
@@ -821,7 +925,10 @@ type HttpResult = { error?: unknown; response?: Response }
 const viaHttp = (client: OpencodeClient, sessionID: string, op: Operation): Promise<HttpResult> => {
   switch (op.kind) {
     case "correct":
-      return client.message.update({ path: { sessionID, messageID: op.messageID, partID: op.partID }, body: { text: "x" } })
+      return client.message.update({
+        path: { sessionID, messageID: op.messageID, partID: op.partID },
+        body: { text: "x" },
+      })
     case "remove-part":
       return client.part.remove({ path: { sessionID, messageID: op.messageID, partID: op.partID } })
     case "retract":

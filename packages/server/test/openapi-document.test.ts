@@ -10,8 +10,11 @@ const SERVER_DIR = fileURLToPath(new URL("..", import.meta.url))
 
 const operations = (document: ReturnType<typeof openApiDocument>) => {
   const out: Record<string, string> = {}
-  for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, { operationId: string }>>)) {
-    for (const [method, operation] of Object.entries(item)) out[operation.operationId] = `${method.toUpperCase()} ${path}`
+  for (const [path, item] of Object.entries(
+    document.paths as Record<string, Record<string, { operationId: string }>>,
+  )) {
+    for (const [method, operation] of Object.entries(item))
+      out[operation.operationId] = `${method.toUpperCase()} ${path}`
   }
   return out
 }

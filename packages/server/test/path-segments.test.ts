@@ -12,7 +12,12 @@ const invalid = (field?: string) => ({
 const raw = (server: TestServer, method: string, target: string, body?: string) =>
   rawRequest(
     server.url,
-    message(method, target, { host: `127.0.0.1:${server.server.port}`, ...(body ? { "content-type": "application/json" } : {}) }, body),
+    message(
+      method,
+      target,
+      { host: `127.0.0.1:${server.server.port}`, ...(body ? { "content-type": "application/json" } : {}) },
+      body,
+    ),
   )
 
 const json = (response: RawResponse) => JSON.parse(response.body) as Record<string, unknown>
@@ -62,10 +67,15 @@ describe("dot segments never reach another route", () => {
       const response = await raw(server, method, target)
       expect(response.status, `${method} ${target}`).toBe(400)
       expect(response.headers["content-type"], `${method} ${target}`).toContain("application/json")
-      expect(json(response), `${method} ${target}`).toMatchObject({ _tag: "InvalidRequestError", message: expect.any(String) })
+      expect(json(response), `${method} ${target}`).toMatchObject({
+        _tag: "InvalidRequestError",
+        message: expect.any(String),
+      })
     }
     await untouched(server, ids)
-    expect((await server.client.message.list({ path: { sessionID: S } })).data!.items.every((m) => !m.retracted)).toBe(true)
+    expect((await server.client.message.list({ path: { sessionID: S } })).data!.items.every((m) => !m.retracted)).toBe(
+      true,
+    )
   })
 
   it("names the offending path parameter", async () => {
@@ -127,7 +137,9 @@ describe("the SDK", () => {
       expect(result.response).toBeUndefined()
       expect(result.error).toEqual(invalid("messageID"))
     }
-    const part = await client.part.remove({ path: { sessionID: ids.sessionID, messageID: ids.messageID, partID: ".." } })
+    const part = await client.part.remove({
+      path: { sessionID: ids.sessionID, messageID: ids.messageID, partID: ".." },
+    })
     expect(part.error).toEqual(invalid("partID"))
     const del = await client.session.delete({ path: { sessionID: "." } })
     expect(del.error).toEqual(invalid("sessionID"))
@@ -148,7 +160,10 @@ describe("the SDK", () => {
 
   it("refuses a dot-segment session id for the durable log before opening it", async () => {
     const server = await startTestServer({ config: { events: { persist: true } } })
-    const failure = await server.client.log({ sessionID: ".." }).next().catch((error: unknown) => error)
+    const failure = await server.client
+      .log({ sessionID: ".." })
+      .next()
+      .catch((error: unknown) => error)
     expect(failure).toMatchObject({ name: "EventStreamError", error: invalid("sessionID") })
   })
 })

@@ -35,19 +35,35 @@ describe("permission routes", () => {
 
     const list = await t.client.permission.list({ path: { sessionID } })
     expect(list.data!.items).toMatchObject([
-      { id: permissionID, sessionID, tool: "edit", title: "edit a.txt", patterns: ["a.txt"], metadata: { diff: expect.stringContaining("+gamma") } },
+      {
+        id: permissionID,
+        sessionID,
+        tool: "edit",
+        title: "edit a.txt",
+        patterns: ["a.txt"],
+        metadata: { diff: expect.stringContaining("+gamma") },
+      },
     ])
     expect(readFileSync(join(t.directory, "a.txt"), "utf8")).toBe("alpha\nbeta\n")
 
     // The turn holds the claim while it waits.
     const prompt = (await t.client.message.get({ path: { sessionID, messageID } })).data!
-    const busy = await t.fetch(`/api/session/${sessionID}/message/${messageID}/part/${prompt.parts[0]!.id}`, json("PATCH", { text: "x" }))
+    const busy = await t.fetch(
+      `/api/session/${sessionID}/message/${messageID}/part/${prompt.parts[0]!.id}`,
+      json("PATCH", { text: "x" }),
+    )
     expect(busy.status).toBe(409)
     expect((await t.client.session.get({ path: { sessionID } })).data!.status).toBe("busy")
 
-    const bad = await t.fetch(`/api/session/${sessionID}/permission/${permissionID}`, json("POST", { reply: "sometimes" }))
+    const bad = await t.fetch(
+      `/api/session/${sessionID}/permission/${permissionID}`,
+      json("POST", { reply: "sometimes" }),
+    )
     expect(bad.status).toBe(400)
-    const answered = await t.fetch(`/api/session/${sessionID}/permission/${permissionID}`, json("POST", { reply: "once" }))
+    const answered = await t.fetch(
+      `/api/session/${sessionID}/permission/${permissionID}`,
+      json("POST", { reply: "once" }),
+    )
     expect(answered.status).toBe(200)
     expect(await answered.json()).toEqual({ id: permissionID, reply: "once" })
     await events.next((e) => e.type === "session.permission.replied", "replied")
@@ -58,7 +74,9 @@ describe("permission routes", () => {
     expect(again.response?.status).toBe(404)
     expect(again.error).toMatchObject({ _tag: "PermissionNotFoundError", sessionID, permissionID })
     const messages = (await t.client.message.list({ path: { sessionID } })).data!.items
-    expect(toolParts(messages)).toMatchObject([{ tool: "edit", state: "completed", metadata: { diff: expect.stringContaining("-beta\n+gamma") } }])
+    expect(toolParts(messages)).toMatchObject([
+      { tool: "edit", state: "completed", metadata: { diff: expect.stringContaining("-beta\n+gamma") } },
+    ])
     expect((await t.client.permission.list({ path: { sessionID } })).data!.items).toEqual([])
     events.close()
   })
@@ -74,7 +92,10 @@ describe("permission routes", () => {
     })
     const asked = await events.next((e) => e.type === "session.permission.asked", "asked")
     const permissionID = (asked.data as { permissionID: string }).permissionID
-    const rejected = await t.client.permission.reply({ path: { sessionID, permissionID }, body: { reply: "reject", message: "no" } })
+    const rejected = await t.client.permission.reply({
+      path: { sessionID, permissionID },
+      body: { reply: "reject", message: "no" },
+    })
     expect(rejected.data).toEqual({ id: permissionID, reply: "reject" })
     await t.client.session.wait({ path: { sessionID } })
     expect(readFileSync(join(t.directory, "a.txt"), "utf8")).toBe("alpha\n")
@@ -128,14 +149,19 @@ describe("a pending ask across a SIGKILL", () => {
     const mutation = await second.client.session.prune({ path: { sessionID }, body: {} })
     expect(mutation.response?.status).toBe(409)
 
-    const answered = await second.client.permission.reply({ path: { sessionID, permissionID }, body: { reply: "once" } })
+    const answered = await second.client.permission.reply({
+      path: { sessionID, permissionID },
+      body: { reply: "once" },
+    })
     expect(answered.data).toEqual({ id: permissionID, reply: "once" })
     const after = (await second.client.session.wait({ path: { sessionID } })).data!
     expect(after.status).toBe("idle")
     expect(readFileSync(join(work, "a.txt"), "utf8")).toBe("hello hello\n")
     const messages = (await second.client.message.list({ path: { sessionID } })).data!.items
     // One tool call in the whole transcript: the stored call ran; the model was not asked to call it again.
-    expect(toolParts(messages)).toMatchObject([{ tool: "edit", state: "completed", metadata: { diff: expect.stringContaining("+hello hello") } }])
+    expect(toolParts(messages)).toMatchObject([
+      { tool: "edit", state: "completed", metadata: { diff: expect.stringContaining("+hello hello") } },
+    ])
     second.child.kill("SIGTERM")
     await second.child.exited
   })

@@ -33,7 +33,11 @@ describe("plugin prune and erase", () => {
     for (let i = 0; i < 2; i++) {
       const sessionID = (await server.client.session.create({ body: { directory: server.directory } })).data!.id
       provider.enqueue(
-        { reasoning: "r".repeat(3_000), text: "looking", toolCalls: [{ id: "call_same", name: "no_such_tool", arguments: { q: "x".repeat(2_000) } }] },
+        {
+          reasoning: "r".repeat(3_000),
+          text: "looking",
+          toolCalls: [{ id: "call_same", name: "no_such_tool", arguments: { q: "x".repeat(2_000) } }],
+        },
         { reasoning: "second thoughts", text: "done" },
       )
       await server.client.session.prompt({ path: { sessionID }, body: { text: "go" } })
@@ -43,7 +47,9 @@ describe("plugin prune and erase", () => {
     const [viaHttp, viaPlugin] = sessions as [string, string]
     const strip = ({ sessionID: _, ...rest }: { sessionID: string }) => rest
 
-    const httpReasoning = (await server.client.session.prune({ path: { sessionID: viaHttp }, body: { types: ["reasoning"] } })).data!
+    const httpReasoning = (
+      await server.client.session.prune({ path: { sessionID: viaHttp }, body: { types: ["reasoning"] } })
+    ).data!
     const pluginReasoning = await ctx.session.prune({ sessionID: viaPlugin, types: ["reasoning"] })
     expect(pluginReasoning.sessionID).toBe(viaPlugin)
     expect(strip(pluginReasoning)).toEqual(strip(httpReasoning))
@@ -62,7 +68,9 @@ describe("plugin prune and erase", () => {
     // The plugin's operations are attributed to it.
     const journal = new Database(server.database, { readonly: true })
     const by = journal
-      .query<{ by: string }, [string]>("SELECT json_extract(data, '$.by') AS by FROM event WHERE aggregate_id = ? AND type IN ('session.pruned', 'session.erased')")
+      .query<{ by: string }, [string]>(
+        "SELECT json_extract(data, '$.by') AS by FROM event WHERE aggregate_id = ? AND type IN ('session.pruned', 'session.erased')",
+      )
       .all(viaPlugin)
     journal.close()
     expect(by).toEqual([{ by: `plugin:${PLUGIN_ID}` }, { by: `plugin:${PLUGIN_ID}` }, { by: `plugin:${PLUGIN_ID}` }])
@@ -71,10 +79,16 @@ describe("plugin prune and erase", () => {
     const missing = "ses_00000000000000000000000000"
     const httpMissing = await server.client.session.prune({ path: { sessionID: missing }, body: {} })
     expect(httpMissing.error).toMatchObject({ _tag: "SessionNotFoundError", sessionID: missing })
-    expect(await rejection(ctx.session.prune({ sessionID: missing }))).toMatchObject({ _tag: "Session.NotFoundError", sessionID: missing })
+    expect(await rejection(ctx.session.prune({ sessionID: missing }))).toMatchObject({
+      _tag: "Session.NotFoundError",
+      sessionID: missing,
+    })
     const httpEraseMissing = await server.client.session.erase({ path: { sessionID: missing } })
     expect(httpEraseMissing.error).toMatchObject({ _tag: "SessionNotFoundError", sessionID: missing })
-    expect(await rejection(ctx.session.erase({ sessionID: missing }))).toMatchObject({ _tag: "Session.NotFoundError", sessionID: missing })
+    expect(await rejection(ctx.session.erase({ sessionID: missing }))).toMatchObject({
+      _tag: "Session.NotFoundError",
+      sessionID: missing,
+    })
     expect(await rejection(ctx.session.prune({ sessionID: viaPlugin, types: ["text" as "tool"] }))).toMatchObject({
       _tag: "Session.InvalidInputError",
       field: "types",
@@ -87,7 +101,10 @@ describe("plugin prune and erase", () => {
     const httpBusy = await server.client.session.prune({ path: { sessionID: viaPlugin }, body: {} })
     expect(httpBusy.response?.status).toBe(409)
     expect(httpBusy.error).toMatchObject({ _tag: "SessionBusyError", sessionID: viaPlugin })
-    expect(await rejection(ctx.session.prune({ sessionID: viaPlugin }))).toMatchObject({ _tag: "Session.BusyError", sessionID: viaPlugin })
+    expect(await rejection(ctx.session.prune({ sessionID: viaPlugin }))).toMatchObject({
+      _tag: "Session.BusyError",
+      sessionID: viaPlugin,
+    })
     expect((await server.client.session.get({ path: { sessionID: viaPlugin } })).data!.seq).toBe(seq)
     provider.release()
     await server.client.session.wait({ path: { sessionID: viaPlugin } })

@@ -49,10 +49,21 @@ describe("prompt and interrupt sent together", () => {
       if (round % 40 === 20) {
         // A mutation in between: admitted when nothing holds the session, else 409; never anything else.
         const prompt = (await client.message.list({ path: { sessionID }, query: { limit: 1 } })).data!.items[0]!
-        calls.splice(1, 0, client.message.update({ path: { sessionID, messageID: prompt.id, partID: prompt.parts[0]!.id }, body: { text: `edited ${round}` } }))
+        calls.splice(
+          1,
+          0,
+          client.message.update({
+            path: { sessionID, messageID: prompt.id, partID: prompt.parts[0]!.id },
+            body: { text: `edited ${round}` },
+          }),
+        )
       }
       const statuses = (await Promise.all(calls)).map((r) => r.response?.status)
-      if (statuses[0] !== 200 || statuses.at(-1) !== 204 || (statuses.length === 3 && ![200, 409].includes(statuses[1]!)))
+      if (
+        statuses[0] !== 200 ||
+        statuses.at(-1) !== 204 ||
+        (statuses.length === 3 && ![200, 409].includes(statuses[1]!))
+      )
         failures.push(`round ${round}: statuses ${statuses.join(",")}`)
       const waited = await waitWithin(client, sessionID, 5000)
       if (waited !== 204 && waited !== 200) failures.push(`round ${round}: wait ${waited}`)
@@ -62,11 +73,15 @@ describe("prompt and interrupt sent together", () => {
     expect(failures).toEqual([])
     // Idle means mutations are admitted again.
     const last = (await client.message.list({ path: { sessionID }, query: { order: "asc", limit: 1 } })).data!.items[0]!
-    const edited = await client.message.update({ path: { sessionID, messageID: last.id, partID: last.parts[0]!.id }, body: { text: "after the race" } })
+    const edited = await client.message.update({
+      path: { sessionID, messageID: last.id, partID: last.parts[0]!.id },
+      body: { text: "after the race" },
+    })
     expect(edited.response?.status).toBe(200)
     const before = {
       info: (await client.session.get({ path: { sessionID } })).data!,
-      newest: (await client.message.list({ path: { sessionID }, query: { order: "desc", limit: 1 } })).data!.items[0]!.id,
+      newest: (await client.message.list({ path: { sessionID }, query: { order: "desc", limit: 1 } })).data!.items[0]!
+        .id,
     }
     first.child.kill("SIGTERM")
     expect(await first.child.exited).toBe(0)
@@ -85,7 +100,8 @@ describe("prompt and interrupt sent together", () => {
       // Nothing was resumed: no restart notice, no new turn, the session exactly as it was left.
       expect({
         info: (await second.client.session.get({ path: { sessionID } })).data!,
-        newest: (await second.client.message.list({ path: { sessionID }, query: { order: "desc", limit: 1 } })).data!.items[0]!.id,
+        newest: (await second.client.message.list({ path: { sessionID }, query: { order: "desc", limit: 1 } })).data!
+          .items[0]!.id,
       }).toEqual(before)
     } finally {
       second.child.kill("SIGTERM")

@@ -42,7 +42,13 @@ describe("queued input", () => {
 
     const readNotice = await server.client.message.get({ path: { sessionID, messageID: notice.messageID } })
     expect(readNotice.response?.status).toBe(200)
-    expect(readNotice.data).toMatchObject({ id: notice.messageID, type: "synthetic", origin: `plugin:${PLUGIN_ID}`, queued: true, seq: 0 })
+    expect(readNotice.data).toMatchObject({
+      id: notice.messageID,
+      type: "synthetic",
+      origin: `plugin:${PLUGIN_ID}`,
+      queued: true,
+      seq: 0,
+    })
     expect(readNotice.data!.parts).toEqual([expect.objectContaining({ type: "text", text: NOTICE })])
     expect(await ctx.session.message.get({ sessionID, messageID: prompt.messageID })).toMatchObject({
       id: prompt.messageID,
@@ -59,7 +65,12 @@ describe("queued input", () => {
     expect("queued" in retractedNotice).toBe(false)
     const retractedPrompt = await server.client.message.remove({ path: { sessionID, messageID: prompt.messageID } })
     expect(retractedPrompt.response?.status).toBe(200)
-    expect(retractedPrompt.data).toMatchObject({ id: prompt.messageID, parts: [], retracted: { by: "user" }, placeholder: expect.any(String) })
+    expect(retractedPrompt.data).toMatchObject({
+      id: prompt.messageID,
+      parts: [],
+      retracted: { by: "user" },
+      placeholder: expect.any(String),
+    })
 
     // A repeat is a harmless retry: 200, same message, no event.
     const seq = (await server.client.session.get({ path: { sessionID } })).data!.seq
@@ -86,7 +97,10 @@ describe("queued input", () => {
     const last = (await server.client.session.get({ path: { sessionID } })).data!.seq
     await subscriber.until(() => subscriber.durable(sessionID).at(-1)?.seq === last, "every event of the session")
     const retractions = subscriber.durable(sessionID).filter((e) => e.type === "session.message.retracted")
-    expect(retractions.map((e) => (e.data as { messageID: string }).messageID)).toEqual([notice.messageID, prompt.messageID])
+    expect(retractions.map((e) => (e.data as { messageID: string }).messageID)).toEqual([
+      notice.messageID,
+      prompt.messageID,
+    ])
     expect(foldTranscript(subscriber.durable(sessionID))).toEqual(stored)
     expect(stored.filter((m) => m.retracted).map((m) => m.id)).toEqual([notice.messageID, prompt.messageID])
     subscriber.close()

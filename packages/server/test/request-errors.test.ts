@@ -23,7 +23,10 @@ describe("bad requests get typed 4xx bodies and the server keeps serving", () =>
     const server = await startTestServer()
     const response = await server.fetch("/api/session", json("POST", "{not json"))
     expect(response.status).toBe(400)
-    expect(await response.json()).toEqual({ _tag: "InvalidRequestError", message: "The request body is not valid JSON" })
+    expect(await response.json()).toEqual({
+      _tag: "InvalidRequestError",
+      message: "The request body is not valid JSON",
+    })
     await stillServes(server)
   })
 
@@ -84,7 +87,10 @@ describe("bad requests get typed 4xx bodies and the server keeps serving", () =>
       const response = await server.fetch(path, { method })
       expect(response.status, `${method} ${path}`).toBe(404)
       expect(response.headers.get("content-type")).toContain("application/json")
-      expect(await response.json()).toEqual({ _tag: "NotFoundError", message: expect.stringContaining(path.split("?")[0]!) })
+      expect(await response.json()).toEqual({
+        _tag: "NotFoundError",
+        message: expect.stringContaining(path.split("?")[0]!),
+      })
     }
     await stillServes(server)
   })
@@ -101,7 +107,11 @@ describe("bad requests get typed 4xx bodies and the server keeps serving", () =>
     const garbage = await server.fetch("/api/session", json("POST", "{".repeat(5000)))
     expect(garbage.status).toBe(413)
 
-    const chunks = [new TextEncoder().encode('{"title":"'), new TextEncoder().encode("y".repeat(4000)), new TextEncoder().encode('"}')]
+    const chunks = [
+      new TextEncoder().encode('{"title":"'),
+      new TextEncoder().encode("y".repeat(4000)),
+      new TextEncoder().encode('"}'),
+    ]
     const streamed = await server.fetch("/api/session", {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -151,7 +161,11 @@ describe("bad requests get typed 4xx bodies and the server keeps serving", () =>
     try {
       const { response, error } = await server.client.session.list()
       expect(response?.status).toBe(500)
-      expect(error).toEqual({ _tag: "UnknownError", message: expect.stringContaining("ref"), ref: expect.stringMatching(/^err_/) })
+      expect(error).toEqual({
+        _tag: "UnknownError",
+        message: expect.stringContaining("ref"),
+        ref: expect.stringMatching(/^err_/),
+      })
       const body = JSON.stringify(error)
       expect(body).not.toContain("at ")
       expect(body).not.toContain("session_moved")

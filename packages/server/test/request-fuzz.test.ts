@@ -220,7 +220,8 @@ const plan = (random: Random, routes: ReadonlyArray<RouteCase>, ids: Ids): Plann
   const route = pick(random, routes)
   const method = chance(random, 0.8) ? route.method : pick(random, METHODS)
   const values: Record<string, string> = {}
-  for (const param of route.params) values[param] = chance(random, 0.5) ? ids[param] ?? "x" : idValue(random, param, ids)
+  for (const param of route.params)
+    values[param] = chance(random, 0.5) ? (ids[param] ?? "x") : idValue(random, param, ids)
   let path = fill(route.template, ids, values)
   if (chance(random, 0.05)) path = `${path}/`
   if (chance(random, 0.05)) path = path.replace("/api/", pick(random, ["/api/./", "/api/x/../", "/api//", "/api/%2e/"]))
@@ -302,13 +303,15 @@ describe("request fuzzing", () => {
             timer = setTimeout(() => reject(new Error("no answer within 10 s")), 10_000)
           }),
         ]).finally(() => clearTimeout(timer))
-        if (process.env.FUZZ_TRACE) console.log(`${(performance.now() - started).toFixed(0)}ms ${outcome.status} ${label}`)
+        if (process.env.FUZZ_TRACE)
+          console.log(`${(performance.now() - started).toFixed(0)}ms ${outcome.status} ${label}`)
       } catch (cause) {
         failures.push(`${label}: request failed: ${String(cause)}`)
         continue
       }
       statuses.set(outcome.status, (statuses.get(outcome.status) ?? 0) + 1)
-      if (outcome.status >= 500 || outcome.status === 0) failures.push(`${label}: status ${outcome.status} ${outcome.body.slice(0, 200)}`)
+      if (outcome.status >= 500 || outcome.status === 0)
+        failures.push(`${label}: status ${outcome.status} ${outcome.body.slice(0, 200)}`)
       if (outcome.status >= 300 && request.method !== "HEAD") {
         let body: { _tag?: unknown; message?: unknown } | undefined
         try {
@@ -316,8 +319,14 @@ describe("request fuzzing", () => {
         } catch {
           body = undefined
         }
-        if (!outcome.contentType.includes("application/json") || typeof body?._tag !== "string" || typeof body.message !== "string") {
-          failures.push(`${label}: ${outcome.status} without a JSON _tag body: ${outcome.contentType} ${outcome.body.slice(0, 200)}`)
+        if (
+          !outcome.contentType.includes("application/json") ||
+          typeof body?._tag !== "string" ||
+          typeof body.message !== "string"
+        ) {
+          failures.push(
+            `${label}: ${outcome.status} without a JSON _tag body: ${outcome.contentType} ${outcome.body.slice(0, 200)}`,
+          )
         }
       }
       if (outcome.status >= 400) {

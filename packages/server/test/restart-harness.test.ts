@@ -147,9 +147,15 @@ const killMidStream = async (run: Run, iteration: number) => {
     }
     const from = provider.requests.length
     const aborted = provider.aborted
-    provider.enqueue({ text: "working on it, step one of many", hold: true }, { text: "working on it, step one of many", hold: true })
+    provider.enqueue(
+      { text: "working on it, step one of many", hold: true },
+      { text: "working on it, step one of many", hold: true },
+    )
     for (const [i, sessionID] of sessions.entries()) {
-      const admitted = await first.client.session.prompt({ path: { sessionID }, body: { text: `iteration ${iteration}: task ${i}` } })
+      const admitted = await first.client.session.prompt({
+        path: { sessionID },
+        body: { text: `iteration ${iteration}: task ${i}` },
+      })
       check(admitted.error === undefined, "prompt admitted", admitted.error)
     }
     await provider.held(2)
@@ -172,7 +178,10 @@ const killMidStream = async (run: Run, iteration: number) => {
 const promptAgain = async (client: OpencodeClient, sessions: ReadonlyArray<string>, iteration: number) => {
   const from = provider.requests.length
   for (const sessionID of sessions) {
-    const admitted = await client.session.prompt({ path: { sessionID }, body: { text: `iteration ${iteration}: carry on` } })
+    const admitted = await client.session.prompt({
+      path: { sessionID },
+      body: { text: `iteration ${iteration}: carry on` },
+    })
     check(admitted.error === undefined, "next prompt admitted", admitted.error)
   }
   for (const sessionID of sessions) await client.session.wait({ path: { sessionID } })
@@ -200,7 +209,10 @@ const scenario = async (iteration: number) => {
       const requests = requestFor(resumedRequests, sessionID)
       check(requests.length === 1, "the resumed turn made one request", requests.length)
       checkSystem(requests[0]!, sessionID, "resumed request")
-      check(JSON.stringify(requests[0]!.messages).includes(RESTART_NOTICE), "the resumed request carries the restart notice")
+      check(
+        JSON.stringify(requests[0]!.messages).includes(RESTART_NOTICE),
+        "the resumed request carries the restart notice",
+      )
       const info = (await client.session.get({ path: { sessionID } })).data
       check(info?.status === "idle", "resumed session is idle", info)
       const answer = lastAssistant(await listAll(client, sessionID))
@@ -236,7 +248,11 @@ describe("restart harness: preflight(resume) and provenance through a SIGKILLed 
         failures.push({ iteration, error: error instanceof Error ? error.message : String(error) })
       }
     }
-    expect({ passed: ITERATIONS - failures.length, of: ITERATIONS, failures }).toEqual({ passed: ITERATIONS, of: ITERATIONS, failures: [] })
+    expect({ passed: ITERATIONS - failures.length, of: ITERATIONS, failures }).toEqual({
+      passed: ITERATIONS,
+      of: ITERATIONS,
+      failures: [],
+    })
   }, 600_000)
 
   it("control: seeding only at prompt admission fails closed on the resumed request and heals on the next prompt", async () => {
@@ -257,7 +273,10 @@ describe("restart harness: preflight(resume) and provenance through a SIGKILLed 
       ])
       expect(requestFor(provider.requests.slice(afterKill), sessionID)).toEqual([])
       const failed = lastAssistant(await listAll(client, sessionID))!
-      expect(failed.error).toMatchObject({ name: "Plugin.HookError", message: expect.stringContaining(OWNERSHIP_ERROR) })
+      expect(failed.error).toMatchObject({
+        name: "Plugin.HookError",
+        message: expect.stringContaining(OWNERSHIP_ERROR),
+      })
       expect((await client.session.get({ path: { sessionID } })).data!.status).toBe("idle")
     }
     // The next ordinary prompt re-seeds through the prompt hook and succeeds.

@@ -79,7 +79,10 @@ describe("a crash mid-stream", () => {
     const database = join(dir, "opencode.db")
     const config = join(dir, "opencode.json")
     const log = join(dir, "notices.jsonl")
-    writeFileSync(config, JSON.stringify(localProviderConfig(provider.url, { plugin: [fixture("notice-rewriter.ts")] })))
+    writeFileSync(
+      config,
+      JSON.stringify(localProviderConfig(provider.url, { plugin: [fixture("notice-rewriter.ts")] })),
+    )
     const options = { database, config, cwd: dir, env: { [NOTICE_LOG]: log } }
 
     const first = await spawnServe(options)

@@ -28,7 +28,10 @@ describe("server lifecycle", () => {
     const second = await startServer({ port: 0, database, config })
     try {
       const again = createOpencodeClient({ baseUrl: second.url })
-      expect((await again.session.get({ path: { sessionID: session.id } })).data).toMatchObject({ title: "kept", status: "idle" })
+      expect((await again.session.get({ path: { sessionID: session.id } })).data).toMatchObject({
+        title: "kept",
+        status: "idle",
+      })
       expect((await again.message.list({ path: { sessionID: session.id } })).data!.items).toHaveLength(2)
     } finally {
       await second.stop()

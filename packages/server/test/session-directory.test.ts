@@ -4,7 +4,11 @@ import { describe, expect, it } from "vitest"
 import { json, startTestServer } from "./support/server.ts"
 import { tempDir } from "./support/tmp.ts"
 
-const invalidDirectory = { _tag: "InvalidRequestError", message: expect.stringContaining("directory"), field: "directory" }
+const invalidDirectory = {
+  _tag: "InvalidRequestError",
+  message: expect.stringContaining("directory"),
+  field: "directory",
+}
 
 describe("the session directory on create", () => {
   it("refuses a directory that does not exist, a file, a relative path or a NUL byte, creating nothing", async () => {
@@ -12,7 +16,16 @@ describe("the session directory on create", () => {
     const root = tempDir()
     writeFileSync(join(root, "file.txt"), "x")
     symlinkSync(join(root, "nowhere"), join(root, "dangling"))
-    for (const directory of [join(root, "missing"), join(root, "file.txt"), join(root, "file.txt", "below"), join(root, "dangling"), "relative/dir", ".", "", `${root}\u0000x`]) {
+    for (const directory of [
+      join(root, "missing"),
+      join(root, "file.txt"),
+      join(root, "file.txt", "below"),
+      join(root, "dangling"),
+      "relative/dir",
+      ".",
+      "",
+      `${root}\u0000x`,
+    ]) {
       const response = await server.fetch("/api/session", json("POST", { directory }))
       expect(response.status, directory).toBe(400)
       expect(await response.json(), directory).toEqual(invalidDirectory)

@@ -18,11 +18,20 @@ describe("session routes over the SDK", () => {
     const { client, directory } = await startTestServer()
     const first = await client.session.create({ body: { title: "first", directory } })
     expect(first.error).toBeUndefined()
-    expect(first.data).toMatchObject({ id: expect.stringMatching(/^ses_/), title: "first", directory, status: "idle", seq: 1 })
+    expect(first.data).toMatchObject({
+      id: expect.stringMatching(/^ses_/),
+      title: "first",
+      directory,
+      status: "idle",
+      seq: 1,
+    })
     const second = (await client.session.create({ body: { model: "offline/echo", agent: "build" } })).data!
     expect(second).toMatchObject({ title: "New session", model: "offline/echo", agent: "build" })
 
-    expect((await client.session.get({ path: { sessionID: first.data!.id } })).data).toEqual({ ...first.data, tokens: { context: 0 } })
+    expect((await client.session.get({ path: { sessionID: first.data!.id } })).data).toEqual({
+      ...first.data,
+      tokens: { context: 0 },
+    })
     const renamed = await client.session.update({ path: { sessionID: first.data!.id }, body: { title: "renamed" } })
     expect(renamed.data).toMatchObject({ id: first.data!.id, title: "renamed" })
 
@@ -51,15 +60,24 @@ describe("session routes over the SDK", () => {
     expect(waited.data).toMatchObject({ id: session.id, status: "idle" })
     const messages = (await client.message.list({ path: { sessionID: session.id } })).data!.items
     expect(messages.map((m) => m.type)).toEqual(["user", "assistant"])
-    expect(messages[0]).toMatchObject({ id: admitted.data!.messageID, origin: "user", parts: [{ type: "text", text: "hello there" }] })
-    expect(messages[1]!.parts).toEqual([{ id: expect.stringMatching(/^prt_/), type: "text", text: "You said: hello there" }])
+    expect(messages[0]).toMatchObject({
+      id: admitted.data!.messageID,
+      origin: "user",
+      parts: [{ type: "text", text: "hello there" }],
+    })
+    expect(messages[1]!.parts).toEqual([
+      { id: expect.stringMatching(/^prt_/), type: "text", text: "You said: hello there" },
+    ])
   })
 
   it("passes the prompt's agent and model through", async () => {
     const { client } = await startTestServer()
     const session = (await client.session.create({ body: {} })).data!
     const admitted = (
-      await client.session.prompt({ path: { sessionID: session.id }, body: { text: "hi", agent: "build", model: "offline/echo" } })
+      await client.session.prompt({
+        path: { sessionID: session.id },
+        body: { text: "hi", agent: "build", model: "offline/echo" },
+      })
     ).data!
     await client.session.wait({ path: { sessionID: session.id } })
     const user = (await client.message.get({ path: { sessionID: session.id, messageID: admitted.messageID } })).data!

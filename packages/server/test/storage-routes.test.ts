@@ -8,14 +8,21 @@ import { localProviderConfig } from "./support/e2e-setup.ts"
 /** A session with one offline turn: user prompt, assistant (reasoning + tool), assistant (final text). */
 const withTurn = async (client: OpencodeClient) => {
   const session = (await client.session.create({ body: {} })).data!
-  await client.session.prompt({ path: { sessionID: session.id }, body: { text: "/think a secret plan\n/tool list {}" } })
+  await client.session.prompt({
+    path: { sessionID: session.id },
+    body: { text: "/think a secret plan\n/tool list {}" },
+  })
   await client.session.wait({ path: { sessionID: session.id } })
   const items = (await client.message.list({ path: { sessionID: session.id } })).data!.items
   const [user, first, second] = items as [Message, AssistantMessage, AssistantMessage]
   return { sessionID: session.id, user, first, second }
 }
 
-const notFound = (sessionID: string) => ({ _tag: "SessionNotFoundError", sessionID, message: expect.stringContaining(sessionID) })
+const notFound = (sessionID: string) => ({
+  _tag: "SessionNotFoundError",
+  sessionID,
+  message: expect.stringContaining(sessionID),
+})
 
 describe("storage routes over the SDK", () => {
   it("prunes tool and reasoning parts by default, keeping prompts and final text", async () => {
@@ -28,7 +35,12 @@ describe("storage routes over the SDK", () => {
     const items = (await client.message.list({ path: { sessionID } })).data!.items
     expect(items).toEqual([user, { ...first, parts: [], removedParts: first.parts.map((p) => p.id) }, second])
     // Nothing left to prune: an empty summary, not an error.
-    expect((await client.session.prune({ path: { sessionID }, body: {} })).data).toEqual({ sessionID, messages: 0, parts: 0, bytes: 0 })
+    expect((await client.session.prune({ path: { sessionID }, body: {} })).data).toEqual({
+      sessionID,
+      messages: 0,
+      parts: 0,
+      bytes: 0,
+    })
   })
 
   it("prunes only the requested part types", async () => {
@@ -45,7 +57,11 @@ describe("storage routes over the SDK", () => {
     const { sessionID } = await withTurn(server.client)
     const empty = await server.client.session.prune({ path: { sessionID }, body: { types: [] } })
     expect(empty.response?.status).toBe(400)
-    expect(empty.error).toEqual({ _tag: "InvalidRequestError", field: "types", message: expect.stringContaining("types") })
+    expect(empty.error).toEqual({
+      _tag: "InvalidRequestError",
+      field: "types",
+      message: expect.stringContaining("types"),
+    })
     for (const body of [{ types: ["text"] }, { types: "tool" }, []]) {
       const response = await server.fetch(`/api/session/${sessionID}/prune`, json("POST", body))
       expect(response.status, JSON.stringify(body)).toBe(400)
@@ -142,7 +158,11 @@ describe("storage routes over the SDK", () => {
     const journal = () => {
       const db = new Database(database, { readonly: true })
       try {
-        return db.query<{ type: string; data: string }, [string]>("SELECT type, data FROM event WHERE aggregate_id = ? ORDER BY seq").all(sessionID)
+        return db
+          .query<{ type: string; data: string }, [string]>(
+            "SELECT type, data FROM event WHERE aggregate_id = ? ORDER BY seq",
+          )
+          .all(sessionID)
       } finally {
         db.close()
       }
@@ -152,7 +172,12 @@ describe("storage routes over the SDK", () => {
 
     const erased = await client.session.erase({ path: { sessionID } })
     expect(erased.error).toBeUndefined()
-    expect(erased.data).toEqual({ sessionID, events: expect.any(Number), fields: expect.any(Number), bytes: expect.any(Number) })
+    expect(erased.data).toEqual({
+      sessionID,
+      events: expect.any(Number),
+      fields: expect.any(Number),
+      bytes: expect.any(Number),
+    })
     expect(erased.data!.events).toBeGreaterThan(0)
     expect(erased.data!.fields).toBeGreaterThan(0)
     expect(erased.data!.bytes).toBeGreaterThan("a secret plan".length)
@@ -162,7 +187,9 @@ describe("storage routes over the SDK", () => {
     expect(after.some((row) => row.data.includes("secret plan"))).toBe(false)
     expect(JSON.parse(after.at(-1)!.data)).toMatchObject({ by: "user", events: erased.data!.events })
     // What is still visible stays, and the stats count the new event.
-    expect((await client.message.get({ path: { sessionID, messageID: user.id } })).data!.parts[0]).toMatchObject({ text: "a harmless prompt" })
+    expect((await client.message.get({ path: { sessionID, messageID: user.id } })).data!.parts[0]).toMatchObject({
+      text: "a harmless prompt",
+    })
     expect((await client.db.stats({ query: { sessionID } })).data!.journal.events).toBe(after.length)
     // Erasing again finds nothing more to erase.
     expect((await client.session.erase({ path: { sessionID } })).data).toMatchObject({ events: 0, fields: 0, bytes: 0 })

@@ -68,15 +68,34 @@ describe("transcript ownership for plugins", () => {
 
     // Its own notice it may always correct and retract.
     const ownMessage = messages.find((m) => m.id === own.messageID)!
-    const fixed = await plain.session.message.update({ sessionID, messageID: own.messageID, partID: textOf(ownMessage).id, text: "my fixed notice" })
+    const fixed = await plain.session.message.update({
+      sessionID,
+      messageID: own.messageID,
+      partID: textOf(ownMessage).id,
+      text: "my fixed notice",
+    })
     expect(textOf(fixed as Message)).toMatchObject({ text: "my fixed notice" })
-    expect(await plain.session.message.remove({ sessionID, messageID: own.messageID })).toMatchObject({ retracted: { by: `plugin:${PLUGIN_ID}` } })
+    expect(await plain.session.message.remove({ sessionID, messageID: own.messageID })).toMatchObject({
+      retracted: { by: `plugin:${PLUGIN_ID}` },
+    })
 
     // With the grant: the user's prompt and assistant text can be corrected, the prompt retracted.
-    const userFixed = await granted.session.message.update({ sessionID, messageID: user.id, partID: textOf(user).id, text: "user words, corrected" })
+    const userFixed = await granted.session.message.update({
+      sessionID,
+      messageID: user.id,
+      partID: textOf(user).id,
+      text: "user words, corrected",
+    })
     expect(textOf(userFixed as Message)).toMatchObject({ text: "user words, corrected" })
-    await granted.session.message.update({ sessionID, messageID: assistant.id, partID: textOf(assistant).id, text: "answer, corrected" })
-    expect(await granted.session.message.remove({ sessionID, messageID: user.id })).toMatchObject({ retracted: { by: `plugin:${GRANTED_ID}` } })
+    await granted.session.message.update({
+      sessionID,
+      messageID: assistant.id,
+      partID: textOf(assistant).id,
+      text: "answer, corrected",
+    })
+    expect(await granted.session.message.remove({ sessionID, messageID: user.id })).toMatchObject({
+      retracted: { by: `plugin:${GRANTED_ID}` },
+    })
 
     // HTTP is the user: unaffected by plugin rights.
     const theirs = messages.find((m) => m.id === others.messageID)!

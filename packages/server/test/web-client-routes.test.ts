@@ -69,6 +69,8 @@ describe("the web client served by opencode2 serve", () => {
     const chunk = chunksOf(html)[0]!
     expect((await fetch(chunk)).status).toBe(401)
     expect((await fetch(chunk, { headers: { authorization } })).status).toBe(200)
-    expect((await fetch("/session/ses_abc", { headers: { authorization: `Basic ${btoa("opencode:wrong")}` } })).status).toBe(401)
+    expect(
+      (await fetch("/session/ses_abc", { headers: { authorization: `Basic ${btoa("opencode:wrong")}` } })).status,
+    ).toBe(401)
   })
 })

@@ -49,12 +49,17 @@ export const startAppServer = async (options: { password?: string; config?: Conf
       directory,
       data: {
         model: "local/test-model",
-        provider: { local: { type: "openai-compatible", baseURL: model.url, apiKey: "test", models: { "test-model": {} } } },
+        provider: {
+          local: { type: "openai-compatible", baseURL: model.url, apiKey: "test", models: { "test-model": {} } },
+        },
         ...options.config,
       },
     },
   })
   stops.push(() => server.stop())
-  const client = createOpencodeClient({ baseUrl: server.url, ...(options.password ? { password: options.password } : {}) })
+  const client = createOpencodeClient({
+    baseUrl: server.url,
+    ...(options.password ? { password: options.password } : {}),
+  })
   return { server, url: server.url, client, directory, database, model }
 }

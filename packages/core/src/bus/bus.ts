@@ -25,7 +25,10 @@ export interface BusShape {
    * Like `commit`, but `decide` runs inside the transaction (synchronously) and can read the projection
    * to choose the drafts or reject. Nothing is written or published on rejection.
    */
-  transact<E>(sessionID: string, decide: () => Decision<E>): Effect.Effect<ReadonlyArray<Envelope>, E | InvalidEventError>
+  transact<E>(
+    sessionID: string,
+    decide: () => Decision<E>,
+  ): Effect.Effect<ReadonlyArray<Envelope>, E | InvalidEventError>
   /** Publishes an ephemeral event (streaming deltas). Never touches the database. */
   publish<S extends Schema.Top>(definition: Ephemeral<string, S>, sessionID: string, data: S["Type"]): void
   /** Registers a listener for every event published after this call; returns the unsubscribe function. */
@@ -230,7 +233,10 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
                     const rows = reader.ofSession(sessionID, from, LOG_PAGE)
                     const last = rows.at(-1)?.seq
                     if (last !== undefined) position = last
-                    return [rows.map(toEnvelope), rows.length === LOG_PAGE && last !== undefined ? Option.some(last) : Option.none()] as const
+                    return [
+                      rows.map(toEnvelope),
+                      rows.length === LOG_PAGE && last !== undefined ? Option.some(last) : Option.none(),
+                    ] as const
                   }),
                 )
                 if (!follow) return journal

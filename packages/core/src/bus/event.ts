@@ -23,7 +23,10 @@ export const durable = <const Type extends string, S extends Schema.Top>(
   data: S,
 ): Durable<Type, S> => ({ kind: "durable", type, version, data })
 
-export const ephemeral = <const Type extends string, S extends Schema.Top>(type: Type, data: S): Ephemeral<Type, S> => ({
+export const ephemeral = <const Type extends string, S extends Schema.Top>(
+  type: Type,
+  data: S,
+): Ephemeral<Type, S> => ({
   kind: "ephemeral",
   type,
   data,

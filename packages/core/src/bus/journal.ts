@@ -35,7 +35,9 @@ export const journalReader = (client: SQLite) => {
   const bySession = client.query<JournalRow, [string, number, number]>(
     "SELECT position, id, aggregate_id, seq, type, version, time, data FROM event WHERE aggregate_id = ? AND seq > ? ORDER BY seq LIMIT ?",
   )
-  const any = client.query<{ n: number }, [string]>("SELECT count(*) AS n FROM (SELECT 1 FROM event WHERE aggregate_id = ? LIMIT 1)")
+  const any = client.query<{ n: number }, [string]>(
+    "SELECT count(*) AS n FROM (SELECT 1 FROM event WHERE aggregate_id = ? LIMIT 1)",
+  )
   return {
     /** Rows committed after `position`, in commit order. */
     afterPosition: (position: number, limit: number) => byPosition.all(position, limit),

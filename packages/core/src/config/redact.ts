@@ -15,7 +15,9 @@ export const redactConfig = (data: ConfigData): ConfigData => {
     provider[id] = {
       ...entry,
       ...(entry.apiKey !== undefined ? { apiKey: REDACTED } : {}),
-      ...(entry.headers ? { headers: Object.fromEntries(Object.keys(entry.headers).map((name) => [name, REDACTED])) } : {}),
+      ...(entry.headers
+        ? { headers: Object.fromEntries(Object.keys(entry.headers).map((name) => [name, REDACTED])) }
+        : {}),
     }
   }
   return { ...data, provider }

@@ -36,8 +36,7 @@ export const ascending = (prefix: Prefix): string => {
   return `${prefix}_${stamp}${randomTail(12)}`
 }
 
-const prefixed = (prefix: Prefix) =>
-  Schema.String.check(Schema.isPattern(new RegExp(`^${prefix}_[0-9A-Za-z]{1,64}$`)))
+const prefixed = (prefix: Prefix) => Schema.String.check(Schema.isPattern(new RegExp(`^${prefix}_[0-9A-Za-z]{1,64}$`)))
 
 export const SessionID = prefixed("ses")
 export const MessageID = prefixed("msg")

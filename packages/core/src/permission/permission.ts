@@ -59,7 +59,10 @@ export interface PermissionsShape {
     readonly permissionID: string
     readonly reply: PermissionReply
     readonly message?: string
-  }): Effect.Effect<{ readonly id: string; readonly reply: PermissionReply }, SessionNotFoundError | PermissionNotFoundError>
+  }): Effect.Effect<
+    { readonly id: string; readonly reply: PermissionReply },
+    SessionNotFoundError | PermissionNotFoundError
+  >
   /**
    * What happens to a planned call: the agent's or global rule for its kind and patterns, then the
    * session's `always` grants, then the plugin `permission` hook, which may set the decision.
@@ -91,7 +94,9 @@ export interface PermissionsShape {
 /** The message an ask is rejected with when the turn is interrupted. */
 export const INTERRUPTED_REPLY = "the turn was interrupted"
 
-export class Permissions extends Context.Service<Permissions, PermissionsShape>()("@opencode-ai/core/permission/Permissions") {
+export class Permissions extends Context.Service<Permissions, PermissionsShape>()(
+  "@opencode-ai/core/permission/Permissions",
+) {
   static readonly layer = Layer.effect(
     Permissions,
     Effect.gen(function* () {
@@ -117,7 +122,11 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
 
       const rejectDrafts = (sessionID: string, message?: string) =>
         pending(sessionID).map((ask) =>
-          draft(SessionEvent.PermissionReplied, { permissionID: ask.id, reply: "reject", ...(message !== undefined ? { message } : {}) }),
+          draft(SessionEvent.PermissionReplied, {
+            permissionID: ask.id,
+            reply: "reject",
+            ...(message !== undefined ? { message } : {}),
+          }),
         )
 
       const wake = (permissionID: string, answer: Answer) => {
@@ -150,7 +159,9 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
       return Permissions.of({
         list: (sessionID) =>
           Effect.suspend(() =>
-            readSession.get(sessionID) ? Effect.succeed(pending(sessionID)) : Effect.fail(new SessionNotFoundError({ sessionID })),
+            readSession.get(sessionID)
+              ? Effect.succeed(pending(sessionID))
+              : Effect.fail(new SessionNotFoundError({ sessionID })),
           ),
         reply: ({ sessionID, permissionID, reply, message }) =>
           Effect.gen(function* () {
@@ -161,7 +172,13 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
                 if (!row || row.session_id !== sessionID || row.reply !== null) {
                   return { reject: new PermissionNotFoundError({ sessionID, permissionID }) }
                 }
-                return [draft(SessionEvent.PermissionReplied, { permissionID, reply, ...(message !== undefined ? { message } : {}) })]
+                return [
+                  draft(SessionEvent.PermissionReplied, {
+                    permissionID,
+                    reply,
+                    ...(message !== undefined ? { message } : {}),
+                  }),
+                ]
               })
               .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die))
             wake(permissionID, { reply, ...(message !== undefined ? { message } : {}) })
@@ -197,7 +214,10 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
             // Answered while nobody waited (before a restart, or between ask and wait): use the stored reply.
             if (!row) wake(permissionID, { reply: "reject", message: "the permission request no longer exists" })
             else if (row.reply !== null) {
-              wake(permissionID, { reply: row.reply as PermissionReply, ...(row.message !== null ? { message: row.message } : {}) })
+              wake(permissionID, {
+                reply: row.reply as PermissionReply,
+                ...(row.message !== null ? { message: row.message } : {}),
+              })
             }
             return yield* Deferred.await(deferred)
           }).pipe(Effect.ensuring(Effect.sync(() => waiters.delete(permissionID)))),

@@ -22,14 +22,21 @@ export const PermissionConfig = Schema.Struct({
 export type PermissionConfig = typeof PermissionConfig.Type
 
 /** Without config: reading is allowed, changing files and running commands is asked. */
-export const DEFAULT_RULES: Readonly<Record<PermissionKey, PermissionAction>> = { read: "allow", edit: "ask", bash: "ask" }
+export const DEFAULT_RULES: Readonly<Record<PermissionKey, PermissionAction>> = {
+  read: "allow",
+  edit: "ask",
+  bash: "ask",
+}
 
 const compiled = new Map<string, RegExp>()
 /** `*` matches any run of characters (spaces and slashes included), `?` one character; the rest is literal. */
 export const wildcard = (pattern: string, subject: string): boolean => {
   let regex = compiled.get(pattern)
   if (regex === undefined) {
-    const source = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[\\s\\S]*").replace(/\?/g, "[\\s\\S]")
+    const source = pattern
+      .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+      .replace(/\*/g, "[\\s\\S]*")
+      .replace(/\?/g, "[\\s\\S]")
     regex = new RegExp(`^${source}$`)
     if (compiled.size > 1000) compiled.clear()
     compiled.set(pattern, regex)
@@ -51,7 +58,11 @@ export const ruleFor = (
  * wins (so `"*"` is the fallback) and a subject no pattern matches gets the kind's default; over several
  * subjects (a patch touching several files) the strictest action wins.
  */
-export const evaluate = (key: PermissionKey, rule: PermissionRule, patterns: ReadonlyArray<string>): PermissionAction => {
+export const evaluate = (
+  key: PermissionKey,
+  rule: PermissionRule,
+  patterns: ReadonlyArray<string>,
+): PermissionAction => {
   if (typeof rule === "string") return rule
   let result: PermissionAction = "allow"
   for (const subject of patterns.length > 0 ? patterns : [""]) {

@@ -21,12 +21,18 @@ export interface HostServices {
 const PRUNABLE: ReadonlyArray<PrunableType> = ["tool", "reasoning"]
 
 const str = (input: unknown, field: string) =>
-  typeof input === "object" && input !== null && typeof (input as Record<string, unknown>)[field] === "string" &&
+  typeof input === "object" &&
+  input !== null &&
+  typeof (input as Record<string, unknown>)[field] === "string" &&
   (input as Record<string, string>)[field]!.length > 0
     ? Effect.succeed((input as Record<string, string>)[field]!)
     : Effect.fail(new InvalidInputError({ message: `${field} must be a non-empty string`, field }))
 
-const opt = <T>(input: unknown, field: string, type: "string" | "number" | "boolean"): Effect.Effect<T | undefined, InvalidInputError> => {
+const opt = <T>(
+  input: unknown,
+  field: string,
+  type: "string" | "number" | "boolean",
+): Effect.Effect<T | undefined, InvalidInputError> => {
   const value = typeof input === "object" && input !== null ? (input as Record<string, unknown>)[field] : undefined
   if (value === undefined) return Effect.succeed(undefined)
   return typeof value === type
@@ -134,7 +140,10 @@ export const effectSession = (
         const sessionID = yield* target(input)
         const types = (input as { types?: unknown }).types ?? PRUNABLE
         if (!Array.isArray(types) || types.length === 0 || !types.every((t) => PRUNABLE.includes(t))) {
-          return yield* new InvalidInputError({ message: `types must be a non-empty list of "tool" and "reasoning"`, field: "types" })
+          return yield* new InvalidInputError({
+            message: `types must be a non-empty list of "tool" and "reasoning"`,
+            field: "types",
+          })
         }
         return yield* prune.session({ sessionID, types: types as ReadonlyArray<PrunableType>, by: origin })
       }),
@@ -150,7 +159,8 @@ export const effectSession = (
           const messageID = yield* str(input, "messageID")
           const partID = yield* str(input, "partID")
           const text = (input as { text?: unknown }).text
-          if (typeof text !== "string") return yield* new InvalidInputError({ message: "text must be a string", field: "text" })
+          if (typeof text !== "string")
+            return yield* new InvalidInputError({ message: "text must be a string", field: "text" })
           return yield* mutation.correct({
             sessionID,
             messageID,
@@ -191,7 +201,11 @@ export const toPlainError = (cause: Cause.Cause<unknown>): SessionError | { _tag
   if (typeof error === "object" && error !== null && typeof (error as { _tag?: unknown })._tag === "string") {
     const fields: Record<string, unknown> = {}
     for (const key of Object.keys(error)) fields[key] = (error as Record<string, unknown>)[key]
-    return { ...fields, _tag: (error as { _tag: string })._tag, message: String((error as Error).message ?? "") } as SessionError
+    return {
+      ...fields,
+      _tag: (error as { _tag: string })._tag,
+      message: String((error as Error).message ?? ""),
+    } as SessionError
   }
   return { _tag: "UnknownError", message: error instanceof Error ? error.message : String(error) }
 }
@@ -207,7 +221,9 @@ export const promiseSession = (
   track: (dispose: () => void) => () => void,
 ): PromiseSession => {
   const run = <A>(program: Effect.Effect<A, unknown>): Promise<A> =>
-    Effect.runPromiseExit(program).then((exit) => (Exit.isSuccess(exit) ? exit.value : Promise.reject(toPlainError(exit.cause))))
+    Effect.runPromiseExit(program).then((exit) =>
+      Exit.isSuccess(exit) ? exit.value : Promise.reject(toPlainError(exit.cause)),
+    )
   return {
     hook: (name, callback) =>
       track(

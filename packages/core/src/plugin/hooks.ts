@@ -39,7 +39,8 @@ export interface HooksShape {
 
 const describe = (cause: unknown) => {
   if (cause instanceof Error) return cause.message
-  if (typeof cause === "object" && cause !== null && "message" in cause) return String((cause as { message: unknown }).message)
+  if (typeof cause === "object" && cause !== null && "message" in cause)
+    return String((cause as { message: unknown }).message)
   return String(cause)
 }
 
@@ -76,7 +77,11 @@ export class Hooks extends Context.Service<Hooks, HooksShape>()("@opencode-ai/co
                   duration: ms,
                   orElse: () =>
                     Effect.fail(
-                      new HookError({ pluginID: registration.pluginID, hook: name, message: `timed out after ${ms} ms` }),
+                      new HookError({
+                        pluginID: registration.pluginID,
+                        hook: name,
+                        message: `timed out after ${ms} ms`,
+                      }),
                     ),
                 }),
               )

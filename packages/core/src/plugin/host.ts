@@ -66,7 +66,10 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
         const importPlugin = (spec: string) =>
           Effect.tryPromise({
             try: async () => {
-              const path = spec.startsWith(".") || isAbsolute(spec) ? resolve(config.directory, spec) : Bun.resolveSync(spec, config.directory)
+              const path =
+                spec.startsWith(".") || isAbsolute(spec)
+                  ? resolve(config.directory, spec)
+                  : Bun.resolveSync(spec, config.directory)
               const module = await import(pathToFileURL(path).href)
               return (module.default ?? module.plugin) as unknown
             },
@@ -76,7 +79,9 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
         const activate = (source: string, candidate: unknown, transcript: TranscriptRights = "own") =>
           Effect.gen(function* () {
             if (!isPromisePlugin(candidate) && !isEffectPlugin(candidate)) {
-              return yield* Effect.fail(new Error("the module's default export is not a plugin ({ id, setup } or { id, effect })"))
+              return yield* Effect.fail(
+                new Error("the module's default export is not a plugin ({ id, setup } or { id, effect })"),
+              )
             }
             const id = (candidate as { id?: unknown }).id
             if (typeof id !== "string" || !/^[A-Za-z0-9._@/-]+$/.test(id)) {
@@ -122,7 +127,12 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
             Effect.catch((error: Error) =>
               Effect.gen(function* () {
                 const id = (candidate as { id?: unknown } | undefined)?.id
-                statuses.push({ ...(typeof id === "string" ? { id } : {}), source, status: "failed", error: error.message })
+                statuses.push({
+                  ...(typeof id === "string" ? { id } : {}),
+                  source,
+                  status: "failed",
+                  error: error.message,
+                })
                 yield* Effect.logError(`plugin ${source} failed to load: ${error.message}`)
               }),
             ),

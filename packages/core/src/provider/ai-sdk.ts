@@ -41,7 +41,8 @@ export interface SdkClientOptions {
 
 export const makeSdkClient = (options: SdkClientOptions): ProviderClient => {
   const { providerID, endpoint, model } = options
-  const fail = (cause: unknown) => (cause instanceof ProviderError ? cause : toProviderError(providerID, endpoint, cause))
+  const fail = (cause: unknown) =>
+    cause instanceof ProviderError ? cause : toProviderError(providerID, endpoint, cause)
 
   const stream = (request: ModelRequest): Stream.Stream<ProviderEvent, ProviderError> =>
     Stream.unwrap(
@@ -203,7 +204,6 @@ const toUsage = (usage: {
   }
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Errors
 
@@ -242,7 +242,8 @@ export const toProviderError = (providerID: string, endpoint: string, cause: unk
     const body = error.responseBody ?? ""
     const retryable = status === undefined ? error.isRetryable : status === 429 || status >= 500 || error.isRetryable
     const after = retryAfterMs(error.responseHeaders)
-    const overflow = status !== undefined && status >= 400 && status < 500 && (OVERFLOW.test(text) || OVERFLOW.test(body))
+    const overflow =
+      status !== undefined && status >= 400 && status < 500 && (OVERFLOW.test(text) || OVERFLOW.test(body))
     return new ProviderError({
       providerID,
       endpoint,
@@ -254,9 +255,14 @@ export const toProviderError = (providerID: string, endpoint: string, cause: unk
     })
   }
   const text =
-    error instanceof Error ? error.message || error.name : typeof error === "string" ? error : `request failed: ${String(error)}`
+    error instanceof Error
+      ? error.message || error.name
+      : typeof error === "string"
+        ? error
+        : `request failed: ${String(error)}`
   // An error the stream itself carried (e.g. an `overloaded_error` event) may say it is transient.
-  const flagged = typeof error === "object" && error !== null && (error as { isRetryable?: unknown }).isRetryable === true
+  const flagged =
+    typeof error === "object" && error !== null && (error as { isRetryable?: unknown }).isRetryable === true
   return new ProviderError({
     providerID,
     endpoint,

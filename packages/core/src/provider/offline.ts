@@ -17,8 +17,7 @@ import { ProviderError, type ProviderClient, type ProviderEvent } from "./provid
 export const OFFLINE_PROVIDER_ID = "offline"
 export const OFFLINE_MODEL_ID = "echo"
 
-const textOf = (message: ModelMessage) =>
-  message.content.map((part) => ("text" in part ? part.text : "")).join("\n")
+const textOf = (message: ModelMessage) => message.content.map((part) => ("text" in part ? part.text : "")).join("\n")
 
 const tokens = (text: string) => Math.ceil(text.length / 4)
 
@@ -29,7 +28,9 @@ export const plan = (request: ModelRequest): { events: Array<ProviderEvent>; err
   const last = request.messages[request.messages.length - 1]
   if (last?.role === "tool") {
     const reply = last.content
-      .map((result) => `${result.tool} ${result.isError ? "failed" : "returned"}: ${result.output.split("\n")[0] ?? ""}`)
+      .map(
+        (result) => `${result.tool} ${result.isError ? "failed" : "returned"}: ${result.output.split("\n")[0] ?? ""}`,
+      )
       .join("\n")
     return {
       events: [

@@ -38,5 +38,8 @@ export const makeOpenAICompatible = (
   makeSdkClient({
     providerID: options.providerID,
     endpoint: endpointOf(options.baseURL),
-    model: openAICompatibleModel({ ...options, fetch: options.fetch ?? makeIdleFetch({ timeout: options.timeout ?? DEFAULT_IDLE_TIMEOUT }) }),
+    model: openAICompatibleModel({
+      ...options,
+      fetch: options.fetch ?? makeIdleFetch({ timeout: options.timeout ?? DEFAULT_IDLE_TIMEOUT }),
+    }),
   })

@@ -102,7 +102,9 @@ export class Providers extends Context.Service<Providers, ProvidersShape>()("@op
       }
 
       for (const ref of unset) {
-        yield* Effect.logWarning(`config: {env:${ref.name}} at ${ref.path.join(".")} names an unset environment variable`)
+        yield* Effect.logWarning(
+          `config: {env:${ref.name}} at ${ref.path.join(".")} names an unset environment variable`,
+        )
       }
 
       const check = (model: ModelRef): string | undefined => {
@@ -114,9 +116,11 @@ export class Providers extends Context.Service<Providers, ProvidersShape>()("@op
 
       const defaultModel = config.data.model ? parseModel(config.data.model) : DEFAULT_MODEL
       const problem = check(defaultModel)
-      if (problem) yield* Effect.logWarning(`config: the default model "${config.data.model}" cannot be used: ${problem}`)
+      if (problem)
+        yield* Effect.logWarning(`config: the default model "${config.data.model}" cannot be used: ${problem}`)
 
-      const limit = (model: ModelRef) => resolved.get(model.providerID)?.models.find((m) => m.id === model.modelID)?.limit
+      const limit = (model: ModelRef) =>
+        resolved.get(model.providerID)?.models.find((m) => m.id === model.modelID)?.limit
 
       const build = (provider: Resolved, model: ModelRef): ProviderClient => {
         const options = {

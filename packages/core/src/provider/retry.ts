@@ -59,7 +59,9 @@ export const withRetry = (
             Stream.unwrap(
               Effect.gen(function* () {
                 const notice = { attempt: failures + 1, delayMs: retryDelay(failures + 1, error), error }
-                yield* handlers.onRetry(notice).pipe(Effect.andThen(Effect.sleep(notice.delayMs)), Effect.ensuring(handlers.onResume))
+                yield* handlers
+                  .onRetry(notice)
+                  .pipe(Effect.andThen(Effect.sleep(notice.delayMs)), Effect.ensuring(handlers.onResume))
                 return attempt(failures + 1)
               }),
             ),

@@ -43,7 +43,10 @@ export const admitInput = (
   const admitted = draft(SessionEvent.MessageAdmitted, { message })
   if (!wake) return { decision: [admitted] }
   const grant = { turnID: ascending("trn"), reason: reasonFor(message), messageID: message.id }
-  return { decision: [admitted, draft(SessionEvent.TurnStarted, { turnID: grant.turnID, reason: grant.reason })], grant }
+  return {
+    decision: [admitted, draft(SessionEvent.TurnStarted, { turnID: grant.turnID, reason: grant.reason })],
+    grant,
+  }
 }
 
 /**
@@ -95,18 +98,26 @@ export const settleCutOff = (
   /** Messages left open: a call in them waits for permission and is finished when the turn resumes. */
   keep: ReadonlySet<string> = new Set(),
 ): Array<Draft> =>
-  reads.incomplete(sessionID, turnID).filter((message) => !keep.has(message.id)).flatMap((message) => [
-    ...message.parts.flatMap((part) =>
-      part.type === "tool" && part.state === "running"
-        ? [draft(SessionEvent.PartUpdated, { messageID: message.id, part: { ...part, state: "error" as const, error: CUT_OFF } })]
-        : [],
-    ),
-    draft(SessionEvent.AssistantCompleted, {
-      messageID: message.id,
-      finish: "interrupted",
-      error: { name: "Interrupted", message: CUT_OFF },
-    }),
-  ])
+  reads
+    .incomplete(sessionID, turnID)
+    .filter((message) => !keep.has(message.id))
+    .flatMap((message) => [
+      ...message.parts.flatMap((part) =>
+        part.type === "tool" && part.state === "running"
+          ? [
+              draft(SessionEvent.PartUpdated, {
+                messageID: message.id,
+                part: { ...part, state: "error" as const, error: CUT_OFF },
+              }),
+            ]
+          : [],
+      ),
+      draft(SessionEvent.AssistantCompleted, {
+        messageID: message.id,
+        finish: "interrupted",
+        error: { name: "Interrupted", message: CUT_OFF },
+      }),
+    ])
 
 const CUT_OFF = "the server stopped while this answer was streaming"
 
@@ -131,7 +142,11 @@ export const admitResume = (
   if (options.running) return { decision: { reject: new BusyError({ sessionID }) } }
   const notice = options.notice ? [draft(SessionEvent.MessageAdmitted, { message: options.notice })] : []
   if (!claim) {
-    const grant = { turnID: ascending("trn"), reason: "resume" as const, ...(options.notice ? { messageID: options.notice.id } : {}) }
+    const grant = {
+      turnID: ascending("trn"),
+      reason: "resume" as const,
+      ...(options.notice ? { messageID: options.notice.id } : {}),
+    }
     return { decision: [...notice, draft(SessionEvent.TurnStarted, grant)], grant }
   }
   const attempt = claim.attempts + 1
@@ -141,13 +156,25 @@ export const admitResume = (
     ...settleCutOff(reads, sessionID, claim.turn_id, exhausted ? undefined : options.permissions?.messages),
   ]
   if (exhausted) {
-    const ended = boundary(reads, sessionID, {
-      turnID: claim.turn_id,
-      outcome: "failed",
-      error: { name: "Session.ResumeExhaustedError", message: `gave up after ${options.cap} resume attempts` },
-    }, { drain: true })
+    const ended = boundary(
+      reads,
+      sessionID,
+      {
+        turnID: claim.turn_id,
+        outcome: "failed",
+        error: { name: "Session.ResumeExhaustedError", message: `gave up after ${options.cap} resume attempts` },
+      },
+      { drain: true },
+    )
     return { decision: [...settled, ...(ended.decision as ReadonlyArray<Draft>)], exhausted: true }
   }
-  const grant = { turnID: claim.turn_id, reason: "resume" as const, ...(options.notice ? { messageID: options.notice.id } : {}) }
-  return { decision: [...settled, ...notice, draft(SessionEvent.TurnResumed, { turnID: claim.turn_id, attempt })], grant }
+  const grant = {
+    turnID: claim.turn_id,
+    reason: "resume" as const,
+    ...(options.notice ? { messageID: options.notice.id } : {}),
+  }
+  return {
+    decision: [...settled, ...notice, draft(SessionEvent.TurnResumed, { turnID: claim.turn_id, attempt })],
+    grant,
+  }
 }

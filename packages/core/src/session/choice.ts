@@ -45,12 +45,23 @@ export const checkChoice = (
   providers: ProvidersShape,
   choice: { readonly agent?: string | undefined; readonly model?: ModelRef | undefined },
 ): Effect.Effect<void, InvalidInputError> => {
-  if (choice.agent !== undefined && choice.agent !== DEFAULT_AGENT && !Object.hasOwn(config.agent ?? {}, choice.agent)) {
-    const known = listAgents(config).map((a) => a.id).join(", ")
-    return Effect.fail(new InvalidInputError({ field: "agent", message: `unknown agent "${choice.agent}" (known: ${known})` }))
+  if (
+    choice.agent !== undefined &&
+    choice.agent !== DEFAULT_AGENT &&
+    !Object.hasOwn(config.agent ?? {}, choice.agent)
+  ) {
+    const known = listAgents(config)
+      .map((a) => a.id)
+      .join(", ")
+    return Effect.fail(
+      new InvalidInputError({ field: "agent", message: `unknown agent "${choice.agent}" (known: ${known})` }),
+    )
   }
   if (choice.model !== undefined) {
-    const problem = !choice.model.providerID || !choice.model.modelID ? "expected <providerID>/<modelID>" : providers.check(choice.model)
+    const problem =
+      !choice.model.providerID || !choice.model.modelID
+        ? "expected <providerID>/<modelID>"
+        : providers.check(choice.model)
     if (problem) {
       return Effect.fail(
         new InvalidInputError({

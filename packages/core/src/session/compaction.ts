@@ -84,7 +84,8 @@ export const planCompaction = (transcript: ReadonlyArray<Message>): CompactionPl
   }
   const through = (messages: ReadonlyArray<Message>) =>
     Math.max(previous?.through ?? 0, ...messages.filter((m) => m.type !== "compaction").map((m) => m.seq))
-  const fresh = (messages: ReadonlyArray<Message>) => messages.some((m) => m.type !== "compaction" && m.id !== previous?.prompt)
+  const fresh = (messages: ReadonlyArray<Message>) =>
+    messages.some((m) => m.type !== "compaction" && m.id !== previous?.prompt)
   if (at > 0 && fresh(view.slice(0, at))) {
     const covered = view.slice(0, at)
     return { covered, through: through(covered) }
@@ -173,7 +174,10 @@ export const makeCompactor = (deps: CompactorDeps) => {
       )
       summary = summary.trim()
       if (!summary) {
-        return yield* new ProviderError({ providerID: model.providerID, message: "compaction failed: the model returned an empty summary" })
+        return yield* new ProviderError({
+          providerID: model.providerID,
+          message: "compaction failed: the model returned an empty summary",
+        })
       }
       const message: CompactionInput = {
         id: ascending("msg"),

@@ -46,11 +46,16 @@ const supersededFields = (part: Part, current: Part | undefined): Array<string> 
   if (part.type === "tool") {
     const fields: Array<string> = []
     const same = current?.type === "tool" ? current : undefined
-    if (JSON.stringify(part.input ?? {}) !== "{}" && (!same || JSON.stringify(same.input) !== JSON.stringify(part.input))) fields.push("input")
+    if (
+      JSON.stringify(part.input ?? {}) !== "{}" &&
+      (!same || JSON.stringify(same.input) !== JSON.stringify(part.input))
+    )
+      fields.push("input")
     if (part.output && (!same || same.output !== part.output)) fields.push("output")
     if (part.error && (!same || same.error !== part.error)) fields.push("error")
     // An edit's diff holds file content: it goes with the part.
-    if (part.metadata && (!same || JSON.stringify(same.metadata) !== JSON.stringify(part.metadata))) fields.push("metadata")
+    if (part.metadata && (!same || JSON.stringify(same.metadata) !== JSON.stringify(part.metadata)))
+      fields.push("metadata")
     return fields
   }
   if (!part.text) return []
@@ -161,7 +166,7 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
         // Erasure changes no projected row and is idempotent, so an interrupted erase is finished by
         // running it again.
         const all = positions.all(sessionID)
-        for (let index = 0; index < all.length; ) {
+        for (let index = 0; index < all.length;) {
           database.immediate(() => {
             let read = 0
             while (index < all.length && read < 8_000_000) read += erase(all[index++]!.position)
@@ -188,8 +193,10 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
               // Nothing erased, nothing recorded: a repeated erase commits no event.
               if (summary.events > 0)
                 yield* bus
-                .commit(sessionID, [draft(E.Erased, { events: summary.events, fields: summary.fields, bytes: summary.bytes, by })])
-                .pipe(Effect.orDie)
+                  .commit(sessionID, [
+                    draft(E.Erased, { events: summary.events, fields: summary.fields, bytes: summary.bytes, by }),
+                  ])
+                  .pipe(Effect.orDie)
             }
             reclaim(database, "full")
             return summary

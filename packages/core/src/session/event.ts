@@ -68,11 +68,7 @@ export namespace SessionEvent {
   )
 
   /** Inserts or replaces one part of an in-progress assistant message (by part id). */
-  export const PartUpdated = durable(
-    "session.part.updated",
-    1,
-    Schema.Struct({ messageID: Schema.String, part: Part }),
-  )
+  export const PartUpdated = durable("session.part.updated", 1, Schema.Struct({ messageID: Schema.String, part: Part }))
 
   export const AssistantCompleted = durable(
     "session.assistant.completed",

@@ -150,7 +150,10 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
         if (grant.messageID) failures.delete(grant.messageID)
         if (failure) return runner.fail({ sessionID, turnID: grant.turnID, reason: grant.reason }, failure)
         // A compaction turn, or one resumed after a restart cut it off, compacts instead of answering.
-        if (grant.reason === "compact" || (grant.reason === "resume" && session.sync.claimed(sessionID)?.reason === "compact")) {
+        if (
+          grant.reason === "compact" ||
+          (grant.reason === "resume" && session.sync.claimed(sessionID)?.reason === "compact")
+        ) {
           return runner.compact({ sessionID, turnID: grant.turnID, reason: "compact" })
         }
         return runner.run({ sessionID, turnID: grant.turnID, reason: grant.reason })
@@ -173,7 +176,13 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
                   ? Effect.void
                   : decide(
                       sessionID,
-                      () => boundary(session.sync, sessionID, { turnID: current.turnID, outcome: "interrupted" }, { drain: true }),
+                      () =>
+                        boundary(
+                          session.sync,
+                          sessionID,
+                          { turnID: current.turnID, outcome: "interrupted" },
+                          { drain: true },
+                        ),
                       owner,
                     ).pipe(Effect.ignore),
               ),
@@ -185,7 +194,11 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
                 boundary(
                   session.sync,
                   sessionID,
-                  { turnID: current.turnID, outcome: outcome.outcome, ...(outcome.error ? { error: outcome.error } : {}) },
+                  {
+                    turnID: current.turnID,
+                    outcome: outcome.outcome,
+                    ...(outcome.error ? { error: outcome.error } : {}),
+                  },
                   { drain: false },
                 ),
               owner,
@@ -202,7 +215,9 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
       const launch = (sessionID: string, started: Started | undefined) =>
         Effect.gen(function* () {
           if (!started) return
-          const fiber = yield* Effect.forkIn(loop(sessionID, started.owner, started.grant), loops, { uninterruptible: true })
+          const fiber = yield* Effect.forkIn(loop(sessionID, started.owner, started.grant), loops, {
+            uninterruptible: true,
+          })
           fiber.addObserver(() => retire(sessionID, started.owner))
           started.owner.fiber = fiber
         })
@@ -233,7 +248,11 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           yield* requireText(input.text, "text")
           yield* checkChoice(config.data, providers, { agent: input.agent, model: input.model })
           yield* session.get(input.sessionID)
-          const event: PromptEvent = { sessionID: input.sessionID, text: input.text, ...(input.agent ? { agentID: input.agent } : {}) }
+          const event: PromptEvent = {
+            sessionID: input.sessionID,
+            text: input.text,
+            ...(input.agent ? { agentID: input.agent } : {}),
+          }
           const hook = yield* Effect.result(hooks.run("prompt", event))
           const text = hook._tag === "Success" && typeof event.text === "string" && event.text ? event.text : input.text
           const message: InputMessage = {
@@ -295,7 +314,12 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
             raced = owners.get(sessionID)
             const claim = session.sync.claimed(sessionID)
             if (raced || !claim) return { decision: [] }
-            const ended = boundary(session.sync, sessionID, { turnID: claim.turn_id, outcome: "interrupted" }, { drain: true })
+            const ended = boundary(
+              session.sync,
+              sessionID,
+              { turnID: claim.turn_id, outcome: "interrupted" },
+              { drain: true },
+            )
             return {
               decision: [
                 ...permissions.sync.rejectDrafts(sessionID),
@@ -324,7 +348,12 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           const event: SyntheticEvent = { sessionID, origin: "host", description: "restart", text }
           const hook = yield* Effect.result(hooks.run("synthetic", event))
           const edited = hook._tag === "Success" && typeof event.text === "string" && event.text ? event.text : text
-          const notice: InputMessage = { ...textMessage(sessionID, edited), type: "synthetic", origin: "host", description: "restart" }
+          const notice: InputMessage = {
+            ...textMessage(sessionID, edited),
+            type: "synthetic",
+            origin: "host",
+            description: "restart",
+          }
           if (hook._tag === "Failure") failures.set(notice.id, recordedHookError(hook.failure))
           return notice
         })
@@ -346,7 +375,10 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
                 running: owners.has(sessionID),
                 cap,
                 ...(notice ? { notice } : {}),
-                permissions: { messages: new Set(pending.map((ask) => ask.messageID)), reject: permissions.sync.rejectDrafts(sessionID) },
+                permissions: {
+                  messages: new Set(pending.map((ask) => ask.messageID)),
+                  reject: permissions.sync.rejectDrafts(sessionID),
+                },
               })
             }).pipe(Effect.onError(() => Effect.sync(() => notice && failures.delete(notice.id))))
             // A notice whose resume gave up (attempt cap) starts no turn: nothing will read its failure.

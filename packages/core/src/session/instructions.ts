@@ -32,7 +32,9 @@ const readOne = async (root: string, file: string): Promise<string | undefined> 
   const real = await realpath(isAbsolute(file) ? file : join(root, file)).catch(() => undefined)
   if (!real || !inside(root, real)) return undefined
   // O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: the resolved path is what we read.
-  const handle = await open(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW).catch(() => undefined)
+  const handle = await open(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW).catch(
+    () => undefined,
+  )
   if (!handle) return undefined
   try {
     const stat = await handle.stat()

@@ -114,14 +114,20 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
                   field: "text",
                 }),
               )
-            : apply(sessionID, messageID, (message) => {
-            if (message.retracted) return invalid(message, "the message is retracted", partID)
-            if (!completed(message)) return invalid(message, "the assistant message is not completed", partID)
-            const part = message.parts.find((p) => p.id === partID)
-            if (!part) return { reject: new PartNotFoundError({ sessionID, messageID, partID }) }
-            if (part.type !== "text") return invalid(message, `only text parts can be corrected, not ${part.type} parts`, partID)
-            return [draft(SessionEvent.MessageCorrected, { messageID, partID, text, by })]
-          }, authorize),
+            : apply(
+                sessionID,
+                messageID,
+                (message) => {
+                  if (message.retracted) return invalid(message, "the message is retracted", partID)
+                  if (!completed(message)) return invalid(message, "the assistant message is not completed", partID)
+                  const part = message.parts.find((p) => p.id === partID)
+                  if (!part) return { reject: new PartNotFoundError({ sessionID, messageID, partID }) }
+                  if (part.type !== "text")
+                    return invalid(message, `only text parts can be corrected, not ${part.type} parts`, partID)
+                  return [draft(SessionEvent.MessageCorrected, { messageID, partID, text, by })]
+                },
+                authorize,
+              ),
         retract: ({ sessionID, messageID, by, authorize }) =>
           commit(sessionID, messageID, () => {
             // Input queued behind the running turn: retracting it cancels its delivery (it never reaches
@@ -139,12 +145,20 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
               const refused = authorize?.(done)
               return refused !== undefined ? { reject: refused } : []
             }
-            return decide(sessionID, messageID, (message) => {
-              if (message.type === "assistant") {
-                return invalid(message, "assistant messages cannot be retracted; remove their tool or reasoning parts instead")
-              }
-              return [draft(SessionEvent.MessageRetracted, { messageID, placeholder: placeholderFor(message), by })]
-            }, authorize)
+            return decide(
+              sessionID,
+              messageID,
+              (message) => {
+                if (message.type === "assistant") {
+                  return invalid(
+                    message,
+                    "assistant messages cannot be retracted; remove their tool or reasoning parts instead",
+                  )
+                }
+                return [draft(SessionEvent.MessageRetracted, { messageID, placeholder: placeholderFor(message), by })]
+              },
+              authorize,
+            )
           }),
         removePart: ({ sessionID, messageID, partID, by }) =>
           commit(sessionID, messageID, () => {
@@ -152,11 +166,13 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
             const done = reads.row(sessionID) ? reads.message(sessionID, messageID) : undefined
             if (done?.type === "assistant" && done.removedParts?.includes(partID)) return []
             return decide(sessionID, messageID, (message) => {
-              if (message.type !== "assistant") return invalid(message, "parts can only be removed from assistant messages", partID)
+              if (message.type !== "assistant")
+                return invalid(message, "parts can only be removed from assistant messages", partID)
               if (!completed(message)) return invalid(message, "the assistant message is not completed", partID)
               const part = message.parts.find((p) => p.id === partID)
               if (!part) return { reject: new PartNotFoundError({ sessionID, messageID, partID }) }
-              if (part.type === "text") return invalid(message, "text parts cannot be removed; correct them instead", partID)
+              if (part.type === "text")
+                return invalid(message, "text parts cannot be removed; correct them instead", partID)
               return [draft(SessionEvent.PartRemoved, { messageID, partID, by })]
             })
           }),

@@ -18,5 +18,7 @@ export const PART_TRUNCATED_MARKER = `\n\n[truncated: this part reached the ${PA
 export const fitDelta = (length: number, delta: string): { readonly text: string; readonly full: boolean } => {
   if (length >= PART_MAX_CHARS) return { text: "", full: true }
   const room = PART_MAX_CHARS - length
-  return delta.length <= room ? { text: delta, full: false } : { text: delta.slice(0, room) + PART_TRUNCATED_MARKER, full: true }
+  return delta.length <= room
+    ? { text: delta, full: false }
+    : { text: delta.slice(0, room) + PART_TRUNCATED_MARKER, full: true }
 }

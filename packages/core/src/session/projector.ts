@@ -85,7 +85,16 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
   const handlers: Record<string, (event: Envelope<any>) => void> = {
     [E.Created.type]: (event: Envelope<DataOf<typeof E.Created>>) => {
       const d = event.data
-      insertSession.run(event.sessionID, d.title, d.directory, d.agent ?? null, d.model ?? null, event.seq, event.time, event.time)
+      insertSession.run(
+        event.sessionID,
+        d.title,
+        d.directory,
+        d.agent ?? null,
+        d.model ?? null,
+        event.seq,
+        event.time,
+        event.time,
+      )
     },
     [E.Renamed.type]: (event: Envelope<DataOf<typeof E.Renamed>>) => {
       renameSession.run(event.data.title, event.sessionID)
@@ -178,7 +187,8 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
     [E.Pruned.type]: (event: Envelope<DataOf<typeof E.Pruned>>) => {
       for (const { messageID, partIDs } of event.data.messages) {
         const changed = dropParts.run(JSON.stringify(partIDs), messageID, event.sessionID)
-        if (changed.changes === 0) throw new Error(`${event.type}: message ${messageID} not in session ${event.sessionID}`)
+        if (changed.changes === 0)
+          throw new Error(`${event.type}: message ${messageID} not in session ${event.sessionID}`)
       }
     },
     [E.Erased.type]: () => {},
@@ -203,11 +213,18 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
     [E.PermissionReplied.type]: (event: Envelope<DataOf<typeof E.PermissionReplied>>) => {
       const d = event.data
       const changed = replyPermission.run(d.reply, d.message ?? null, d.permissionID, event.sessionID)
-      if (changed.changes === 0) throw new Error(`${event.type}: permission ${d.permissionID} not in session ${event.sessionID}`)
+      if (changed.changes === 0)
+        throw new Error(`${event.type}: permission ${d.permissionID} not in session ${event.sessionID}`)
     },
     [E.Compacted.type]: (event: Envelope<DataOf<typeof E.Compacted>>) => {
       const message = event.data.message
-      insertMessage.run(message.id, event.sessionID, event.seq, "compaction", JSON.stringify({ ...message, seq: event.seq }))
+      insertMessage.run(
+        message.id,
+        event.sessionID,
+        event.seq,
+        "compaction",
+        JSON.stringify({ ...message, seq: event.seq }),
+      )
     },
   }
 

@@ -14,7 +14,12 @@ export const RESTART_NOTICE =
  */
 export class Restart extends Context.Service<
   Restart,
-  { resumeClaimed(): Effect.Effect<{ readonly resumed: ReadonlyArray<string>; readonly exhausted: ReadonlyArray<string> }> }
+  {
+    resumeClaimed(): Effect.Effect<{
+      readonly resumed: ReadonlyArray<string>
+      readonly exhausted: ReadonlyArray<string>
+    }>
+  }
 >()("@opencode-ai/core/session/Restart") {
   static readonly layer = Layer.effect(
     Restart,

@@ -85,7 +85,9 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
       const selectSession = `SELECT s.*, (SELECT count(*) FROM session_execution e WHERE e.session_id = s.id) AS claimed FROM session s`
       const readSession = client.query<SessionRow, [string]>(`${selectSession} WHERE s.id = ?`)
       const listFirst = client.query<SessionRow, [number]>(`${selectSession} ORDER BY s.id DESC LIMIT ?`)
-      const listAfter = client.query<SessionRow, [string, number]>(`${selectSession} WHERE s.id < ? ORDER BY s.id DESC LIMIT ?`)
+      const listAfter = client.query<SessionRow, [string, number]>(
+        `${selectSession} WHERE s.id < ? ORDER BY s.id DESC LIMIT ?`,
+      )
       const readMessage = client.query<{ data: string }, [string, string]>(
         "SELECT data FROM session_message WHERE id = ? AND session_id = ?",
       )
@@ -128,7 +130,13 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
         ...(row.model ? { model: row.model } : {}),
         seq: row.seq,
         time: { created: row.time_created, updated: row.time_updated },
-        status: row.claimed ? (turns.has(row.id) ? (turns.get(row.id)!.retrying ? "retrying" : "busy") : "suspended") : "idle",
+        status: row.claimed
+          ? turns.has(row.id)
+            ? turns.get(row.id)!.retrying
+              ? "retrying"
+              : "busy"
+            : "suspended"
+          : "idle",
       })
 
       const get = (sessionID: string) =>
@@ -171,10 +179,7 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
                 ? [draft(SessionEvent.Renamed, { title })]
                 : { reject: new SessionNotFoundError({ sessionID }) },
             )
-            .pipe(
-              Effect.catchTag("Bus.InvalidEventError", Effect.die),
-              Effect.andThen(get(sessionID)),
-            ),
+            .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die), Effect.andThen(get(sessionID))),
         remove: (sessionID) =>
           bus
             .transact(sessionID, () =>
@@ -188,7 +193,8 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
             yield* get(sessionID)
             const limit = clampLimit(options.limit, 100)
             const order = options.order ?? "asc"
-            const from = options.cursor !== undefined ? Number(options.cursor) : order === "asc" ? 0 : Number.MAX_SAFE_INTEGER
+            const from =
+              options.cursor !== undefined ? Number(options.cursor) : order === "asc" ? 0 : Number.MAX_SAFE_INTEGER
             const rows = page[order].all(sessionID, Number.isFinite(from) ? from : 0, limit + 1)
             const items = rows.slice(0, limit).map((row) => JSON.parse(row.data) as Message)
             return rows.length > limit ? { items, cursor: String(rows[limit - 1]!.seq) } : { items }
@@ -200,7 +206,12 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
             if (row) return JSON.parse(row.data) as Message
             // Input admitted behind a running turn is addressable at once: queued, no seq yet.
             const waiting = readQueued.get(messageID, sessionID)
-            if (waiting) return { ...(JSON.parse(waiting.data) as { message: InputMessage }).message, seq: 0, queued: true } as Message
+            if (waiting)
+              return {
+                ...(JSON.parse(waiting.data) as { message: InputMessage }).message,
+                seq: 0,
+                queued: true,
+              } as Message
             return yield* new MessageNotFoundError({ sessionID, messageID })
           }),
         sync: {

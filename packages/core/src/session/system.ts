@@ -14,6 +14,7 @@ export const systemParts = (agent: Agent, instructions: ReadonlyArray<Instructio
       ? [{ id: `agent:${agent.id}`, text: agent.system, origin: { type: "agent", agentID: agent.id } }]
       : [{ id: "host:default", text: HOST_DEFAULT_PROMPT, origin: { type: "host", name: "default" } }]
   // Read (confined, capped, asynchronously) by `readInstructions`.
-  for (const { file, text } of instructions) parts.push({ id: `instructions:${file}`, text, origin: { type: "instructions" } })
+  for (const { file, text } of instructions)
+    parts.push({ id: `instructions:${file}`, text, origin: { type: "instructions" } })
   return parts
 }

@@ -20,8 +20,12 @@ export const modelView = (transcript: ReadonlyArray<Message>): ReadonlyArray<Mes
   }
   if (!latest) return transcript
   const compaction = latest
-  const restated = compaction.prompt ? transcript.find((m) => m.id === compaction.prompt && m.seq <= compaction.through) : undefined
-  const after = transcript.filter((m) => m.seq > compaction.through && m.id !== compaction.id && m.type !== "compaction")
+  const restated = compaction.prompt
+    ? transcript.find((m) => m.id === compaction.prompt && m.seq <= compaction.through)
+    : undefined
+  const after = transcript.filter(
+    (m) => m.seq > compaction.through && m.id !== compaction.id && m.type !== "compaction",
+  )
   return [compaction, ...(restated ? [restated] : []), ...after]
 }
 
@@ -42,7 +46,9 @@ export const toModelMessages = (transcript: ReadonlyArray<Message>): Array<Model
       continue
     }
     if (message.type !== "assistant") {
-      const content = message.parts.flatMap((p) => (p.type === "text" && p.text ? [{ type: "text" as const, text: p.text }] : []))
+      const content = message.parts.flatMap((p) =>
+        p.type === "text" && p.text ? [{ type: "text" as const, text: p.text }] : [],
+      )
       if (content.length > 0) out.push({ role: "user", content })
       continue
     }

@@ -42,19 +42,45 @@ const fileSize = (path: string) => {
  * Where the bytes are: per session and per part type, the journal, free pages and file sizes. Reads
  * message rows one at a time, so memory stays bounded by the largest message.
  */
-export const databaseStats = (database: DatabaseShape, options: { readonly sessionID?: string } = {}): DatabaseStats => {
+export const databaseStats = (
+  database: DatabaseShape,
+  options: { readonly sessionID?: string } = {},
+): DatabaseStats => {
   const { client } = database
   const pragma = (name: string) => (client.query(`PRAGMA ${name}`).get() as Record<string, number>)[name] ?? 0
-  const sessions = new Map<string, { sessionID: string; title: string; messages: number; bytes: number; parts: { text: number; reasoning: number; tool: number }; journal: number }>()
+  const sessions = new Map<
+    string,
+    {
+      sessionID: string
+      title: string
+      messages: number
+      bytes: number
+      parts: { text: number; reasoning: number; tool: number }
+      journal: number
+    }
+  >()
   const sessionRows = options.sessionID
-    ? client.query<{ id: string; title: string }, [string]>("SELECT id, title FROM session WHERE id = ?").all(options.sessionID)
+    ? client
+        .query<{ id: string; title: string }, [string]>("SELECT id, title FROM session WHERE id = ?")
+        .all(options.sessionID)
     : client.query<{ id: string; title: string }, []>("SELECT id, title FROM session ORDER BY id").all()
   for (const row of sessionRows) {
-    sessions.set(row.id, { sessionID: row.id, title: row.title, messages: 0, bytes: 0, parts: { text: 0, reasoning: 0, tool: 0 }, journal: 0 })
+    sessions.set(row.id, {
+      sessionID: row.id,
+      title: row.title,
+      messages: 0,
+      bytes: 0,
+      parts: { text: 0, reasoning: 0, tool: 0 },
+      journal: 0,
+    })
   }
   const totals = { text: 0, reasoning: 0, tool: 0 }
   const messages = options.sessionID
-    ? client.query<{ session_id: string; data: string }, [string]>("SELECT session_id, data FROM session_message WHERE session_id = ?").iterate(options.sessionID)
+    ? client
+        .query<{ session_id: string; data: string }, [string]>(
+          "SELECT session_id, data FROM session_message WHERE session_id = ?",
+        )
+        .iterate(options.sessionID)
     : client.query<{ session_id: string; data: string }, []>("SELECT session_id, data FROM session_message").iterate()
   for (const row of messages) {
     const entry = sessions.get(row.session_id)
@@ -85,7 +111,10 @@ export const databaseStats = (database: DatabaseShape, options: { readonly sessi
   const path = database.path
   return {
     path,
-    files: path === ":memory:" ? { database: 0, wal: 0, shm: 0 } : { database: fileSize(path), wal: fileSize(`${path}-wal`), shm: fileSize(`${path}-shm`) },
+    files:
+      path === ":memory:"
+        ? { database: 0, wal: 0, shm: 0 }
+        : { database: fileSize(path), wal: fileSize(`${path}-wal`), shm: fileSize(`${path}-shm`) },
     pages: { size: pragma("page_size"), count: pragma("page_count"), free: pragma("freelist_count") },
     journal: { events: journalEvents, bytes: journalBytes },
     parts: totals,

@@ -177,7 +177,9 @@ export const bash: Tool<BashInput> = {
       return yield* Effect.tryPromise({
         try: (interrupt) => run(cwd, input, childEnvironment(ctx.env ?? process.env), ctx.signal, interrupt),
         catch: (error) =>
-          error instanceof ToolError ? error : new ToolError({ tool: "bash", message: `command failed: ${String(error)}` }),
+          error instanceof ToolError
+            ? error
+            : new ToolError({ tool: "bash", message: `command failed: ${String(error)}` }),
       })
     }),
 }

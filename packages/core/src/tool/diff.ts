@@ -40,7 +40,8 @@ const myers = (a: ReadonlyArray<string>, b: ReadonlyArray<string>, max: number):
   for (let d = 0; d <= limit; d++) {
     trace.push(v.slice())
     for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!) ? v[offset + k + 1]! : v[offset + k - 1]! + 1
+      let x =
+        k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!) ? v[offset + k + 1]! : v[offset + k - 1]! + 1
       let y = x - k
       while (x < n && y < m && a[x] === b[y]) {
         x++
@@ -94,7 +95,8 @@ const script = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): Array<Op> =
   // Only the context next to the middle matters; the rest of the head and tail is never printed.
   for (let i = Math.max(0, head - CONTEXT); i < head; i++) ops.push({ kind: " ", text: a[i]! })
   ops.push(...middle)
-  for (let i = a.length - tail; i < Math.min(a.length, a.length - tail + CONTEXT); i++) ops.push({ kind: " ", text: a[i]! })
+  for (let i = a.length - tail; i < Math.min(a.length, a.length - tail + CONTEXT); i++)
+    ops.push({ kind: " ", text: a[i]! })
   return Object.assign(ops, { skipped: Math.max(0, head - CONTEXT) })
 }
 
@@ -115,7 +117,8 @@ const commonSuffix = (a: string, b: string, max: number): number => {
   return i
 }
 
-const atLineStart = (text: string, offset: number) => offset === 0 || offset === text.length || text.charCodeAt(offset - 1) === 10
+const atLineStart = (text: string, offset: number) =>
+  offset === 0 || offset === text.length || text.charCodeAt(offset - 1) === 10
 
 /** Start of the line `count` lines above the line starting at `offset`. */
 const linesBack = (text: string, offset: number, count: number) => {
@@ -210,7 +213,8 @@ export const unifiedDiff = (path: string, before: string | undefined, after: str
     out.push(`@@ -${countA === 0 ? from.a : from.a + 1},${countA} +${countB === 0 ? from.b : from.b + 1},${countB} @@`)
     for (let j = start; j < end; j++) {
       const op = ops[j]!
-      if (op.text.endsWith(NO_EOL)) out.push(`${op.kind}${op.text.slice(0, -NO_EOL.length)}`, "\\ No newline at end of file")
+      if (op.text.endsWith(NO_EOL))
+        out.push(`${op.kind}${op.text.slice(0, -NO_EOL.length)}`, "\\ No newline at end of file")
       else out.push(`${op.kind}${op.text}`)
     }
     i = end

@@ -7,7 +7,8 @@ import { PathOutsideDirectoryError, ToolError, type Tool, type ToolContext, type
 export const EditInput = Schema.Struct({
   path: Schema.String.annotate({ description: "File to change, relative to the session directory." }),
   oldString: Schema.String.annotate({
-    description: "Exact text to replace (whitespace matters). Must occur exactly once unless replaceAll is set. Empty creates a new file.",
+    description:
+      "Exact text to replace (whitespace matters). Must occur exactly once unless replaceAll is set. Empty creates a new file.",
   }),
   newString: Schema.String.annotate({ description: "The replacement text." }),
   replaceAll: Schema.optionalKey(Schema.Boolean.annotate({ description: "Replace every occurrence. Default false." })),
@@ -32,11 +33,14 @@ export const applyEdit = (shown: string, before: string | undefined, input: Edit
   if (input.oldString === input.newString) return fail("oldString and newString are identical; nothing would change")
   if (input.oldString === "") {
     if (before === undefined || before === "") return input.newString
-    return fail(`oldString is empty but "${shown}" already has content; give the text to replace, or use the write tool`)
+    return fail(
+      `oldString is empty but "${shown}" already has content; give the text to replace, or use the write tool`,
+    )
   }
   if (before === undefined) return fail(`file "${shown}" not found`)
   const found = count(before, input.oldString, input.replaceAll ? Number.MAX_SAFE_INTEGER : 2)
-  if (found === 0) return fail(`oldString not found in "${shown}"; read the file and copy the text exactly (whitespace included)`)
+  if (found === 0)
+    return fail(`oldString not found in "${shown}"; read the file and copy the text exactly (whitespace included)`)
   if (found > 1 && !input.replaceAll) {
     const total = count(before, input.oldString, Number.MAX_SAFE_INTEGER)
     return fail(
@@ -85,7 +89,10 @@ const plan = (input: EditInput, ctx: ToolContext): Effect.Effect<ToolPlan, ToolE
             catch: (error) => (error instanceof ToolError ? error : fail(String(error))),
           })
           const replaced = input.replaceAll ? count(before ?? "", input.oldString, Number.MAX_SAFE_INTEGER) : 1
-          const what = before === undefined ? `created "${shown}"` : `edited "${shown}" (${replaced} replacement${replaced === 1 ? "" : "s"})`
+          const what =
+            before === undefined
+              ? `created "${shown}"`
+              : `edited "${shown}" (${replaced} replacement${replaced === 1 ? "" : "s"})`
           return { output: what, metadata: { diff } }
         }),
     } satisfies ToolPlan

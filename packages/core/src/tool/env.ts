@@ -32,8 +32,9 @@ export const SECRET_VARIABLES: ReadonlyArray<string> = [
 ]
 
 /** The names `{env:VAR}` references in a config file's text. */
-export const referencedVariables = (text: string): Array<string> =>
-  [...new Set([...text.matchAll(/\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!))]
+export const referencedVariables = (text: string): Array<string> => [
+  ...new Set([...text.matchAll(/\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!)),
+]
 
 /** `env` without the secrets: the fixed list and `extra` (the config's `{env:VAR}` names). */
 export const childEnvironment = (

@@ -22,7 +22,10 @@ export const readTextFile = async (tool: string, file: string, shown: string): P
   if (stat.isDirectory()) throw new ToolError({ tool, message: `"${shown}" is a directory, not a file` })
   if (!stat.isFile()) throw new ToolError({ tool, message: `"${shown}" is not a regular file` })
   if (stat.size > EDIT_MAX_BYTES) {
-    throw new ToolError({ tool, message: `"${shown}" is ${stat.size} bytes; files over ${EDIT_MAX_BYTES} bytes are not edited` })
+    throw new ToolError({
+      tool,
+      message: `"${shown}" is ${stat.size} bytes; files over ${EDIT_MAX_BYTES} bytes are not edited`,
+    })
   }
   // Checked to be a regular file above; read with the runtime's fast path (decoded natively).
   const text = await fs.readFile(file, "utf8")
@@ -70,7 +73,11 @@ const describe = (error: unknown) => (error instanceof Error ? error.message : S
  * renamed over their targets. If anything fails before the renames nothing changed; if a rename fails,
  * the files already replaced get their previous content back. Modes of replaced files are kept.
  */
-export const writeFiles = async (tool: string, changes: ReadonlyArray<FileChange>, previous: ReadonlyMap<string, string | undefined>) => {
+export const writeFiles = async (
+  tool: string,
+  changes: ReadonlyArray<FileChange>,
+  previous: ReadonlyMap<string, string | undefined>,
+) => {
   const staged: Array<{ change: FileChange; temp?: string }> = []
   const createdDirs: Array<string> = []
   try {
@@ -112,6 +119,9 @@ export const writeFiles = async (tool: string, changes: ReadonlyArray<FileChange
       else await fs.writeFile(change.path, before).catch(() => undefined)
     }
     await Promise.all(staged.map((s) => (s.temp ? fs.rm(s.temp, { force: true }) : undefined)))
-    throw new ToolError({ tool, message: `nothing was changed: cannot write "${staged[done.length]?.change.shown}": ${describe(error)}` })
+    throw new ToolError({
+      tool,
+      message: `nothing was changed: cannot write "${staged[done.length]?.change.shown}": ${describe(error)}`,
+    })
   }
 }

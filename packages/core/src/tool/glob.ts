@@ -14,7 +14,9 @@ export const GlobInput = Schema.Struct({
     description: 'Glob pattern matched against paths relative to `path`, e.g. "**/*.ts", "src/*.json", "*.{md,txt}".',
   }),
   path: Schema.optionalKey(
-    Schema.String.annotate({ description: 'Directory to search in, relative to the session directory. Defaults to ".".' }),
+    Schema.String.annotate({
+      description: 'Directory to search in, relative to the session directory. Defaults to ".".',
+    }),
   ),
 })
 export type GlobInput = typeof GlobInput.Type
@@ -67,7 +69,7 @@ export const glob: Tool<GlobInput> = {
   name: "glob",
   description: [
     "Find files whose path (relative to `path`, default the session directory) matches a glob pattern:",
-    '`*` within a path segment, `**` across directories, `{a,b}` alternatives. Returns matching paths relative',
+    "`*` within a path segment, `**` across directories, `{a,b}` alternatives. Returns matching paths relative",
     `to the session directory, sorted, at most ${GLOB_MAX_RESULTS}. .git and node_modules are skipped; symbolic`,
     'links are listed with a trailing "@" and not followed.',
   ].join(" "),

@@ -59,7 +59,9 @@ function matcherProgram() {
 
 let programURL: string | undefined
 const workerURL = () =>
-  (programURL ??= URL.createObjectURL(new Blob([`(${matcherProgram.toString()})()`], { type: "application/javascript" })))
+  (programURL ??= URL.createObjectURL(
+    new Blob([`(${matcherProgram.toString()})()`], { type: "application/javascript" }),
+  ))
 
 /** Starts a worker for `pattern` (already known to compile). */
 export const startMatcher = (pattern: string, maxLineChars: number): LineMatcher => {

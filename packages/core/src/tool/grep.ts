@@ -118,7 +118,11 @@ const searchFile = async (search: Search, file: string): Promise<void> => {
     return
   }
   if (looksBinary(content.subarray(0, BINARY_SNIFF_BYTES))) return
-  const found = await search.matcher.match(displayPath(search.root, file), content, GREP_MAX_MATCHES - search.matches.length)
+  const found = await search.matcher.match(
+    displayPath(search.root, file),
+    content,
+    GREP_MAX_MATCHES - search.matches.length,
+  )
   search.matches.push(...found.matches)
   if (found.truncated) search.truncated = true
 }

@@ -51,7 +51,8 @@ export const parsePatch = (text: string): Array<FilePatch> => {
       continue
     }
     const next = lines[i + 1]
-    if (next === undefined || !next.startsWith("+++ ")) throw fail(`patch line ${i + 2}: expected "+++ <path>" after "${line}"`)
+    if (next === undefined || !next.startsWith("+++ "))
+      throw fail(`patch line ${i + 2}: expected "+++ <path>" after "${line}"`)
     const file: FilePatch = { from: stripPath(line.slice(4)), to: stripPath(next.slice(4)), hunks: [] }
     if (file.from === undefined && file.to === undefined) throw fail(`patch line ${i + 1}: both sides are /dev/null`)
     i += 2
@@ -62,7 +63,10 @@ export const parsePatch = (text: string): Array<FilePatch> => {
       const newCount = header[4] === undefined ? 1 : Number(header[4])
       const hunk: Hunk = { oldStart: Number(header[1]), oldCount, old: [], new: [] }
       i++
-      while (i < lines.length && (hunk.old.length < oldCount || hunk.new.length < newCount || lines[i]!.startsWith("\\"))) {
+      while (
+        i < lines.length &&
+        (hunk.old.length < oldCount || hunk.new.length < newCount || lines[i]!.startsWith("\\"))
+      ) {
         const body = lines[i]!
         const kind = body[0]
         const content = body.slice(1)
@@ -76,7 +80,10 @@ export const parsePatch = (text: string): Array<FilePatch> => {
           hunk.new.push(content)
         } else if (kind === "-") hunk.old.push(content)
         else if (kind === "+") hunk.new.push(content)
-        else throw fail(`patch line ${i + 1}: unexpected "${body.slice(0, 40)}" inside a hunk (lines must start with " ", "-" or "+")`)
+        else
+          throw fail(
+            `patch line ${i + 1}: unexpected "${body.slice(0, 40)}" inside a hunk (lines must start with " ", "-" or "+")`,
+          )
         i++
       }
       if (hunk.old.length !== oldCount || hunk.new.length !== newCount) {
@@ -89,7 +96,8 @@ export const parsePatch = (text: string): Array<FilePatch> => {
     if (file.hunks.length === 0) throw fail(`patch: "${file.to ?? file.from}" has no hunks`)
     files.push(file)
   }
-  if (files.length === 0) throw fail('patch: no file changes found (expected "--- a/path", "+++ b/path" and "@@" hunks)')
+  if (files.length === 0)
+    throw fail('patch: no file changes found (expected "--- a/path", "+++ b/path" and "@@" hunks)')
   return files
 }
 
@@ -129,7 +137,8 @@ export const applyHunks = (shown: string, before: string, hunks: ReadonlyArray<H
     let found = -1
     for (let delta = 0; found === -1 && (expected - delta >= cursor || expected + delta <= lines.length); delta++) {
       if (expected + delta >= cursor && matchesAt(lines, expected + delta, hunk.old)) found = expected + delta
-      else if (delta > 0 && expected - delta >= cursor && matchesAt(lines, expected - delta, hunk.old)) found = expected - delta
+      else if (delta > 0 && expected - delta >= cursor && matchesAt(lines, expected - delta, hunk.old))
+        found = expected - delta
     }
     if (found === -1) {
       return fail(
@@ -186,7 +195,8 @@ const plan = (input: PatchInput, ctx: ToolContext): Effect.Effect<ToolPlan, Tool
       const source = file.from !== undefined ? yield* load(file.from) : undefined
       const dest = file.to !== undefined ? yield* load(file.to) : undefined
       if (source === undefined) {
-        if (dest!.after !== undefined) return yield* fail(`patch: "${dest!.shown}" already exists; it cannot be created (--- /dev/null)`)
+        if (dest!.after !== undefined)
+          return yield* fail(`patch: "${dest!.shown}" already exists; it cannot be created (--- /dev/null)`)
         const created = applyHunks(dest!.shown, "", file.hunks)
         if (created instanceof ToolError) return yield* created
         dest!.after = created
@@ -197,12 +207,15 @@ const plan = (input: PatchInput, ctx: ToolContext): Effect.Effect<ToolPlan, Tool
       if (changed instanceof ToolError) return yield* changed
       if (dest === undefined) {
         if (changed !== "") {
-          return yield* fail(`patch: deleting "${source.shown}" (+++ /dev/null) needs hunks that remove its whole content`)
+          return yield* fail(
+            `patch: deleting "${source.shown}" (+++ /dev/null) needs hunks that remove its whole content`,
+          )
         }
         source.after = undefined
       } else if (dest === source) source.after = changed
       else {
-        if (dest.after !== undefined) return yield* fail(`patch: cannot rename "${source.shown}" to "${dest.shown}": it exists`)
+        if (dest.after !== undefined)
+          return yield* fail(`patch: cannot rename "${source.shown}" to "${dest.shown}": it exists`)
         source.after = undefined
         dest.after = changed
       }
@@ -223,7 +236,9 @@ const plan = (input: PatchInput, ctx: ToolContext): Effect.Effect<ToolPlan, Tool
               catch: (error) => (error instanceof ToolError ? error : fail(String(error))),
             })
             if (!same) {
-              return yield* fail(`file "${target.shown}" changed since the patch was checked; nothing was changed, read it again`)
+              return yield* fail(
+                `file "${target.shown}" changed since the patch was checked; nothing was changed, read it again`,
+              )
             }
           }
           const changes: Array<FileChange> = list.map((t) => ({ path: t.path, shown: t.shown, after: t.after }))
@@ -231,7 +246,9 @@ const plan = (input: PatchInput, ctx: ToolContext): Effect.Effect<ToolPlan, Tool
             try: () => writeFiles("patch", changes, new Map(list.map((t) => [t.path, t.before]))),
             catch: (error) => (error instanceof ToolError ? error : fail(String(error))),
           })
-          const summary = list.map((t) => `${t.before === undefined ? "created" : t.after === undefined ? "deleted" : "patched"} ${t.shown}`)
+          const summary = list.map(
+            (t) => `${t.before === undefined ? "created" : t.after === undefined ? "deleted" : "patched"} ${t.shown}`,
+          )
           return { output: summary.length > 0 ? summary.join("\n") : "the patch changes nothing", metadata: { diff } }
         }),
     } satisfies ToolPlan

@@ -189,8 +189,13 @@ export const resolveWritable = (
         let ancestor = nodePath.dirname(resolution.path)
         for (;;) {
           const real = yield* Effect.tryPromise({
-            try: () => fs.realpath(ancestor).then((p) => p, (error) => (errnoCode(error) === "ENOENT" ? undefined : Promise.reject(error))),
-            catch: (error) => new ToolError({ tool, message: `cannot resolve path "${requested}": ${describe(error)}` }),
+            try: () =>
+              fs.realpath(ancestor).then(
+                (p) => p,
+                (error) => (errnoCode(error) === "ENOENT" ? undefined : Promise.reject(error)),
+              ),
+            catch: (error) =>
+              new ToolError({ tool, message: `cannot resolve path "${requested}": ${describe(error)}` }),
           })
           if (real !== undefined) {
             if (!isInside(root, real)) return yield* outside

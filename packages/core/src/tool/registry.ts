@@ -7,7 +7,14 @@ import { list } from "./list.ts"
 import { patch } from "./patch.ts"
 import { read } from "./read.ts"
 import { write } from "./write.ts"
-import { ToolError, type PathOutsideDirectoryError, type PermissionKey, type Tool, type ToolContext, type ToolPlan } from "./tool.ts"
+import {
+  ToolError,
+  type PathOutsideDirectoryError,
+  type PermissionKey,
+  type Tool,
+  type ToolContext,
+  type ToolPlan,
+} from "./tool.ts"
 
 /**
  * The built-in tools, in the order they are offered to the model. Every call goes through the permission
@@ -96,11 +103,16 @@ export const inputJsonSchema = (tool: Tool): ModelToolDefinition["parameters"] =
   if (schema["type"] !== "object") {
     throw new Error(`tool "${tool.name}": input schema must describe an object, got ${JSON.stringify(schema)}`)
   }
-  const result: Record<string, unknown> = { ...schema, properties: schema["properties"] ?? {}, required: schema["required"] ?? [] }
+  const result: Record<string, unknown> = {
+    ...schema,
+    properties: schema["properties"] ?? {},
+    required: schema["required"] ?? [],
+  }
   if (needed.size > 0) {
     // Recursive definitions: keep them (themselves inlined as far as possible) under $defs.
     const defs: Record<string, unknown> = {}
-    for (const name of needed) defs[name] = inline(document.definitions[name], document.definitions, new Set([name]), needed)
+    for (const name of needed)
+      defs[name] = inline(document.definitions[name], document.definitions, new Set([name]), needed)
     result["$defs"] = defs
   }
   return result as ModelToolDefinition["parameters"]
@@ -165,7 +177,9 @@ export const planTool = (
     if (tool.plan) return yield* tool.plan(input, ctx)
     const key = permissionKey(tool.name)
     const subject =
-      key === "bash" ? String((input as { command?: unknown }).command ?? "") : String((input as { path?: unknown }).path ?? ".")
+      key === "bash"
+        ? String((input as { command?: unknown }).command ?? "")
+        : String((input as { path?: unknown }).path ?? ".")
     return {
       permission: key,
       patterns: [subject],
@@ -207,7 +221,8 @@ const decodeInput = (tool: Tool, rawInput: unknown): Effect.Effect<unknown, Tool
       const text = input
       input = yield* Effect.try({
         try: () => (text.trim() === "" ? {} : (JSON.parse(text) as unknown)),
-        catch: () => new ToolError({ tool: tool.name, message: `invalid input for tool "${tool.name}": not valid JSON` }),
+        catch: () =>
+          new ToolError({ tool: tool.name, message: `invalid input for tool "${tool.name}": not valid JSON` }),
       })
     }
     if (input === undefined || input === null) input = {}

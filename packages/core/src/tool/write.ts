@@ -38,13 +38,17 @@ const plan = (input: WriteInput, ctx: ToolContext): Effect.Effect<ToolPlan, Tool
             try: () => unchanged("write", path, shown, print, before),
             catch: (error) => (error instanceof ToolError ? error : fail(`cannot read "${shown}": ${String(error)}`)),
           })
-          if (!same) return yield* fail(`file "${shown}" changed since it was read; read it again before overwriting it`)
+          if (!same)
+            return yield* fail(`file "${shown}" changed since it was read; read it again before overwriting it`)
           yield* Effect.tryPromise({
             try: () => writeFiles("write", [{ path, shown, after: input.content }], new Map([[path, before]])),
             catch: (error) => (error instanceof ToolError ? error : fail(String(error))),
           })
           const bytes = Buffer.byteLength(input.content, "utf8")
-          return { output: `${before === undefined ? "created" : "wrote"} "${shown}" (${bytes} bytes)`, metadata: { diff } }
+          return {
+            output: `${before === undefined ? "created" : "wrote"} "${shown}" (${bytes} bytes)`,
+            metadata: { diff },
+          }
         }),
     } satisfies ToolPlan
   })

@@ -6,7 +6,14 @@
  * `input_json_delta`), a `ping`, `message_delta` with the stop reason and output usage, `message_stop`.
  * Errors are `{ type: "error", error: { type, message } }` bodies.
  */
-import { type Protocol, type Reply, type ScriptedServer, splitText, sse, startScriptedServer } from "./scripted-server.ts"
+import {
+  type Protocol,
+  type Reply,
+  type ScriptedServer,
+  splitText,
+  sse,
+  startScriptedServer,
+} from "./scripted-server.ts"
 
 const errorType = (status: number) =>
   status === 429
@@ -43,7 +50,8 @@ export const anthropicProtocol: Protocol = {
     let block = 0
     const open = (content_block: unknown) =>
       frames.push(sse("content_block_start", { type: "content_block_start", index: block, content_block }))
-    const delta = (delta: unknown) => frames.push(sse("content_block_delta", { type: "content_block_delta", index: block, delta }))
+    const delta = (delta: unknown) =>
+      frames.push(sse("content_block_delta", { type: "content_block_delta", index: block, delta }))
     const close = () => frames.push(sse("content_block_stop", { type: "content_block_stop", index: block++ }))
     if (reply.reasoning) {
       open({ type: "thinking", thinking: "" })

@@ -20,16 +20,42 @@ export const seedBulkySession = (options: { turns: number; toolBytes: number; di
       const messageID = ascending("msg")
       yield* bus.commit(info.id, [
         draft(SessionEvent.MessageAdmitted, {
-          message: { id: ascending("msg"), sessionID: info.id, type: "user", origin: "user", parts: [{ id: ascending("prt"), type: "text", text: `prompt ${i}` }], time: { created: i } },
+          message: {
+            id: ascending("msg"),
+            sessionID: info.id,
+            type: "user",
+            origin: "user",
+            parts: [{ id: ascending("prt"), type: "text", text: `prompt ${i}` }],
+            time: { created: i },
+          },
         }),
         draft(SessionEvent.TurnStarted, { turnID, reason: "prompt" }),
-        draft(SessionEvent.AssistantStarted, { messageID, turnID, agent: "build", model: { providerID: "offline", modelID: "echo" } }),
-        draft(SessionEvent.PartUpdated, { messageID, part: { id: ascending("prt"), type: "reasoning", text: `thinking about ${i}` } }),
+        draft(SessionEvent.AssistantStarted, {
+          messageID,
+          turnID,
+          agent: "build",
+          model: { providerID: "offline", modelID: "echo" },
+        }),
         draft(SessionEvent.PartUpdated, {
           messageID,
-          part: { id: ascending("prt"), type: "tool", callID: `call_${i}`, tool: "read", input: { path: `file${i}` }, state: "completed", output: `${i}:${chunk}` },
+          part: { id: ascending("prt"), type: "reasoning", text: `thinking about ${i}` },
         }),
-        draft(SessionEvent.PartUpdated, { messageID, part: { id: ascending("prt"), type: "text", text: `final answer ${i}` } }),
+        draft(SessionEvent.PartUpdated, {
+          messageID,
+          part: {
+            id: ascending("prt"),
+            type: "tool",
+            callID: `call_${i}`,
+            tool: "read",
+            input: { path: `file${i}` },
+            state: "completed",
+            output: `${i}:${chunk}`,
+          },
+        }),
+        draft(SessionEvent.PartUpdated, {
+          messageID,
+          part: { id: ascending("prt"), type: "text", text: `final answer ${i}` },
+        }),
         draft(SessionEvent.AssistantCompleted, { messageID, finish: "stop" }),
         draft(SessionEvent.TurnEnded, { turnID, outcome: "completed" }),
       ])

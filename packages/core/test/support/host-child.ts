@@ -26,5 +26,13 @@ const program = Effect.gen(function* () {
 })
 
 await Effect.runPromise(
-  program.pipe(Effect.provide(HostLayer({ database: spec.database, config: { data: spec.config, directory: spec.directory }, autoResume: false }))),
+  program.pipe(
+    Effect.provide(
+      HostLayer({
+        database: spec.database,
+        config: { data: spec.config, directory: spec.directory },
+        autoResume: false,
+      }),
+    ),
+  ),
 )

@@ -213,12 +213,22 @@ export const startOpenAIServer = async (options: OpenAIServerOptions = {}): Prom
     const reply = queue.shift() ?? handler?.(body, index) ?? DEFAULT_REPLY
     if (reply.status !== undefined) {
       return Response.json(
-        { error: { message: reply.error ?? `scripted error ${reply.status}`, type: "scripted_error", code: reply.status } },
+        {
+          error: {
+            message: reply.error ?? `scripted error ${reply.status}`,
+            type: "scripted_error",
+            code: reply.status,
+          },
+        },
         { status: reply.status, ...(reply.headers ? { headers: reply.headers } : {}) },
       )
     }
     // Serialised one at a time as the client pulls, so a big scripted answer is never held encoded whole.
-    const events: Array<unknown> = buildChunks(reply, typeof body?.model === "string" ? body.model : "test-model", index)
+    const events: Array<unknown> = buildChunks(
+      reply,
+      typeof body?.model === "string" ? body.model : "test-model",
+      index,
+    )
     events.push("[DONE]")
     const encode = (event: unknown) => `data: ${typeof event === "string" ? event : JSON.stringify(event)}\n\n`
     // Hold after the role chunk and the first content chunk.
@@ -282,7 +292,10 @@ export const startOpenAIServer = async (options: OpenAIServerOptions = {}): Prom
         try {
           body = await req.json()
         } catch {
-          return Response.json({ error: { message: "invalid JSON body", type: "invalid_request_error" } }, { status: 400 })
+          return Response.json(
+            { error: { message: "invalid JSON body", type: "invalid_request_error" } },
+            { status: 400 },
+          )
         }
         const index = requests.length
         requests.push(body)

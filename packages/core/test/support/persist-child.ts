@@ -18,7 +18,14 @@ const program = Effect.gen(function* () {
     for (const text of ["first", "second", "third"]) {
       yield* bus.commit(info.id, [
         draft(SessionEvent.MessageAdmitted, {
-          message: { id: ascending("msg"), sessionID: info.id, type: "user", origin: "user", parts: [{ id: ascending("prt"), type: "text", text }], time: { created: 1 } },
+          message: {
+            id: ascending("msg"),
+            sessionID: info.id,
+            type: "user",
+            origin: "user",
+            parts: [{ id: ascending("prt"), type: "text", text }],
+            time: { created: 1 },
+          },
         }),
       ])
     }
@@ -27,7 +34,12 @@ const program = Effect.gen(function* () {
   const page = yield* session.list()
   const info = page.items[0]!
   const messages = yield* session.messages(info.id)
-  return { sessionID: info.id, title: info.title, seq: info.seq, texts: messages.items.map((m) => (m.parts[0] as { text: string }).text) }
+  return {
+    sessionID: info.id,
+    title: info.title,
+    seq: info.seq,
+    texts: messages.items.map((m) => (m.parts[0] as { text: string }).text),
+  }
 })
 
 const result = await Effect.runPromise(program.pipe(Effect.provide(StoreLayer({ path, persist: true }))))

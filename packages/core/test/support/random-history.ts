@@ -28,7 +28,13 @@ interface Model {
 const input = (sessionID: string, type: "user" | "synthetic", text: string) => {
   const id = ascending("msg")
   const partID = ascending("prt")
-  const base = { id, sessionID, origin: type === "user" ? "user" : "plugin:test", parts: [{ id: partID, type: "text" as const, text }], time: { created: 1 } }
+  const base = {
+    id,
+    sessionID,
+    origin: type === "user" ? "user" : "plugin:test",
+    parts: [{ id: partID, type: "text" as const, text }],
+    time: { created: 1 },
+  }
   return { id, partID, message: type === "user" ? { ...base, type } : { ...base, type, description: "notice" } }
 }
 
@@ -42,7 +48,9 @@ export const applyOps = (ops: ReadonlyArray<number>) =>
       if (!sessionID) {
         const id = ascending("ses")
         model.sessions.set(id, { inbox: [], inputs: [], completed: [], asks: [] })
-        yield* bus.commit(id, [draft(E.Created, { title: `s${step}`, directory: "/tmp", ...(op % 2 ? { agent: "build" } : {}) })])
+        yield* bus.commit(id, [
+          draft(E.Created, { title: `s${step}`, directory: "/tmp", ...(op % 2 ? { agent: "build" } : {}) }),
+        ])
         continue
       }
       const s = model.sessions.get(sessionID)!
@@ -56,8 +64,7 @@ export const applyOps = (ops: ReadonlyArray<number>) =>
           const reply = (["once", "always", "reject"] as const)[op % 3]!
           drafts.push(draft(E.PermissionReplied, { permissionID: ask, reply, ...(op % 2 ? { message: text } : {}) }))
         }
-      }
-      else if (kind === 1 || (kind === 2 && !s.claim)) {
+      } else if (kind === 1 || (kind === 2 && !s.claim)) {
         const made = input(sessionID, op % 3 ? "user" : "synthetic", text)
         if (s.claim) {
           s.inbox.push({ id: made.id, type: made.message.type })
@@ -69,7 +76,14 @@ export const applyOps = (ops: ReadonlyArray<number>) =>
       } else if (kind === 2 && s.claim && !s.assistant) {
         const id = ascending("msg")
         s.assistant = { id, parts: [] }
-        drafts.push(draft(E.AssistantStarted, { messageID: id, turnID: s.claim, agent: "build", model: { providerID: "offline", modelID: "echo" } }))
+        drafts.push(
+          draft(E.AssistantStarted, {
+            messageID: id,
+            turnID: s.claim,
+            agent: "build",
+            model: { providerID: "offline", modelID: "echo" },
+          }),
+        )
       } else if (kind === 3 && !s.claim) {
         s.claim = ascending("trn")
         drafts.push(draft(E.TurnStarted, { turnID: s.claim, reason: op % 2 ? "prompt" : "synthetic" }))
@@ -100,7 +114,15 @@ export const applyOps = (ops: ReadonlyArray<number>) =>
         const id = op % 4 === 0 && s.assistant.parts.length > 0 ? s.assistant.parts[0]!.id : ascending("prt")
         const part =
           partType === "tool"
-            ? { id, type: "tool" as const, callID: `call_${step}`, tool: "read", input: { path: text }, state: "completed" as const, output: text.repeat(3) }
+            ? {
+                id,
+                type: "tool" as const,
+                callID: `call_${step}`,
+                tool: "read",
+                input: { path: text },
+                state: "completed" as const,
+                output: text.repeat(3),
+              }
             : { id, type: partType, text }
         if (!s.assistant.parts.some((p) => p.id === id)) s.assistant.parts.push({ id, type: part.type })
         else s.assistant.parts = s.assistant.parts.map((p) => (p.id === id ? { id, type: part.type } : p))
@@ -124,7 +146,13 @@ export const applyOps = (ops: ReadonlyArray<number>) =>
           )
         }
       } else if (kind === 6 && s.assistant) {
-        drafts.push(draft(E.AssistantCompleted, { messageID: s.assistant.id, finish: "stop", ...(op % 2 ? { usage: { input: op, output: step } } : {}) }))
+        drafts.push(
+          draft(E.AssistantCompleted, {
+            messageID: s.assistant.id,
+            finish: "stop",
+            ...(op % 2 ? { usage: { input: op, output: step } } : {}),
+          }),
+        )
         s.completed.push(s.assistant)
         s.assistant = undefined
       } else if (kind === 7 && s.claim && !s.assistant) {
@@ -139,7 +167,10 @@ export const applyOps = (ops: ReadonlyArray<number>) =>
         }
       } else if (kind === 8 && !s.claim) {
         const target = s.inputs.find((m) => !m.retracted)
-        if (target) drafts.push(draft(E.MessageCorrected, { messageID: target.id, partID: target.partID, text, by: "plugin:test" }))
+        if (target)
+          drafts.push(
+            draft(E.MessageCorrected, { messageID: target.id, partID: target.partID, text, by: "plugin:test" }),
+          )
       } else if (kind === 9 && s.claim && s.inbox.length > 0) {
         // Retracting queued input cancels its delivery; it enters the transcript retracted.
         const queued = s.inbox.splice((op >> 3) % s.inbox.length, 1)[0]!
@@ -149,7 +180,9 @@ export const applyOps = (ops: ReadonlyArray<number>) =>
         const target = s.inputs.find((m) => !m.retracted)
         if (target) {
           target.retracted = true
-          drafts.push(draft(E.MessageRetracted, { messageID: target.id, placeholder: "[retracted]", by: "plugin:test" }))
+          drafts.push(
+            draft(E.MessageRetracted, { messageID: target.id, placeholder: "[retracted]", by: "plugin:test" }),
+          )
         }
       } else if (kind === 10 && !s.claim) {
         const message = s.completed.find((m) => m.parts.some((p) => p.type !== "text"))
@@ -180,4 +213,5 @@ export const applyOps = (ops: ReadonlyArray<number>) =>
     }
   })
 
-export const opsArbitrary = (fcModule: typeof fc) => fcModule.array(fcModule.nat({ max: 4095 }), { minLength: 20, maxLength: 150 })
+export const opsArbitrary = (fcModule: typeof fc) =>
+  fcModule.array(fcModule.nat({ max: 4095 }), { minLength: 20, maxLength: 150 })

@@ -6,7 +6,14 @@
  * `response.output_text.delta`, function calls with `response.function_call_arguments.delta`), and
  * `response.completed` carrying the usage. Every event has a `sequence_number`; there is no `[DONE]`.
  */
-import { type Protocol, type Reply, type ScriptedServer, splitText, sse, startScriptedServer } from "./scripted-server.ts"
+import {
+  type Protocol,
+  type Reply,
+  type ScriptedServer,
+  splitText,
+  sse,
+  startScriptedServer,
+} from "./scripted-server.ts"
 
 export const responsesProtocol: Protocol = {
   path: "/v1/responses",
@@ -45,7 +52,12 @@ export const responsesProtocol: Protocol = {
       for (const delta of splitText(reply.reasoning)) {
         emit("response.reasoning_summary_text.delta", { item_id: item.id, output_index: at, summary_index: 0, delta })
       }
-      emit("response.reasoning_summary_text.done", { item_id: item.id, output_index: at, summary_index: 0, text: reply.reasoning })
+      emit("response.reasoning_summary_text.done", {
+        item_id: item.id,
+        output_index: at,
+        summary_index: 0,
+        text: reply.reasoning,
+      })
       const part = { type: "summary_text", text: reply.reasoning }
       emit("response.reasoning_summary_part.done", { item_id: item.id, output_index: at, summary_index: 0, part })
       const done = { ...item, summary: [part] }
@@ -68,7 +80,13 @@ export const responsesProtocol: Protocol = {
       for (const delta of splitText(reply.text)) {
         emit("response.output_text.delta", { item_id: id, output_index: at, content_index: 0, delta, logprobs: [] })
       }
-      emit("response.output_text.done", { item_id: id, output_index: at, content_index: 0, text: reply.text, logprobs: [] })
+      emit("response.output_text.done", {
+        item_id: id,
+        output_index: at,
+        content_index: 0,
+        text: reply.text,
+        logprobs: [],
+      })
       const part = { type: "output_text", text: reply.text, annotations: [] }
       emit("response.content_part.done", { item_id: id, output_index: at, content_index: 0, part })
       const item = { type: "message", id, role: "assistant", status: "completed", content: [part] }
@@ -79,9 +97,16 @@ export const responsesProtocol: Protocol = {
       const id = `fc_${index}_${n}`
       const at = output.length
       const args = typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {})
-      const item = { type: "function_call", id, call_id: call.id ?? `call_${index}_${n}`, name: call.name, arguments: "" }
+      const item = {
+        type: "function_call",
+        id,
+        call_id: call.id ?? `call_${index}_${n}`,
+        name: call.name,
+        arguments: "",
+      }
       emit("response.output_item.added", { output_index: at, item: { ...item, status: "in_progress" } })
-      for (const delta of splitText(args)) emit("response.function_call_arguments.delta", { item_id: id, output_index: at, delta })
+      for (const delta of splitText(args))
+        emit("response.function_call_arguments.delta", { item_id: id, output_index: at, delta })
       emit("response.function_call_arguments.done", { item_id: id, output_index: at, arguments: args })
       const done = { ...item, arguments: args, status: "completed" }
       emit("response.output_item.done", { output_index: at, item: done })

@@ -97,7 +97,7 @@ export const startScriptedServer = async (protocol: Protocol): Promise<ScriptedS
         },
       })
       return new Response(stream, {
-        headers: { "content-type": "text/event-stream", "cache-control": "no-cache", ...(reply.headers ?? {}) },
+        headers: { "content-type": "text/event-stream", "cache-control": "no-cache", ...reply.headers },
       })
     },
   })

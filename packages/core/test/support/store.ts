@@ -9,7 +9,8 @@ export const makeStore = (options: { persist?: boolean; path?: string } = {}) =>
   return {
     path,
     runtime,
-    run: <A, E>(effect: Effect.Effect<A, E, Layer.Success<ReturnType<typeof StoreLayer>>>) => runtime.runPromise(effect),
+    run: <A, E>(effect: Effect.Effect<A, E, Layer.Success<ReturnType<typeof StoreLayer>>>) =>
+      runtime.runPromise(effect),
     exit: <A, E>(effect: Effect.Effect<A, E, Layer.Success<ReturnType<typeof StoreLayer>>>) =>
       runtime.runPromiseExit(effect),
     dispose: () => runtime.dispose(),

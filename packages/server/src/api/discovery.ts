@@ -30,4 +30,3 @@ export class ConfigGroup extends HttpApiGroup.make("config")
     ),
   )
   .annotate(OpenApi.Description, "Configuration") {}
-

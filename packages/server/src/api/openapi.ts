@@ -52,7 +52,13 @@ const streamPaths = {
         "A comment line is sent every 15 s. " +
         "A subscriber that falls too far behind receives a `server.error` event and the stream ends.",
       parameters: [
-        { name: "sessionID", in: "query", required: false, schema: { type: "string" }, description: "Only this session's events" },
+        {
+          name: "sessionID",
+          in: "query",
+          required: false,
+          schema: { type: "string" },
+          description: "Only this session's events",
+        },
       ],
       security: [{ basic: [] }],
       responses: {
@@ -116,7 +122,9 @@ const normalize = (node: Json): Json => {
       : members
     if (finite.length !== members.length) {
       const { anyOf: _, ...rest } = node
-      return normalize(finite.length === 1 && isObject(finite[0]) ? { ...finite[0], ...rest } : { ...rest, anyOf: finite })
+      return normalize(
+        finite.length === 1 && isObject(finite[0]) ? { ...finite[0], ...rest } : { ...rest, anyOf: finite },
+      )
     }
   }
   const out: JsonObject = {}
@@ -128,12 +136,14 @@ const normalize = (node: Json): Json => {
       const members = property.anyOf.filter((member) => !isNull(member))
       if (members.length === property.anyOf.length) continue
       const { anyOf: _, ...rest } = property
-      out.properties[name] = members.length === 1 && isObject(members[0]) ? { ...members[0], ...rest } : { ...rest, anyOf: members }
+      out.properties[name] =
+        members.length === 1 && isObject(members[0]) ? { ...members[0], ...rest } : { ...rest, anyOf: members }
     }
   }
   // Path ids are checked against their prefix and alphabet before routing (src/http/path.ts).
   const id = out.in === "path" && typeof out.name === "string" ? idPattern(out.name) : undefined
-  if (id !== undefined && isObject(out.schema) && out.schema.type === "string") out.schema = { ...out.schema, pattern: id }
+  if (id !== undefined && isObject(out.schema) && out.schema.type === "string")
+    out.schema = { ...out.schema, pattern: id }
   if (typeof out.in === "string" && isObject(out.schema) && out.schema.type === "string") {
     const pattern = out.schema.pattern
     if (typeof pattern === "string" && NUMBER_STRING.test(pattern)) {

@@ -32,7 +32,6 @@ export {
   UserMessage,
 } from "@opencode-ai/plugin"
 
-
 /** Token figures of a session: what its next request carries (`context`) and its model's window (`limit`). */
 export const SessionTokens = Schema.Struct({
   context: Schema.Number,
@@ -59,7 +58,9 @@ export const ModelName = Schema.String.check(
 export const Text = Schema.String.check(Schema.isPattern(/\S/, { message: "expected a non-empty text" }))
 
 /** A message-listing cursor: the seq the previous page ended at, as returned in `cursor`. */
-export const SeqCursor = Schema.String.check(Schema.isPattern(/^\d+$/, { message: "expected a cursor returned by a previous page" }))
+export const SeqCursor = Schema.String.check(
+  Schema.isPattern(/^\d+$/, { message: "expected a cursor returned by a previous page" }),
+)
 
 /** Listing page size. */
 export const Limit = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 200 }))

@@ -59,10 +59,7 @@ export class SessionGroup extends HttpApiGroup.make("session")
       }),
       success: Admitted,
       error: [SessionNotFoundError, InvalidRequestError],
-    }).annotate(
-      OpenApi.Summary,
-      "Admit a user prompt; the turn runs asynchronously (queued behind a running turn)",
-    ),
+    }).annotate(OpenApi.Summary, "Admit a user prompt; the turn runs asynchronously (queued behind a running turn)"),
     HttpApiEndpoint.post("synthetic", "/api/session/:sessionID/synthetic", {
       params,
       payload: Schema.Struct({

@@ -17,14 +17,7 @@ import {
   type SessionExport,
   Transfer,
 } from "@opencode-ai/core"
-import type {
-  DatabaseStats,
-  EraseSummary,
-  Message,
-  PrunableType,
-  PruneSummary,
-  SessionInfo,
-} from "@opencode-ai/sdk"
+import type { DatabaseStats, EraseSummary, Message, PrunableType, PruneSummary, SessionInfo } from "@opencode-ai/sdk"
 import { createOpencodeClient } from "@opencode-ai/sdk"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
 import { existsSync } from "node:fs"
@@ -61,7 +54,8 @@ export const loadConfig = async (io: Io): Promise<ConfigShape> => {
   const exit = await Effect.runPromiseExit(Config.load(io.cwd, io.env))
   if (Exit.isSuccess(exit)) return exit.value
   const failure = Cause.findErrorOption(exit.cause)
-  if (Option.isSome(failure)) throw new CommandError(`invalid config ${failure.value.path}: ${failure.value.message}`, "ConfigError")
+  if (Option.isSome(failure))
+    throw new CommandError(`invalid config ${failure.value.path}: ${failure.value.message}`, "ConfigError")
   throw Cause.squash(exit.cause)
 }
 
@@ -81,7 +75,9 @@ export const openLocal = async (path: string, config: ConfigShape): Promise<Back
     throw new CommandError(`no database at ${path} (pass --db PATH or set OPENCODE_DB)`)
   }
   const runtime = ManagedRuntime.make(localLayer(path, config))
-  const run = async <A, E extends CoreError>(effect: Effect.Effect<A, E, Prune | Erase | Session | Stats | Transfer>): Promise<A> => {
+  const run = async <A, E extends CoreError>(
+    effect: Effect.Effect<A, E, Prune | Erase | Session | Stats | Transfer>,
+  ): Promise<A> => {
     const exit = await runtime.runPromiseExit(fromCore(effect))
     if (Exit.isSuccess(exit)) return exit.value
     const failure = Cause.findErrorOption(exit.cause)
@@ -108,7 +104,9 @@ export const openLocal = async (path: string, config: ConfigShape): Promise<Back
     async *messages(sessionID) {
       let cursor: string | undefined
       do {
-        const page = await run(Session.use((s) => s.messages(sessionID, { limit: PAGE, order: "asc", ...(cursor ? { cursor } : {}) })))
+        const page = await run(
+          Session.use((s) => s.messages(sessionID, { limit: PAGE, order: "asc", ...(cursor ? { cursor } : {}) })),
+        )
         yield* page.items as ReadonlyArray<Message>
         cursor = page.cursor
       } while (cursor)
@@ -150,7 +148,10 @@ export const sdkCaller =
     if (result.error === undefined && result.data !== undefined) return result.data
     // The client reports a failed connection as the error value, without a response.
     if (result.response === undefined || result.error instanceof Error) throw unreachable(url, result.error)
-    const body = (typeof result.error === "object" && result.error !== null ? result.error : {}) as { _tag?: string; message?: string }
+    const body = (typeof result.error === "object" && result.error !== null ? result.error : {}) as {
+      _tag?: string
+      message?: string
+    }
     const message = body.message ?? `request failed with status ${result.response?.status ?? "unknown"}`
     const hint = body._tag === "UnauthorizedError" ? " (set OPENCODE_SERVER_PASSWORD)" : ""
     throw new CommandError(`${message}${hint}`, body._tag)
@@ -176,7 +177,10 @@ export const openRemote = (url: string, io: Io): Backend => {
       let cursor: string | undefined
       do {
         const page = await call(
-          client.message.list({ path: { sessionID }, query: { limit: PAGE, order: "asc", ...(cursor ? { cursor } : {}) } }),
+          client.message.list({
+            path: { sessionID },
+            query: { limit: PAGE, order: "asc", ...(cursor ? { cursor } : {}) },
+          }),
         )
         yield* page.items
         cursor = page.cursor
@@ -212,7 +216,10 @@ export const unreachable = (url: string, cause: unknown) =>
  * XDG) when one is running, so its live subscribers hear what this command does; else that database
  * directly, with the loaded config.
  */
-export const openBackend = async (flags: { readonly attach?: string; readonly db?: string }, io: Io): Promise<Backend> => {
+export const openBackend = async (
+  flags: { readonly attach?: string; readonly db?: string },
+  io: Io,
+): Promise<Backend> => {
   if (flags.attach !== undefined) return openRemote(flags.attach, io)
   const path = databasePath(flags.db, io)
   const running = await findRunning(path)

@@ -97,7 +97,11 @@ export interface Flag {
   readonly description: string
 }
 
-type FlagValue<F extends Flag> = F["type"] extends "boolean" ? boolean : F["multiple"] extends true ? Array<string> : string
+type FlagValue<F extends Flag> = F["type"] extends "boolean"
+  ? boolean
+  : F["multiple"] extends true
+    ? Array<string>
+    : string
 export type Values<F extends Record<string, Flag>> = { readonly [K in keyof F]?: FlagValue<F[K]> }
 
 export interface Positional {
@@ -126,7 +130,8 @@ export type AnyCommand = Command<any>
 
 export const defineCommand = <const F extends Record<string, Flag>>(command: Command<F>): Command<F> => command
 
-export const usageLine = (command: AnyCommand) => `usage: opencode2 ${command.name}${command.synopsis ? ` ${command.synopsis}` : ""}`
+export const usageLine = (command: AnyCommand) =>
+  `usage: opencode2 ${command.name}${command.synopsis ? ` ${command.synopsis}` : ""}`
 
 /** The `--help` text of a command. */
 export const helpText = (command: AnyCommand): string => {
@@ -159,7 +164,11 @@ export const parseCommand = <F extends Record<string, Flag>>(
     help: { type: "boolean", short: "h" },
   }
   for (const [name, flag] of Object.entries(command.flags as Record<string, Flag>)) {
-    options[name] = { type: flag.type, ...(flag.multiple ? { multiple: true } : {}), ...(flag.short ? { short: flag.short } : {}) }
+    options[name] = {
+      type: flag.type,
+      ...(flag.multiple ? { multiple: true } : {}),
+      ...(flag.short ? { short: flag.short } : {}),
+    }
   }
   let parsed: { values: Record<string, unknown>; positionals: Array<string> }
   try {
@@ -227,7 +236,10 @@ export const urlFlag = (command: AnyCommand, flag: string, raw: string | undefin
   try {
     url = new URL(raw)
   } catch {
-    throw new UsageError(`invalid value for --${flag}: "${raw}" (expected a URL such as http://127.0.0.1:4096)`, command)
+    throw new UsageError(
+      `invalid value for --${flag}: "${raw}" (expected a URL such as http://127.0.0.1:4096)`,
+      command,
+    )
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new UsageError(`invalid value for --${flag}: "${raw}" (expected an http:// or https:// URL)`, command)

@@ -76,7 +76,10 @@ const overview = (group?: string) => {
 const isHelp = (arg: string | undefined) => arg === "--help" || arg === "-h" || arg === "help"
 
 /** Finds the command named by the leading arguments; returns it with the rest of argv. */
-const resolve = (argv: ReadonlyArray<string>, io: Io): { command: AnyCommand; rest: ReadonlyArray<string> } | number => {
+const resolve = (
+  argv: ReadonlyArray<string>,
+  io: Io,
+): { command: AnyCommand; rest: ReadonlyArray<string> } | number => {
   const [first, second, ...more] = argv
   if (first === undefined) {
     io.err(overview().trimEnd())
@@ -101,7 +104,11 @@ const resolve = (argv: ReadonlyArray<string>, io: Io): { command: AnyCommand; re
     }
     const command = second !== undefined && !second.startsWith("-") ? find(`${first} ${second}`) : undefined
     if (!command) {
-      io.err(second === undefined ? `opencode2 ${first}: missing command` : `opencode2 ${first}: unknown command "${second}"`)
+      io.err(
+        second === undefined
+          ? `opencode2 ${first}: missing command`
+          : `opencode2 ${first}: unknown command "${second}"`,
+      )
       io.err(overview(first).trimEnd())
       return EXIT_USAGE
     }

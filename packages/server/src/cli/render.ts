@@ -15,7 +15,11 @@ export const formatBytes = (bytes: number) => {
 }
 
 /** A timestamp as `YYYY-MM-DD HH:MM:SS` UTC. */
-export const formatTime = (ms: number) => new Date(ms).toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z")
+export const formatTime = (ms: number) =>
+  new Date(ms)
+    .toISOString()
+    .replace("T", " ")
+    .replace(/\.\d+Z$/, "Z")
 
 const truncate = (text: string, width: number) => (text.length > width ? `${text.slice(0, width - 1)}…` : text)
 
@@ -56,12 +60,14 @@ const renderPart = (part: Part): string => {
       return indent(part.text, "  ~ ")
     case "tool": {
       const head = `  [tool ${part.tool} ${part.state}] ${compact(part.input)}`
-      const tail = part.error !== undefined ? `error: ${part.error}` : part.output !== undefined ? part.output : undefined
+      const tail =
+        part.error !== undefined ? `error: ${part.error}` : part.output !== undefined ? part.output : undefined
       if (tail === undefined) return head
       const lines = tail.split("\n")
       const shown = lines.slice(0, 8).join("\n") + (lines.length > 8 ? `\n… (${lines.length - 8} more lines)` : "")
       const diff = part.metadata?.["diff"]
-      const diffText = typeof diff === "string" && diff !== "" ? `\n${diffLines(diff, styleFor(false), 20).join("\n")}` : ""
+      const diffText =
+        typeof diff === "string" && diff !== "" ? `\n${diffLines(diff, styleFor(false), 20).join("\n")}` : ""
       return `${head}\n${indent(shown, "    ")}${diffText}`
     }
   }
@@ -77,14 +83,19 @@ export const renderMessage = (message: Message): string => {
   }
   if (message.type === "synthetic" && message.description) details.push(message.description)
   if (message.type === "compaction") details.push(`${message.reason} summary of #1-#${message.through}`)
-  const lines = [`#${message.seq} ${message.type} ${message.id} (${details.join(", ")}) ${formatTime(message.time.created)}`]
+  const lines = [
+    `#${message.seq} ${message.type} ${message.id} (${details.join(", ")}) ${formatTime(message.time.created)}`,
+  ]
   if (message.retracted) {
-    lines.push(`  [retracted by ${message.retracted.by} at ${formatTime(message.retracted.time)}] ${message.placeholder ?? ""}`.trimEnd())
+    lines.push(
+      `  [retracted by ${message.retracted.by} at ${formatTime(message.retracted.time)}] ${message.placeholder ?? ""}`.trimEnd(),
+    )
   } else {
     for (const part of message.parts) lines.push(renderPart(part))
     if (message.parts.length === 0) lines.push("  (no parts)")
   }
-  if (message.type === "assistant" && message.error) lines.push(`  error: ${message.error.name}: ${message.error.message}`)
+  if (message.type === "assistant" && message.error)
+    lines.push(`  error: ${message.error.name}: ${message.error.message}`)
   return lines.join("\n")
 }
 
@@ -142,7 +153,14 @@ const wrap = (open: string, close: string) => (text: string) => `\x1b[${open}m${
 
 export const styleFor = (enabled: boolean): Style =>
   enabled
-    ? { enabled, dim: wrap("2", "22"), bold: wrap("1", "22"), red: wrap("31", "39"), green: wrap("32", "39"), cyan: wrap("36", "39") }
+    ? {
+        enabled,
+        dim: wrap("2", "22"),
+        bold: wrap("1", "22"),
+        red: wrap("31", "39"),
+        green: wrap("32", "39"),
+        cyan: wrap("36", "39"),
+      }
     : { enabled, dim: (t) => t, bold: (t) => t, red: (t) => t, green: (t) => t, cyan: (t) => t }
 
 /** A permission ask as `run` receives it (event data or a listed request). */
@@ -167,14 +185,20 @@ export const shortInput = (tool: string, input: unknown): string => {
       }
     }
     if (tool === "patch" && typeof record["patch"] === "string") {
-      const files = [...record["patch"].matchAll(/^\+\+\+ (?:b\/)?(\S+)/gm)].map((m) => m[1]).filter((f) => f !== "/dev/null")
+      const files = [...record["patch"].matchAll(/^\+\+\+ (?:b\/)?(\S+)/gm)]
+        .map((m) => m[1])
+        .filter((f) => f !== "/dev/null")
       return truncate(files.join(", "), 80)
     }
   }
   return truncate(compact(input), 80)
 }
 
-const firstLine = (text: string) => text.split("\n").find((line) => line.trim() !== "")?.trim() ?? ""
+const firstLine = (text: string) =>
+  text
+    .split("\n")
+    .find((line) => line.trim() !== "")
+    ?.trim() ?? ""
 
 /** `✓ edit a.txt  edited "a.txt" (1 replacement)` / `✗ bash rm -rf x  permission denied: ...` */
 export const toolLine = (
@@ -213,7 +237,10 @@ export const askLines = (ask: Ask, style: Style): Array<string> => {
 }
 
 /** `usage: 120 in, 40 out tokens · 1.2s` */
-export const usageLine = (usage: { input: number; output: number; reasoning: number } | undefined, elapsedMs: number) => {
+export const usageLine = (
+  usage: { input: number; output: number; reasoning: number } | undefined,
+  elapsedMs: number,
+) => {
   const seconds = `${(elapsedMs / 1000).toFixed(1)}s`
   if (!usage) return `done in ${seconds}`
   const reasoning = usage.reasoning > 0 ? `, ${usage.reasoning} reasoning` : ""

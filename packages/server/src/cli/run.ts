@@ -1,9 +1,24 @@
-import { createOpencodeClient, EventStreamError, type OpencodeClient, type ServerEvent, type SessionInfo } from "@opencode-ai/sdk"
+import {
+  createOpencodeClient,
+  EventStreamError,
+  type OpencodeClient,
+  type ServerEvent,
+  type SessionInfo,
+} from "@opencode-ai/sdk"
 import { realpathSync } from "node:fs"
 import { createInterface } from "node:readline"
 import { startServer } from "../server.ts"
 import { databasePath, loadConfig, sdkCaller, unreachable } from "./backend.ts"
-import { CommandError, defineCommand, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, type Io, UsageError, urlFlag } from "./command.ts"
+import {
+  CommandError,
+  defineCommand,
+  EXIT_FAILURE,
+  EXIT_INTERRUPTED,
+  EXIT_OK,
+  type Io,
+  UsageError,
+  urlFlag,
+} from "./command.ts"
 import { findRunning } from "./registration.ts"
 import { type Ask, askLines, diffLines, type Style, styleFor, toolLine, usageLine } from "./render.ts"
 
@@ -63,7 +78,8 @@ const processTerminal = (io: Io): Terminal => ({
  */
 export const run = defineCommand({
   name: "run",
-  summary: "Send a prompt to a session; stream the answer to stdout and the agent's work to stderr until the turn ends.",
+  summary:
+    "Send a prompt to a session; stream the answer to stdout and the agent's work to stderr until the turn ends.",
   synopsis:
     "[TEXT...] [--session ID | --continue] [--attach URL] [--db PATH] [--model PROVIDER/MODEL] [--agent NAME] [--allow TOOL]... [--yes] [--format text|json]",
   details: [
@@ -85,13 +101,29 @@ export const run = defineCommand({
     continue: { type: "boolean", short: "c", description: "Continue the latest session of the current directory" },
     attach: { type: "string", value: "URL", description: "Use the server at URL instead of starting one" },
     db: { type: "string", value: "PATH", description: "Database file for the in-process server" },
-    model: { type: "string", short: "m", value: "PROVIDER/MODEL", description: "Model for this prompt (default from config)" },
+    model: {
+      type: "string",
+      short: "m",
+      value: "PROVIDER/MODEL",
+      description: "Model for this prompt (default from config)",
+    },
     agent: { type: "string", value: "NAME", description: "Agent for this prompt" },
-    allow: { type: "string", multiple: true, value: "TOOL", description: "Answer asks for this tool or kind (edit, bash...) with once" },
+    allow: {
+      type: "string",
+      multiple: true,
+      value: "TOOL",
+      description: "Answer asks for this tool or kind (edit, bash...) with once",
+    },
     yes: { type: "boolean", short: "y", description: "Answer every ask with once" },
-    format: { type: "string", value: "text|json", description: "Output: the answer as text (default) or NDJSON events" },
+    format: {
+      type: "string",
+      value: "text|json",
+      description: "Output: the answer as text (default) or NDJSON events",
+    },
   },
-  positionals: [{ name: "TEXT", description: "The prompt (several words are joined with spaces; default: stdin)", variadic: true }],
+  positionals: [
+    { name: "TEXT", description: "The prompt (several words are joined with spaces; default: stdin)", variadic: true },
+  ],
   async run({ flags, args }, io): Promise<number> {
     return runWith(flags, args, io, processTerminal(io))
   },
@@ -100,13 +132,24 @@ export const run = defineCommand({
 type Flags = Parameters<(typeof run)["run"]>[0]["flags"]
 
 /** `run` with an explicit terminal (the command uses the process's). */
-export const runWith = async (flags: Flags, args: ReadonlyArray<string>, io: Io, terminal: Terminal): Promise<number> => {
+export const runWith = async (
+  flags: Flags,
+  args: ReadonlyArray<string>,
+  io: Io,
+  terminal: Terminal,
+): Promise<number> => {
   const format = flags.format ?? "text"
-  if (format !== "text" && format !== "json") throw new UsageError(`invalid value for --format: "${format}" (expected text or json)`, run)
-  if (flags.attach !== undefined && flags.db !== undefined) throw new UsageError("--db cannot be combined with --attach", run)
-  if (flags.session !== undefined && flags.continue) throw new UsageError("--session cannot be combined with --continue", run)
+  if (format !== "text" && format !== "json")
+    throw new UsageError(`invalid value for --format: "${format}" (expected text or json)`, run)
+  if (flags.attach !== undefined && flags.db !== undefined)
+    throw new UsageError("--db cannot be combined with --attach", run)
+  if (flags.session !== undefined && flags.continue)
+    throw new UsageError("--session cannot be combined with --continue", run)
   if (flags.model !== undefined && !MODEL.test(flags.model)) {
-    throw new UsageError(`invalid value for --model: "${flags.model}" (expected PROVIDER/MODEL, e.g. offline/echo)`, run)
+    throw new UsageError(
+      `invalid value for --model: "${flags.model}" (expected PROVIDER/MODEL, e.g. offline/echo)`,
+      run,
+    )
   }
   let text = args.join(" ")
   if (!text.trim() && args.length === 0 && !process.stdin.isTTY) text = await terminal.readAll()
@@ -187,7 +230,10 @@ const latestHere = async (client: OpencodeClient, call: ReturnType<typeof sdkCal
     if (found) return found
     cursor = page.cursor
   } while (cursor)
-  throw new CommandError(`no session in ${here} to continue (run without --continue to start one)`, "SessionNotFoundError")
+  throw new CommandError(
+    `no session in ${here} to continue (run without --continue to start one)`,
+    "SessionNotFoundError",
+  )
 }
 
 /** Prompts, then follows the session's live events until the turn that carries the prompt has ended. */
@@ -213,13 +259,16 @@ const turn = async (target: Target, io: Io, terminal: Terminal, input: TurnInput
     interrupted = true
     void client.session.interrupt({ path: { sessionID } }).catch(() => undefined)
   }
-  const output = input.format === "json" ? new JsonOutput(io) : new TextOutput(io, styleFor(terminal.styled), terminal.tty)
+  const output =
+    input.format === "json" ? new JsonOutput(io) : new TextOutput(io, styleFor(terminal.styled), terminal.tty)
   try {
     try {
       const first = await events.next()
       if (!first.done) output.event(first.value)
     } catch (cause) {
-      throw cause instanceof EventStreamError ? new CommandError(cause.message, cause.error?._tag) : unreachable(target.url, cause)
+      throw cause instanceof EventStreamError
+        ? new CommandError(cause.message, cause.error?._tag)
+        : unreachable(target.url, cause)
     }
     const { messageID } = await call(
       client.session.prompt({
@@ -249,7 +298,9 @@ const turn = async (target: Target, io: Io, terminal: Terminal, input: TurnInput
       const reply = await decide(ask, input, terminal, output)
       const result = await client.permission.reply({ path: { sessionID, permissionID: ask.id }, body: reply })
       if (result.error && (result.error as { _tag?: string })._tag !== "PermissionNotFoundError") {
-        throw new CommandError(`cannot answer ${ask.id}: ${(result.error as { message?: string }).message ?? "refused"}`)
+        throw new CommandError(
+          `cannot answer ${ask.id}: ${(result.error as { message?: string }).message ?? "refused"}`,
+        )
       }
     }
     const pending = await call(client.permission.list({ path: { sessionID } }))
@@ -314,7 +365,9 @@ const decide = async (
   output: Output,
 ): Promise<{ reply: "once" | "always" | "reject"; message?: string }> => {
   if (input.yes || input.allow.has(ask.tool) || input.allow.has(ask.permission)) {
-    output.note(`allowed ${ask.title} (${input.yes ? "--yes" : `--allow ${input.allow.has(ask.tool) ? ask.tool : ask.permission}`})`)
+    output.note(
+      `allowed ${ask.title} (${input.yes ? "--yes" : `--allow ${input.allow.has(ask.tool) ? ask.tool : ask.permission}`})`,
+    )
     return { reply: "once" }
   }
   if (!terminal.interactive || input.format === "json") {

@@ -30,8 +30,15 @@ export const serve = defineCommand({
   flags: {
     hostname: { type: "string", value: "HOST", description: "Interface to bind (default 127.0.0.1)" },
     port: { type: "string", value: "N", description: `Port (default ${DEFAULT_PORT}; 0 picks a free one)` },
-    db: { type: "string", value: "PATH", description: "Database file (default OPENCODE_DB, else $XDG_DATA_HOME/opencode2/opencode.db)" },
-    "no-resume": { type: "boolean", description: "Do not resume sessions left running by a previous process (config server.autoResume)" },
+    db: {
+      type: "string",
+      value: "PATH",
+      description: "Database file (default OPENCODE_DB, else $XDG_DATA_HOME/opencode2/opencode.db)",
+    },
+    "no-resume": {
+      type: "boolean",
+      description: "Do not resume sessions left running by a previous process (config server.autoResume)",
+    },
     cors: { type: "string", multiple: true, value: "ORIGIN", description: 'Allow a browser origin ("*" for any)' },
   },
   positionals: [],

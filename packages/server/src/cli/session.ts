@@ -15,8 +15,16 @@ import { formatBytes, progressBar, renderMessage, renderSessionHeader, sessionLi
 
 /** `--attach URL` / `--db PATH`: where a session or db command works. */
 export const targetFlags = {
-  attach: { type: "string", value: "URL", description: "Use the server at URL (password from OPENCODE_SERVER_PASSWORD)" },
-  db: { type: "string", value: "PATH", description: "Local database (default OPENCODE_DB, else $XDG_DATA_HOME/opencode2/opencode.db)" },
+  attach: {
+    type: "string",
+    value: "URL",
+    description: "Use the server at URL (password from OPENCODE_SERVER_PASSWORD)",
+  },
+  db: {
+    type: "string",
+    value: "PATH",
+    description: "Local database (default OPENCODE_DB, else $XDG_DATA_HOME/opencode2/opencode.db)",
+  },
 } as const satisfies Record<string, Flag>
 
 /** Checks and normalizes the target flags of `command`. */
@@ -112,15 +120,26 @@ export const sessionPrune = defineCommand({
   ],
   flags: {
     all: { type: "boolean", description: "Prune every session" },
-    "older-than": { type: "string", value: "DAYS", description: "With --all: only sessions last updated more than DAYS days ago" },
-    types: { type: "string", value: "LIST", description: "Part types to remove: tool, reasoning or both (default both)" },
+    "older-than": {
+      type: "string",
+      value: "DAYS",
+      description: "With --all: only sessions last updated more than DAYS days ago",
+    },
+    types: {
+      type: "string",
+      value: "LIST",
+      description: "Part types to remove: tool, reasoning or both (default both)",
+    },
     ...targetFlags,
   },
   positionals: [{ name: "ID", description: "The session to prune (or --all)" }],
   async run({ flags, args }, io): Promise<number> {
     const sessionID = args[0]
     if ((sessionID === undefined) === (flags.all !== true)) {
-      throw new UsageError(sessionID === undefined ? "give a session ID or --all" : "give either a session ID or --all, not both", sessionPrune)
+      throw new UsageError(
+        sessionID === undefined ? "give a session ID or --all" : "give either a session ID or --all, not both",
+        sessionPrune,
+      )
     }
     if (flags["older-than"] !== undefined && !flags.all) throw new UsageError("--older-than needs --all", sessionPrune)
     const olderThan = numberFlag(sessionPrune, "older-than", flags["older-than"])
@@ -150,7 +169,10 @@ export const sessionPrune = defineCommand({
         }
       }
       if (progress) io.status(`${progressBar(ids.length, ids.length, "done")}\n`)
-      const skipped = [summary.busy ? `${summary.busy} busy skipped` : "", summary.failed ? `${summary.failed} failed` : ""].filter(Boolean)
+      const skipped = [
+        summary.busy ? `${summary.busy} busy skipped` : "",
+        summary.failed ? `${summary.failed} failed` : "",
+      ].filter(Boolean)
       io.out(
         `pruned ${plural(summary.sessions, "session")}: ${plural(summary.parts, "part")}, ${summary.bytes} bytes` +
           (summary.bytes >= 1024 ? ` (${formatBytes(summary.bytes)})` : "") +

@@ -36,7 +36,9 @@ export const authorized = (password: string | undefined, header: string | null |
 }
 
 export const unauthorized = () =>
-  new UnauthorizedError({ message: `Authentication required: use HTTP Basic auth with user "${AUTH_USER}" and the server password` })
+  new UnauthorizedError({
+    message: `Authentication required: use HTTP Basic auth with user "${AUTH_USER}" and the server password`,
+  })
 
 /** The `Authorization` HttpApi middleware, checking the same credentials as the front door. */
 export const AuthorizationLive = (password: string | undefined) =>

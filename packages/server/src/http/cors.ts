@@ -33,9 +33,12 @@ export const makeCors = (origins: CorsOrigins | undefined) => {
         // (`allowed` narrows `origin` to null here, but a string origin can be refused too.)
         const given = request.headers.get("origin")
         const shown = given === null ? "a request without an Origin" : `origin ${JSON.stringify(given.slice(0, 200))}`
-        return errorResponse(new ForbiddenError({ message: `CORS preflight refused for ${shown}: not in the allowed origins` }), {
-          vary: "Origin",
-        })
+        return errorResponse(
+          new ForbiddenError({ message: `CORS preflight refused for ${shown}: not in the allowed origins` }),
+          {
+            vary: "Origin",
+          },
+        )
       }
       return new Response(null, {
         status: 204,

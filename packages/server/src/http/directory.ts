@@ -24,11 +24,16 @@ export const resolveDirectory = (directory: string): Effect.Effect<string, Inval
         real = await realpath(directory)
       } catch (cause) {
         const code = (cause as NodeJS.ErrnoException).code
-        throw refuse(directory, code === "ENOENT" || code === "ENOTDIR" ? "does not exist" : `cannot be resolved (${code ?? "error"})`)
+        throw refuse(
+          directory,
+          code === "ENOENT" || code === "ENOTDIR" ? "does not exist" : `cannot be resolved (${code ?? "error"})`,
+        )
       }
       if (!(await stat(real)).isDirectory()) throw refuse(directory, "is not a directory")
       return real
     },
     catch: (cause) =>
-      cause instanceof InvalidRequestError ? cause : refuse(directory, `cannot be read (${String((cause as Error)?.message ?? cause)})`),
+      cause instanceof InvalidRequestError
+        ? cause
+        : refuse(directory, `cannot be read (${String((cause as Error)?.message ?? cause)})`),
   })

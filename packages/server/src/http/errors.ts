@@ -52,7 +52,11 @@ export const toHttpError = (error: CoreError) => {
     case "Session.NotFoundError":
       return new SessionNotFoundError({ sessionID: error.sessionID, message: error.message })
     case "Session.MessageNotFoundError":
-      return new MessageNotFoundError({ sessionID: error.sessionID, messageID: error.messageID, message: error.message })
+      return new MessageNotFoundError({
+        sessionID: error.sessionID,
+        messageID: error.messageID,
+        message: error.message,
+      })
     case "Session.PartNotFoundError":
       return new PartNotFoundError({
         sessionID: error.sessionID,
@@ -71,7 +75,11 @@ export const toHttpError = (error: CoreError) => {
         message: error.message,
       })
     case "Permission.NotFoundError":
-      return new PermissionNotFoundError({ sessionID: error.sessionID, permissionID: error.permissionID, message: error.message })
+      return new PermissionNotFoundError({
+        sessionID: error.sessionID,
+        permissionID: error.permissionID,
+        message: error.message,
+      })
     case "Session.InvalidInputError":
       return new InvalidRequestError({
         message: error.message,

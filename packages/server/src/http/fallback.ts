@@ -23,7 +23,11 @@ export const Fallback = HttpRouter.middleware(
         const reason = failure.value.reason
         if (reason._tag === "RouteNotFound") {
           return Effect.succeed(
-            respond(new NotFoundError({ message: `No route for ${reason.request.method} ${reason.request.url.split("?")[0]}` })),
+            respond(
+              new NotFoundError({
+                message: `No route for ${reason.request.method} ${reason.request.url.split("?")[0]}`,
+              }),
+            ),
           )
         }
       }

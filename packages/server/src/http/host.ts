@@ -49,7 +49,10 @@ export interface HostRule {
  * The host rule for a server: with a password every Host is served (after auth); without one, loopback
  * names and addresses (any port) and the names in `allowedHosts` (case-insensitive, port ignored).
  */
-export const makeHostRule = (options: { password: string | undefined; allowedHosts?: ReadonlyArray<string> }): HostRule => {
+export const makeHostRule = (options: {
+  password: string | undefined
+  allowedHosts?: ReadonlyArray<string>
+}): HostRule => {
   const allowed = new Set((options.allowedHosts ?? []).map((entry) => hostName(entry) ?? entry.trim().toLowerCase()))
   return {
     allows(header) {

@@ -13,8 +13,10 @@ const isJson = (response: Response) => /\bjson\b/i.test(response.headers.get("co
 /** The tagged error that stands for a bare status the framework answered by itself. */
 const forStatus = (status: number, text: string, context: string, limit: number): HttpError => {
   const detail = text.trim().slice(0, 200)
-  if (status === 415) return new UnsupportedMediaTypeError({ message: detail || "Unsupported Content-Type: request bodies are JSON" })
-  if (status === 413) return new PayloadTooLargeError({ message: `The request body is larger than the limit of ${limit} bytes`, limit })
+  if (status === 415)
+    return new UnsupportedMediaTypeError({ message: detail || "Unsupported Content-Type: request bodies are JSON" })
+  if (status === 413)
+    return new PayloadTooLargeError({ message: `The request body is larger than the limit of ${limit} bytes`, limit })
   if (status === 404 || status === 405) return new NotFoundError({ message: detail || `No route for ${context}` })
   if (status >= 500) return unknownErrorSync(new Error(`${status} ${detail}`), context)
   return new InvalidRequestError({ message: detail || `The request was refused (HTTP ${status})` })
@@ -32,5 +34,8 @@ export const ensureJsonError = async (request: Request, response: Response, limi
   const headers = new Headers(response.headers)
   headers.delete("content-type")
   headers.delete("content-length")
-  return Response.json(encodeError(forStatus(response.status, text, context, limit)).body, { status: response.status, headers })
+  return Response.json(encodeError(forStatus(response.status, text, context, limit)).body, {
+    status: response.status,
+    headers,
+  })
 }

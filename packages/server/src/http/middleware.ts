@@ -41,15 +41,18 @@ export const invalidRequest = (error: HttpApiError.HttpApiSchemaError) => {
  * interruptions pass through untouched.
  */
 export const RequestErrorsLive = Layer.succeed(RequestErrors, (httpEffect, { endpoint, group }) =>
-  Effect.catchCause(httpEffect, (cause): Effect.Effect<never, unhandled | InvalidRequestError | PayloadTooLargeError | UnknownError> => {
-    if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
-    const failure = Cause.findErrorOption(cause)
-    if (Option.isSome(failure)) {
-      const error = failure.value
-      if (!HttpApiError.HttpApiSchemaError.is(error)) return Effect.fail(error as unhandled)
-      if (error.kind !== "Body" && error.kind !== "ResponseHeaders") return Effect.fail(invalidRequest(error))
-    }
-    const operation = group.topLevel ? endpoint.identifier : `${group.identifier}.${endpoint.identifier}`
-    return Effect.flatMap(unknownError(cause, operation), Effect.fail)
-  }),
+  Effect.catchCause(
+    httpEffect,
+    (cause): Effect.Effect<never, unhandled | InvalidRequestError | PayloadTooLargeError | UnknownError> => {
+      if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+      const failure = Cause.findErrorOption(cause)
+      if (Option.isSome(failure)) {
+        const error = failure.value
+        if (!HttpApiError.HttpApiSchemaError.is(error)) return Effect.fail(error as unhandled)
+        if (error.kind !== "Body" && error.kind !== "ResponseHeaders") return Effect.fail(invalidRequest(error))
+      }
+      const operation = group.topLevel ? endpoint.identifier : `${group.identifier}.${endpoint.identifier}`
+      return Effect.flatMap(unknownError(cause, operation), Effect.fail)
+    },
+  ),
 )

@@ -97,7 +97,12 @@ export const pathTable = (paths: Iterable<string>): PathTable => {
     const pattern = toRoutePattern(path)
     routes.add(pattern)
     if (pattern !== "/") routes.add(`${pattern}/`)
-    expressions.push(path.split(/\{\w+\}/).map(escape).join("[^/]+"))
+    expressions.push(
+      path
+        .split(/\{\w+\}/)
+        .map(escape)
+        .join("[^/]+"),
+    )
   }
   const matcher = new RegExp(`^(?:${expressions.join("|")})/?$`)
   return { routes: [...routes], matches: (pathname) => matcher.test(pathname) }

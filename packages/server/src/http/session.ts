@@ -1,4 +1,14 @@
-import { checkChoice, Config, contextTokens, Erase, Execution, parseModel, Providers, Prune, Session } from "@opencode-ai/core"
+import {
+  checkChoice,
+  Config,
+  contextTokens,
+  Erase,
+  Execution,
+  parseModel,
+  Providers,
+  Prune,
+  Session,
+} from "@opencode-ai/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/api.ts"
@@ -36,7 +46,9 @@ export const SessionHandlers = HttpApiBuilder.group(
           Effect.andThen(
             payload.directory === undefined
               ? session.create(payload)
-              : Effect.flatMap(resolveDirectory(payload.directory), (directory) => session.create({ ...payload, directory })),
+              : Effect.flatMap(resolveDirectory(payload.directory), (directory) =>
+                  session.create({ ...payload, directory }),
+                ),
           ),
         ),
       list: ({ query }) => session.list(query),
@@ -45,7 +57,10 @@ export const SessionHandlers = HttpApiBuilder.group(
           session
             .get(params.sessionID)
             .pipe(
-              Effect.map((info) => ({ ...info, tokens: contextTokens(session.sync, config.data, providers, params.sessionID) })),
+              Effect.map((info) => ({
+                ...info,
+                tokens: contextTokens(session.sync, config.data, providers, params.sessionID),
+              })),
             ),
         ),
       update: ({ params, payload }) => fromCore(session.rename(params.sessionID, payload.title)),

@@ -33,7 +33,9 @@ const etagOf = async (body: Blob) => {
 
 const load = async (): Promise<Assets> => {
   const files = new Map<string, Asset>()
-  const embedded = (page as { files?: ReadonlyArray<{ path: string; loader: string; headers: Record<string, string> }> }).files
+  const embedded = (
+    page as { files?: ReadonlyArray<{ path: string; loader: string; headers: Record<string, string> }> }
+  ).files
   if (embedded && embedded.length > 0) {
     for (const file of embedded) {
       const body = Bun.file(file.path)

@@ -38,7 +38,10 @@ afterAll(async () => {
 })
 
 /** Starts `opencode2 ...args` in `cwd`; stdout and stderr are pipes. */
-export const spawnCli = (args: ReadonlyArray<string>, options: { cwd: string; env?: Record<string, string>; command?: ReadonlyArray<string> }) => {
+export const spawnCli = (
+  args: ReadonlyArray<string>,
+  options: { cwd: string; env?: Record<string, string>; command?: ReadonlyArray<string> },
+) => {
   const child = Bun.spawn([...(options.command ?? [process.execPath, CLI]), ...args], {
     cwd: options.cwd,
     env: isolatedEnv(options.cwd, options.env),
@@ -57,7 +60,11 @@ export const runCli = async (
   options: { cwd: string; env?: Record<string, string>; command?: ReadonlyArray<string> },
 ): Promise<CliResult> => {
   const child = spawnCli(args, options)
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ])
   return { code, stdout, stderr }
 }
 

@@ -166,7 +166,9 @@ export const foldTranscript = (events: ReadonlyArray<DurableEvent>): Array<Messa
       }
       case "session.message.corrected": {
         const message = get(data.messageID, event)
-        message.parts = message.parts.map((p) => (p.id === data.partID && p.type === "text" ? { ...p, text: data.text } : p))
+        message.parts = message.parts.map((p) =>
+          p.id === data.partID && p.type === "text" ? { ...p, text: data.text } : p,
+        )
         break
       }
       case "session.message.retracted": {
@@ -178,7 +180,11 @@ export const foldTranscript = (events: ReadonlyArray<DurableEvent>): Array<Messa
           order.push(data.messageID)
         }
         const message = get(data.messageID, event)
-        Object.assign(message, { parts: [], retracted: { time: event.time, by: data.by }, placeholder: data.placeholder })
+        Object.assign(message, {
+          parts: [],
+          retracted: { time: event.time, by: data.by },
+          placeholder: data.placeholder,
+        })
         break
       }
       case "session.part.removed": {
@@ -205,7 +211,10 @@ export const listAll = async (client: OpencodeClient, sessionID: string): Promis
   const items: Array<Message> = []
   let cursor: string | undefined
   for (;;) {
-    const page = await client.message.list({ path: { sessionID }, query: { limit: 200, ...(cursor ? { cursor } : {}) } })
+    const page = await client.message.list({
+      path: { sessionID },
+      query: { limit: 200, ...(cursor ? { cursor } : {}) },
+    })
     if (page.error || !page.data) throw new Error(`message.list failed: ${JSON.stringify(page.error)}`)
     items.push(...page.data.items)
     if (!page.data.cursor) return withoutUndefined(items)

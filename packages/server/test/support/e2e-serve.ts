@@ -65,21 +65,24 @@ const collect = (stream: ReadableStream<Uint8Array>) => {
  * exits before printing the listening line.
  */
 export const spawnServe = async (options: ServeOptions): Promise<ServeChild> => {
-  const child = Bun.spawn([process.execPath, CLI_MAIN, "serve", "--port", "0", "--db", options.database, ...(options.args ?? [])], {
-    cwd: options.cwd,
-    env: {
-      ...process.env,
-      OPENCODE_CONFIG: options.config,
-      OPENCODE_DB: "",
-      OPENCODE_SERVER_PASSWORD: "",
-      XDG_CONFIG_HOME: options.cwd,
-      NO_COLOR: "1",
-      ...options.env,
+  const child = Bun.spawn(
+    [process.execPath, CLI_MAIN, "serve", "--port", "0", "--db", options.database, ...(options.args ?? [])],
+    {
+      cwd: options.cwd,
+      env: {
+        ...process.env,
+        OPENCODE_CONFIG: options.config,
+        OPENCODE_DB: "",
+        OPENCODE_SERVER_PASSWORD: "",
+        XDG_CONFIG_HOME: options.cwd,
+        NO_COLOR: "1",
+        ...options.env,
+      },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
     },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  })
+  )
   children.add(child)
   void child.exited.then(() => children.delete(child))
   const stderr = collect(child.stderr)

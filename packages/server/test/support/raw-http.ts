@@ -71,12 +71,7 @@ export const rawRequest = async (url: string, text: string | Uint8Array): Promis
 }
 
 /** A request line and headers (plus optional body) as one HTTP/1.1 message that closes the connection. */
-export const message = (
-  method: string,
-  target: string,
-  headers: Record<string, string> = {},
-  body = "",
-): string => {
+export const message = (method: string, target: string, headers: Record<string, string> = {}, body = ""): string => {
   const all: Record<string, string> = { connection: "close", ...headers }
   if (body !== "" && all["content-length"] === undefined) all["content-length"] = String(Buffer.byteLength(body))
   const lines = Object.entries(all).map(([name, value]) => `${name}: ${value}`)

@@ -48,9 +48,17 @@ export const seedTranscript = async (server: TestServer, text = "hello"): Promis
   await server.client.session.wait({ path: { sessionID: session.id } })
   const messages = (await server.client.message.list({ path: { sessionID: session.id } })).data!.items
   const user = messages.find((message) => message.type === "user")!
-  return { sessionID: session.id, messageID: user.id, partID: user.parts[0]!.id, permissionID: "per_0000000000000000000000000" }
+  return {
+    sessionID: session.id,
+    messageID: user.id,
+    partID: user.parts[0]!.id,
+    permissionID: "per_0000000000000000000000000",
+  }
 }
 
 /** The concrete path for a route, with `ids` (or `override`) in place of its parameters. */
-export const fill = (template: string, ids: Readonly<Record<string, string>>, override: Readonly<Record<string, string>> = {}) =>
-  template.replace(/\{(\w+)\}/g, (_, name: string) => override[name] ?? ids[name] ?? `${name}_missing`)
+export const fill = (
+  template: string,
+  ids: Readonly<Record<string, string>>,
+  override: Readonly<Record<string, string>> = {},
+) => template.replace(/\{(\w+)\}/g, (_, name: string) => override[name] ?? ids[name] ?? `${name}_missing`)

@@ -163,7 +163,9 @@ export class Runner extends Context.Service<
               Stream.takeWhile(() => !state.capped),
               Stream.runForEach((event) =>
                 Effect.suspend(() => {
-                  const drafts = state.apply(event, (delta) => bus.publish(SessionEvent.PartDelta, turn.sessionID, delta))
+                  const drafts = state.apply(event, (delta) =>
+                    bus.publish(SessionEvent.PartDelta, turn.sessionID, delta),
+                  )
                   return drafts.length > 0 ? commit(turn.sessionID, drafts) : Effect.void
                 }),
               ),
@@ -205,7 +207,11 @@ export class Runner extends Context.Service<
               return commit(turn.sessionID, [
                 ...state.flush(),
                 ...state.abandon(error.message),
-                draft(SessionEvent.AssistantCompleted, { messageID, finish: interrupted ? "interrupted" : "error", error }),
+                draft(SessionEvent.AssistantCompleted, {
+                  messageID,
+                  finish: interrupted ? "interrupted" : "error",
+                  error,
+                }),
               ]).pipe(Effect.ignore)
             }),
           )
@@ -235,7 +241,9 @@ export class Runner extends Context.Service<
         }).pipe(
           Effect.catch((failure: { _tag: string; message: string }) => {
             const error: MessageError =
-              failure instanceof HookError ? recordedHookError(failure) : { name: failure._tag, message: failure.message }
+              failure instanceof HookError
+                ? recordedHookError(failure)
+                : { name: failure._tag, message: failure.message }
             // A failure before the assistant message existed (preflight, context hook, unknown model) is
             // recorded on a message of its own; a failure mid-stream was already recorded on its message.
             const last = session.sync.transcript(turn.sessionID).at(-1)
@@ -316,7 +324,9 @@ class StreamState {
         if (Date.now() - this.open.checkpoint >= CHECKPOINT_MS) {
           this.open.checkpoint = Date.now()
           const { id, type: partType, text } = this.open
-          drafts.push(draft(SessionEvent.PartUpdated, { messageID: this.messageID, part: { id, type: partType, text } }))
+          drafts.push(
+            draft(SessionEvent.PartUpdated, { messageID: this.messageID, part: { id, type: partType, text } }),
+          )
         }
         return drafts
       }

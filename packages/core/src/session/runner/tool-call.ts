@@ -71,18 +71,30 @@ export const makeToolCaller = (deps: {
         answer = yield* permissions.answer(pending.id)
       } else {
         const decided = yield* Effect.result(
-          permissions.decide({ sessionID: scope.sessionID, agentID: scope.agentID, tool: call.tool, input: call.input, plan }),
+          permissions.decide({
+            sessionID: scope.sessionID,
+            agentID: scope.agentID,
+            tool: call.tool,
+            input: call.input,
+            plan,
+          }),
         )
         if (decided._tag === "Failure") {
           const failure = decided.failure
           return {
-            part: errorPart(call, `the permission hook of plugin "${failure.pluginID}" failed: ${failure.message}; the call was not run`),
+            part: errorPart(
+              call,
+              `the permission hook of plugin "${failure.pluginID}" failed: ${failure.message}; the call was not run`,
+            ),
             stop: false,
           }
         }
         if (decided.success === "deny") {
           return {
-            part: errorPart(call, `permission denied: "${plan.title}" is not allowed by the ${plan.permission} permission rules`),
+            part: errorPart(
+              call,
+              `permission denied: "${plan.title}" is not allowed by the ${plan.permission} permission rules`,
+            ),
             stop: false,
           }
         }
@@ -100,25 +112,40 @@ export const makeToolCaller = (deps: {
         }
       }
       if (answer?.reply === "reject") {
-        return { part: errorPart(call, rejection(answer), plan.metadata), stop: answer.message === undefined || answer.message.trim() === "" }
+        return {
+          part: errorPart(call, rejection(answer), plan.metadata),
+          stop: answer.message === undefined || answer.message.trim() === "",
+        }
       }
       if (pending && JSON.stringify(pending.metadata["diff"]) !== JSON.stringify(plan.metadata?.["diff"])) {
         return {
-          part: errorPart(call, "the files changed after permission was asked; nothing was changed, read them again and redo the call"),
+          part: errorPart(
+            call,
+            "the files changed after permission was asked; nothing was changed, read them again and redo the call",
+          ),
           stop: false,
         }
       }
       const result = yield* Effect.result(plan.run())
-      if (result._tag === "Failure") return { part: errorPart(call, result.failure.message, plan.metadata), stop: false }
+      if (result._tag === "Failure")
+        return { part: errorPart(call, result.failure.message, plan.metadata), stop: false }
       const metadata = result.success.metadata
       return {
-        part: { ...call, state: "completed" as const, output: result.success.output, ...(metadata ? { metadata: { ...metadata } } : {}) },
+        part: {
+          ...call,
+          state: "completed" as const,
+          output: result.success.output,
+          ...(metadata ? { metadata: { ...metadata } } : {}),
+        },
         stop: false,
       }
     }).pipe(
       Effect.catchDefect((defect) =>
         Effect.succeed<CallOutcome>({
-          part: errorPart(call, `tool "${call.tool}" failed unexpectedly: ${defect instanceof Error ? defect.message : String(defect)}`),
+          part: errorPart(
+            call,
+            `tool "${call.tool}" failed unexpectedly: ${defect instanceof Error ? defect.message : String(defect)}`,
+          ),
           stop: false,
         }),
       ),
@@ -138,7 +165,9 @@ export const makeToolCaller = (deps: {
   const resume = (turn: { readonly sessionID: string; readonly turnID: string }, directory: string) =>
     Effect.gen(function* () {
       const asks = permissions.sync.pending(turn.sessionID)
-      const messages = session.sync.incomplete(turn.sessionID, turn.turnID).filter((m) => asks.some((a) => a.messageID === m.id))
+      const messages = session.sync
+        .incomplete(turn.sessionID, turn.turnID)
+        .filter((m) => asks.some((a) => a.messageID === m.id))
       let more = true
       for (const message of messages) {
         const scope: CallScope = { sessionID: turn.sessionID, messageID: message.id, agentID: message.agent, directory }
@@ -149,13 +178,21 @@ export const makeToolCaller = (deps: {
           for (const call of open) {
             const outcome: CallOutcome = stopped
               ? { part: errorPart(call, SKIPPED_AFTER_REJECT), stop: true }
-              : yield* run(scope, call, asks.find((a) => a.partID === call.id))
-            yield* commit(turn.sessionID, [draft(SessionEvent.PartUpdated, { messageID: message.id, part: outcome.part })])
+              : yield* run(
+                  scope,
+                  call,
+                  asks.find((a) => a.partID === call.id),
+                )
+            yield* commit(turn.sessionID, [
+              draft(SessionEvent.PartUpdated, { messageID: message.id, part: outcome.part }),
+            ])
             settled.add(call.id)
             if (outcome.stop) stopped = true
           }
           if (stopped) more = false
-          yield* commit(turn.sessionID, [draft(SessionEvent.AssistantCompleted, { messageID: message.id, finish: "tool-calls" })])
+          yield* commit(turn.sessionID, [
+            draft(SessionEvent.AssistantCompleted, { messageID: message.id, finish: "tool-calls" }),
+          ])
         }).pipe(
           Effect.onExit((exit) => {
             if (exit._tag === "Success") return Effect.void
@@ -165,7 +202,9 @@ export const makeToolCaller = (deps: {
             return commit(turn.sessionID, [
               ...open
                 .filter((call) => !settled.has(call.id))
-                .map((call) => draft(SessionEvent.PartUpdated, { messageID: message.id, part: errorPart(call, reason) })),
+                .map((call) =>
+                  draft(SessionEvent.PartUpdated, { messageID: message.id, part: errorPart(call, reason) }),
+                ),
               draft(SessionEvent.AssistantCompleted, {
                 messageID: message.id,
                 finish: "interrupted",
