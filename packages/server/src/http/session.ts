@@ -54,14 +54,12 @@ export const SessionHandlers = HttpApiBuilder.group(
       list: ({ query }) => session.list(query),
       get: ({ params }) =>
         fromCore(
-          session
-            .get(params.sessionID)
-            .pipe(
-              Effect.map((info) => ({
-                ...info,
-                tokens: contextTokens(session.sync, config.data, providers, params.sessionID),
-              })),
-            ),
+          session.get(params.sessionID).pipe(
+            Effect.map((info) => ({
+              ...info,
+              tokens: contextTokens(session.sync, config.data, providers, params.sessionID),
+            })),
+          ),
         ),
       update: ({ params, payload }) => fromCore(session.rename(params.sessionID, payload.title)),
       delete: ({ params }) => fromCore(execution.remove(params.sessionID)),
