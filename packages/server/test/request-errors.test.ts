@@ -155,6 +155,11 @@ describe("bad requests get typed 4xx bodies and the server keeps serving", () =>
     }
     vi.spyOn(console, "log").mockImplementation(capture)
     vi.spyOn(console, "error").mockImplementation(capture)
+    // The host logs human lines on stderr.
+    vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+      capture(typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk))
+      return true
+    })
     // Break the storage underneath the running server: its next read fails unexpectedly.
     const db = new Database(server.database)
     db.run("ALTER TABLE session RENAME TO session_moved")
