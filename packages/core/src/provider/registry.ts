@@ -2,13 +2,11 @@ import { Context, Effect, Layer } from "effect"
 import { Config } from "../config/config.ts"
 import type { ModelRef } from "../session/model-request.ts"
 import { makeSdkClient } from "./ai-sdk.ts"
-import { anthropicModel } from "./anthropic.ts"
 import { CATALOG, DEFAULT_BASE_URL, KEY_VARIABLE } from "./catalog.ts"
 import { type ModelLimit, providerType } from "./config.ts"
 import { DEFAULT_IDLE_TIMEOUT, makeIdleFetch } from "./fetch.ts"
 import { makeOffline, OFFLINE_MODEL_ID, OFFLINE_PROVIDER_ID } from "./offline.ts"
-import { openAIModel } from "./openai.ts"
-import { openAICompatibleModel } from "./openai-compatible.ts"
+import { openAICompatibleModel, type ProtocolOptions } from "./openai-compatible.ts"
 import type { ModelInfo, ProviderInfo } from "./info.ts"
 import { ProviderError, type ProviderClient } from "./provider.ts"
 import { DEFAULT_RETRIES } from "./retry.ts"
@@ -122,7 +120,15 @@ export class Providers extends Context.Service<Providers, ProvidersShape>()("@op
       const limit = (model: ModelRef) =>
         resolved.get(model.providerID)?.models.find((m) => m.id === model.modelID)?.limit
 
-      const build = (provider: Resolved, model: ModelRef): ProviderClient => {
+      // The Anthropic and OpenAI SDKs load on first use: a host that never talks to them starts without them.
+      const protocolModel = (type: Resolved["type"], options: ProtocolOptions) =>
+        type === "anthropic"
+          ? Effect.promise(() => import("./anthropic.ts")).pipe(Effect.map((m) => m.anthropicModel(options)))
+          : type === "openai"
+            ? Effect.promise(() => import("./openai.ts")).pipe(Effect.map((m) => m.openAIModel(options)))
+            : Effect.succeed(openAICompatibleModel(options))
+
+      const build = (provider: Resolved, model: ModelRef): Effect.Effect<ProviderClient> => {
         const options = {
           providerID: provider.id,
           modelID: model.modelID,
@@ -131,19 +137,17 @@ export class Providers extends Context.Service<Providers, ProvidersShape>()("@op
           ...(provider.headers ? { headers: provider.headers } : {}),
           fetch: makeIdleFetch({ timeout: provider.timeout }),
         }
-        const sdkModel =
-          provider.type === "anthropic"
-            ? anthropicModel(options)
-            : provider.type === "openai"
-              ? openAIModel(options)
-              : openAICompatibleModel(options)
         const output = limit(model)?.output
-        return makeSdkClient({
-          providerID: provider.id,
-          endpoint: endpointOf(provider.baseURL!),
-          model: sdkModel,
-          ...(output ? { maxOutputTokens: output } : {}),
-        })
+        return protocolModel(provider.type, options).pipe(
+          Effect.map((sdkModel) =>
+            makeSdkClient({
+              providerID: provider.id,
+              endpoint: endpointOf(provider.baseURL!),
+              model: sdkModel,
+              ...(output ? { maxOutputTokens: output } : {}),
+            }),
+          ),
+        )
       }
 
       return Providers.of({
@@ -177,12 +181,9 @@ export class Providers extends Context.Service<Providers, ProvidersShape>()("@op
               )
             }
             const key = `${model.providerID}/${model.modelID}`
-            let client = clients.get(key)
-            if (!client) {
-              client = build(provider, model)
-              clients.set(key, client)
-            }
-            return Effect.succeed(client)
+            const cached = clients.get(key)
+            if (cached) return Effect.succeed(cached)
+            return build(provider, model).pipe(Effect.tap((client) => Effect.sync(() => clients.set(key, client))))
           }),
       })
     }),
