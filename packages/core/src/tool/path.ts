@@ -144,6 +144,35 @@ const walk = async (root: string, prefixes: ReadonlyArray<string>, initial: Arra
 }
 
 /**
+ * The common first half of path resolution: refuses NUL bytes, resolves the session root, and walks
+ * `requested` below it. Returns the walk's result with the error to raise when it leaves the directory.
+ */
+const walkRequested = (tool: string, directory: string, requested: string, access: "changed" | "accessed") =>
+  Effect.gen(function* () {
+    if (requested.includes("\0")) {
+      return yield* new ToolError({ tool, message: `invalid path ${JSON.stringify(requested)}: contains a NUL byte` })
+    }
+    const root = yield* sessionRoot(tool, directory)
+    const prefixes = [root, nodePath.resolve(directory)]
+    const outside = new PathOutsideDirectoryError({
+      tool,
+      path: requested,
+      message: `path "${requested}" is outside the session directory; only files inside it can be ${access}`,
+    })
+    let initial: Array<string>
+    if (nodePath.isAbsolute(requested)) {
+      const below = belowRoot(requested, prefixes)
+      if (below === undefined) return yield* outside
+      initial = below
+    } else initial = components(requested)
+    const resolution = yield* Effect.tryPromise({
+      try: () => walk(root, prefixes, initial),
+      catch: (error) => new ToolError({ tool, message: `cannot resolve path "${requested}": ${describe(error)}` }),
+    })
+    return { root, outside, resolution }
+  })
+
+/**
  * Resolves a path a tool may write to: an existing file (its real path, which must be inside), or a path
  * that does not exist yet whose existing ancestors are all inside the session directory (symlinks on the
  * way are followed only when they stay inside). `..` is resolved physically; a new path may not climb out.
@@ -157,27 +186,8 @@ export const resolveWritable = (
   PathOutsideDirectoryError | ToolError
 > =>
   Effect.gen(function* () {
-    if (requested.includes("\0")) {
-      return yield* new ToolError({ tool, message: `invalid path ${JSON.stringify(requested)}: contains a NUL byte` })
-    }
     if (requested.trim() === "") return yield* new ToolError({ tool, message: "path is empty" })
-    const root = yield* sessionRoot(tool, directory)
-    const prefixes = [root, nodePath.resolve(directory)]
-    const outside = new PathOutsideDirectoryError({
-      tool,
-      path: requested,
-      message: `path "${requested}" is outside the session directory; only files inside it can be changed`,
-    })
-    let initial: Array<string>
-    if (nodePath.isAbsolute(requested)) {
-      const below = belowRoot(requested, prefixes)
-      if (below === undefined) return yield* outside
-      initial = below
-    } else initial = components(requested)
-    const resolution = yield* Effect.tryPromise({
-      try: () => walk(root, prefixes, initial),
-      catch: (error) => new ToolError({ tool, message: `cannot resolve path "${requested}": ${describe(error)}` }),
-    })
+    const { root, outside, resolution } = yield* walkRequested(tool, directory, requested, "changed")
     switch (resolution._tag) {
       case "Outside":
         return yield* outside
@@ -239,30 +249,7 @@ export const resolveInsideWithRoot = (
   requested: string,
 ): Effect.Effect<{ readonly root: string; readonly path: string }, PathOutsideDirectoryError | ToolError> =>
   Effect.gen(function* () {
-    if (requested.includes("\0")) {
-      return yield* new ToolError({ tool, message: `invalid path ${JSON.stringify(requested)}: contains a NUL byte` })
-    }
-    const root = yield* sessionRoot(tool, directory)
-    const prefixes = [root, nodePath.resolve(directory)]
-    const outside = new PathOutsideDirectoryError({
-      tool,
-      path: requested,
-      message: `path "${requested}" is outside the session directory; only files inside it can be accessed`,
-    })
-
-    let initial: Array<string>
-    if (nodePath.isAbsolute(requested)) {
-      const below = belowRoot(requested, prefixes)
-      if (below === undefined) return yield* outside
-      initial = below
-    } else {
-      initial = components(requested)
-    }
-
-    const resolution = yield* Effect.tryPromise({
-      try: () => walk(root, prefixes, initial),
-      catch: (error) => new ToolError({ tool, message: `cannot resolve path "${requested}": ${describe(error)}` }),
-    })
+    const { root, outside, resolution } = yield* walkRequested(tool, directory, requested, "accessed")
     switch (resolution._tag) {
       case "Outside":
         return yield* outside
