@@ -138,6 +138,7 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
         // The JSON encoding of each live event's data, computed when it is validated, so live frames are
         // encoded exactly like journaled ones without encoding twice.
         const encodings = new WeakMap<BusEvent, unknown>()
+        const ephemerals = new WeakMap<BusEvent, Ephemeral>()
 
         const deliver = (event: BusEvent) => {
           for (const listener of listeners) {
@@ -205,11 +206,19 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
           commit: (sessionID, drafts) => transact<never>(sessionID, () => drafts),
           publish: (definition, sessionID, data) => {
             const event: Transient = { type: definition.type, sessionID, data }
-            encodings.set(event, encoderOf(definition)(data))
+            // Encoded on demand: most deltas reach no subscriber that asks for the wire form.
+            ephemerals.set(event, definition)
             deliver(event)
           },
           subscribe,
-          encode: (event) => (encodings.has(event) ? { ...event, data: encodings.get(event) } : event),
+          encode: (event) => {
+            if (!encodings.has(event)) {
+              const definition = ephemerals.get(event)
+              if (!definition) return event
+              encodings.set(event, encoderOf(definition)(event.data))
+            }
+            return { ...event, data: encodings.get(event) }
+          },
           journaled: (sessionID) => options.persist && reader.has(sessionID),
           log: ({ sessionID, after = 0, follow = false, bufferLimit = 10_000 }) =>
             Stream.unwrap(

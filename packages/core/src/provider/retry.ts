@@ -44,11 +44,11 @@ export const withRetry = (
     Stream.suspend(() => {
       let received = false
       return make().pipe(
-        Stream.tap(() =>
-          Effect.sync(() => {
-            received = true
-          }),
-        ),
+        // Per chunk, not per event: the flag only needs to know that something arrived.
+        Stream.mapArray((events) => {
+          received = true
+          return events
+        }),
         Stream.catchIf(
           (error): error is ProviderError =>
             !received &&
@@ -68,5 +68,6 @@ export const withRetry = (
         ),
       )
     })
-  return attempt(0)
+  // Nothing to retry (the offline provider, or `retries: 0`): the stream goes through unwrapped.
+  return retries > 0 ? attempt(0) : make()
 }

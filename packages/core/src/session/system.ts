@@ -13,7 +13,7 @@ export const systemParts = (agent: Agent, instructions: ReadonlyArray<Instructio
     agent.system !== undefined
       ? [{ id: `agent:${agent.id}`, text: agent.system, origin: { type: "agent", agentID: agent.id } }]
       : [{ id: "host:default", text: HOST_DEFAULT_PROMPT, origin: { type: "host", name: "default" } }]
-  // Read (confined, capped, asynchronously) by `readInstructions`.
+  // Read (confined, capped, asynchronously) by an `InstructionReader`.
   for (const { file, text } of instructions)
     parts.push({ id: `instructions:${file}`, text, origin: { type: "instructions" } })
   return parts

@@ -20,7 +20,7 @@ import { Session } from "../session.ts"
 import { retryStatus } from "../retry-status.ts"
 import { isOverflow, makeCompactor } from "../compaction.ts"
 import { Turns } from "../turns.ts"
-import { readInstructions } from "../instructions.ts"
+import { makeInstructionReader } from "../instructions.ts"
 import { fitDelta } from "../part-limit.ts"
 import { runContextHooks } from "../provenance.ts"
 import { systemParts } from "../system.ts"
@@ -70,6 +70,7 @@ export class Runner extends Context.Service<
       const modelTools: ReadonlyArray<ModelTool> = tools.map(toModelTool)
       const preflightTimeout = config.data.hooks?.preflightTimeout ?? 30_000
       const instructions = config.data.instructions ?? ["AGENTS.md"]
+      const instructionReader = makeInstructionReader()
       const compactor = makeCompactor({
         bus,
         session,
@@ -128,7 +129,7 @@ export class Runner extends Context.Service<
 
           // Context selection happens after preflight, so plugin state established there applies.
           const client = yield* providers.client(model)
-          const instructionFiles = yield* readInstructions(row.directory, instructions)
+          const instructionFiles = yield* instructionReader.read(row.directory, instructions)
           const system = systemParts(agent, instructionFiles)
           // Compacts first when this request would not fit the model's window.
           const transcript = yield* compactor.prepare({ sessionID: turn.sessionID, model, system })
