@@ -12,7 +12,11 @@ export const DEFAULT_OUTFILE = fileURLToPath(new URL("../bin/opencode2", import.
 
 /** Builds the binary at `outfile`; rejects with bun's output when the build fails. */
 export const buildBinary = async (outfile: string = DEFAULT_OUTFILE): Promise<string> => {
-  const child = Bun.spawn([process.execPath, "build", "--compile", "--outfile", outfile, ENTRY], {
+  // Bytecode skips parsing the bundle at every start (about 290 -> 160 ms until listening); it needs the
+  // ESM output format, since the bundle keeps `import.meta` and top-level await. Not minified, so stack
+  // traces in logs keep their names.
+  const args = ["build", "--compile", "--bytecode", "--format=esm", "--outfile", outfile, ENTRY]
+  const child = Bun.spawn([process.execPath, ...args], {
     cwd: SERVER_DIR,
     stdout: "pipe",
     stderr: "pipe",

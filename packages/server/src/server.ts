@@ -11,7 +11,7 @@ import { type EventServices, eventStream, logStream, type OpenStream } from "./h
 import { makeHostRule } from "./http/host.ts"
 import { ensureJsonError } from "./http/json-errors.ts"
 import { checkParams, nonCanonical, pathTable } from "./http/path.ts"
-import { openApiDocument } from "./api/openapi.ts"
+import { apiPaths } from "./api/openapi.ts"
 import { errorResponse } from "./http/respond.ts"
 import { webClient } from "./http/web-client.ts"
 import type { SseOptions } from "./sse.ts"
@@ -107,7 +107,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     allowedHosts: options.allowedHosts ?? options.config.data.server?.allowedHosts ?? [],
   })
   // Every API path (and the document itself) is a Bun route, matched on the raw request target.
-  const paths = pathTable([...Object.keys(openApiDocument().paths as object), "/openapi.json"])
+  const paths = pathTable([...apiPaths(), "/openapi.json"])
 
   const runtime = ManagedRuntime.make(
     HostLayer({

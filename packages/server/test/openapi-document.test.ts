@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { openApiDocument } from "../src/api/openapi.ts"
+import { apiPaths, openApiDocument } from "../src/api/openapi.ts"
 import { startTestServer } from "./support/server.ts"
 
 const SERVER_DIR = fileURLToPath(new URL("..", import.meta.url))
@@ -20,6 +20,10 @@ const operations = (document: ReturnType<typeof openApiDocument>) => {
 }
 
 describe("the OpenAPI document", () => {
+  it("has exactly the paths the server registers as routes (read without building the document)", () => {
+    expect(apiPaths()).toEqual(Object.keys(openApiDocument().paths as object).sort())
+  })
+
   it("names every operation as the SDK exposes it", () => {
     expect(operations(openApiDocument())).toEqual({
       health: "GET /api/health",

@@ -1,12 +1,11 @@
 import { Context, Effect, Layer } from "effect"
 import { Config } from "../config/config.ts"
 import type { ModelRef } from "../session/model-request.ts"
-import { makeSdkClient } from "./ai-sdk.ts"
 import { CATALOG, DEFAULT_BASE_URL, KEY_VARIABLE } from "./catalog.ts"
 import { type ModelLimit, providerType } from "./config.ts"
 import { DEFAULT_IDLE_TIMEOUT, makeIdleFetch } from "./fetch.ts"
 import { makeOffline, OFFLINE_MODEL_ID, OFFLINE_PROVIDER_ID } from "./offline.ts"
-import { openAICompatibleModel, type ProtocolOptions } from "./openai-compatible.ts"
+import type { ProtocolOptions } from "./openai-compatible.ts"
 import type { ModelInfo, ProviderInfo } from "./info.ts"
 import { ProviderError, type ProviderClient } from "./provider.ts"
 import { DEFAULT_RETRIES } from "./retry.ts"
@@ -120,13 +119,16 @@ export class Providers extends Context.Service<Providers, ProvidersShape>()("@op
       const limit = (model: ModelRef) =>
         resolved.get(model.providerID)?.models.find((m) => m.id === model.modelID)?.limit
 
-      // The Anthropic and OpenAI SDKs load on first use: a host that never talks to them starts without them.
+      // The AI SDK and its provider packages load on first use: a host that only runs the offline
+      // provider (or has not yet sent a request) starts without them, which is most of its start-up time.
       const protocolModel = (type: Resolved["type"], options: ProtocolOptions) =>
-        type === "anthropic"
-          ? Effect.promise(() => import("./anthropic.ts")).pipe(Effect.map((m) => m.anthropicModel(options)))
-          : type === "openai"
-            ? Effect.promise(() => import("./openai.ts")).pipe(Effect.map((m) => m.openAIModel(options)))
-            : Effect.succeed(openAICompatibleModel(options))
+        Effect.promise(() =>
+          type === "anthropic"
+            ? import("./anthropic.ts").then((m) => m.anthropicModel(options))
+            : type === "openai"
+              ? import("./openai.ts").then((m) => m.openAIModel(options))
+              : import("./openai-compatible.ts").then((m) => m.openAICompatibleModel(options)),
+        )
 
       const build = (provider: Resolved, model: ModelRef): Effect.Effect<ProviderClient> => {
         const options = {
@@ -138,8 +140,8 @@ export class Providers extends Context.Service<Providers, ProvidersShape>()("@op
           fetch: makeIdleFetch({ timeout: provider.timeout }),
         }
         const output = limit(model)?.output
-        return protocolModel(provider.type, options).pipe(
-          Effect.map((sdkModel) =>
+        return Effect.all([protocolModel(provider.type, options), Effect.promise(() => import("./ai-sdk.ts"))]).pipe(
+          Effect.map(([sdkModel, { makeSdkClient }]) =>
             makeSdkClient({
               providerID: provider.id,
               endpoint: endpointOf(provider.baseURL!),

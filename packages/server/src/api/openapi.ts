@@ -1,4 +1,4 @@
-import { OpenApi } from "effect/http-api"
+import { HttpApi, OpenApi } from "effect/http-api"
 import { idPattern } from "../http/path.ts"
 import { Api } from "./api.ts"
 
@@ -204,6 +204,20 @@ export const openApiDocument = (): JsonObject => {
       securitySchemes: sortKeys(components.securitySchemes),
     },
   }
+}
+
+/**
+ * Every path of `openApiDocument()`, read from the HttpApi declaration without building the document:
+ * the server needs them to register its routes, and building the whole document (every schema compiled
+ * to JSON Schema) was a third of the compiled binary's start-up. The document is built when requested.
+ */
+export const apiPaths = (): Array<string> => {
+  const paths: Array<string> = []
+  HttpApi.reflect(Api, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) => paths.push(endpoint.path.replace(/:(\w+)/g, "{$1}")),
+  })
+  return [...new Set([...paths, ...Object.keys(streamPaths)])].sort()
 }
 
 /** The document as committed: two-space indented, with a final newline. */
