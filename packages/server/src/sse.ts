@@ -38,10 +38,21 @@ export interface ChannelOptions extends SseOptions {
 
 const encoder = new TextEncoder()
 
-export const encodeFrame = (frame: Frame) =>
-  frame.kind === "comment"
-    ? `: ${frame.text}\n\n`
-    : `${frame.id !== undefined ? `id: ${frame.id}\n` : ""}data: ${JSON.stringify(frame.event)}\n\n`
+// A frame offered to many subscribers (one bus event, 100 clients) is serialised once.
+const encodedFrames = new WeakMap<Frame, string>()
+
+/** The frame's text on the wire; computed once per frame object. */
+export const encodeFrame = (frame: Frame): string => {
+  let text = encodedFrames.get(frame)
+  if (text === undefined) {
+    text =
+      frame.kind === "comment"
+        ? `: ${frame.text}\n\n`
+        : `${frame.id !== undefined ? `id: ${frame.id}\n` : ""}data: ${JSON.stringify(frame.event)}\n\n`
+    encodedFrames.set(frame, text)
+  }
+  return text
+}
 
 export class SseChannel {
   readonly stream: ReadableStream<Uint8Array>
@@ -61,13 +72,13 @@ export class SseChannel {
       options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     )
     this.heartbeat.unref?.()
-    this.stream = new ReadableStream<Uint8Array>(
-      {
-        pull: (controller) => this.pull(controller),
-        cancel: () => this.close(),
-      },
-      { highWaterMark: 1 },
-    )
+    // Bun's direct stream: frames are written straight into the response's sink, without a queue of
+    // chunks and a promise per read in between (the cost that dominates with many subscribers).
+    this.stream = new ReadableStream<Uint8Array>({
+      type: "direct",
+      pull: (sink: DirectSink) => this.drain(sink),
+      cancel: () => this.close(),
+    } as unknown as UnderlyingDefaultSource<Uint8Array>)
   }
 
   /** Queues a frame; never blocks. Returns false when the channel is closed or was just dropped. */
@@ -129,46 +140,68 @@ export class SseChannel {
     wake?.()
   }
 
-  private first: ReadonlyArray<Frame> | undefined
+  /** Whether `drain` has started: a reader may call `pull` again, but one loop writes everything. */
+  private draining = false
 
-  private async pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
-    if (this.first === undefined) {
-      this.first = this.options.first ?? []
-      if (this.first.length > 0) return controller.enqueue(encoder.encode(this.first.map(encodeFrame).join("")))
+  /**
+   * Writes everything the channel gets, as it gets it, until it ends: first frames, the backlog page by
+   * page, then the live queue. A write the client is not ready for (its socket buffer full) is awaited,
+   * so meanwhile frames accumulate in the queue, which is what drops a slow consumer.
+   */
+  private async drain(sink: DirectSink): Promise<void> {
+    if (this.draining) return
+    this.draining = true
+    const write = async (text: string) => {
+      await sink.write(encoder.encode(text))
+      await sink.flush()
     }
-    for (;;) {
-      if (this.closed) return this.end(controller)
-      if (this.backlog) {
-        const page = this.backlog()
-        if (page.length > 0) return controller.enqueue(encoder.encode(page.map(encodeFrame).join("")))
-        this.backlog = undefined
+    try {
+      const first = this.options.first ?? []
+      if (first.length > 0) await write(first.map(encodeFrame).join(""))
+      for (;;) {
+        if (this.closed) break
+        if (this.backlog) {
+          const page = this.backlog()
+          if (page.length > 0) {
+            await write(page.map(encodeFrame).join(""))
+            continue
+          }
+          this.backlog = undefined
+        }
+        if (this.queue.length > 0) {
+          const frames = this.queue
+          this.queue = []
+          const accept = this.options.accept
+          const text = (accept ? frames.filter(accept) : frames).map(encodeFrame).join("")
+          if (text.length > 0) await write(text)
+          continue
+        }
+        if (this.ending) {
+          this.closed = true
+          break
+        }
+        await new Promise<void>((resolve) => {
+          this.wake = resolve
+        })
       }
-      if (this.queue.length > 0) {
-        const frames = this.queue
-        this.queue = []
-        const accept = this.options.accept
-        const text = (accept ? frames.filter(accept) : frames).map(encodeFrame).join("")
-        if (text.length > 0) return controller.enqueue(encoder.encode(text))
-        continue
-      }
-      if (this.ending) {
-        this.closed = true
-        return this.end(controller)
-      }
-      await new Promise<void>((resolve) => {
-        this.wake = resolve
-      })
+    } catch {
+      // The client went away mid-write: nothing more can be sent.
+      this.closed = true
     }
-  }
-
-  private end(controller: ReadableStreamDefaultController<Uint8Array>) {
     this.release()
     try {
-      controller.close()
+      sink.close()
     } catch {
       // already closed or cancelled
     }
   }
+}
+
+/** The writer Bun hands a direct stream's `pull`. */
+interface DirectSink {
+  write(chunk: Uint8Array): number | Promise<number>
+  flush(): number | Promise<number>
+  close(): void
 }
 
 export const SSE_HEADERS = {

@@ -1,4 +1,4 @@
-import { type Bus, isDurable, type Session } from "@opencode-ai/core"
+import { type Bus, type BusEvent, isDurable, type Session } from "@opencode-ai/core"
 import { Deferred, Effect, Stream } from "effect"
 import type { LogEvent, ServerEvent } from "../api/event.ts"
 import { InvalidRequestError, JournalDisabledError, SessionNotFoundError } from "../api/errors.ts"
@@ -30,6 +30,17 @@ export interface EventServices {
 
 const connected: Frame = { kind: "event", event: { type: "server.connected", data: { version: VERSION } } }
 
+// One frame per bus event, shared by every subscriber, so its JSON is written once however many listen.
+const frames = new WeakMap<BusEvent, Frame>()
+const frameOf = (bus: Bus["Service"], event: BusEvent): Frame => {
+  let frame = frames.get(event)
+  if (!frame) {
+    frame = { kind: "event", event: bus.encode(event) as ServerEvent }
+    frames.set(event, frame)
+  }
+  return frame
+}
+
 const missingSession = (sessionID: string) =>
   errorResponse(new SessionNotFoundError({ sessionID, message: `Session ${sessionID} not found` }))
 
@@ -55,7 +66,7 @@ export const eventStream = (services: EventServices, request: Request, url: URL)
   else request.signal.addEventListener("abort", () => channel.close(), { once: true })
   unsubscribe = services.bus.subscribe((event) => {
     if (sessionID !== undefined && event.sessionID !== sessionID) return
-    channel.offer({ kind: "event", event: services.bus.encode(event) as ServerEvent })
+    channel.offer(frameOf(services.bus, event))
     if (isDurable(event) && event.type === "session.deleted" && sessionID !== undefined) channel.finish()
   })
   if (channel.isEnded) unsubscribe()
