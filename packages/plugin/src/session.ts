@@ -5,6 +5,11 @@ export namespace SessionInput {
   }
   export interface Create {
     readonly title?: string
+    /**
+     * An absolute path naming an existing directory (no NUL), stored as its real path; anything else fails
+     * with `Session.InvalidInputError` (`field: "directory"`) and creates nothing. The same rule as
+     * `POST /api/session`. Default: the host process's working directory.
+     */
     readonly directory?: string
     readonly agent?: string
   }

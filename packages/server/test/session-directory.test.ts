@@ -30,6 +30,9 @@ describe("the session directory on create", () => {
       expect(response.status, directory).toBe(400)
       expect(await response.json(), directory).toEqual(invalidDirectory)
     }
+    // The wording is the HTTP layer's, over the core's one rule (shared with a plugin's ctx.session.create).
+    const relative = await server.fetch("/api/session", json("POST", { directory: "relative/dir" }))
+    expect((await relative.json()).message).toBe('Invalid body "directory": "relative/dir" is not an absolute path')
     const viaSdk = await server.client.session.create({ body: { directory: "/definitely/not/here" } })
     expect(viaSdk.response?.status).toBe(400)
     expect(viaSdk.error).toEqual(invalidDirectory)

@@ -1,5 +1,6 @@
 import type { EffectSession, HookName, PromiseSession, SessionError } from "@opencode-ai/plugin"
 import { Cause, Effect, Exit, Scope } from "effect"
+import { resolveDirectory } from "../session/directory.ts"
 import { ForbiddenError, InvalidInputError } from "../session/error.ts"
 import type { Message } from "../session/message.ts"
 import type { Execution } from "../session/execution.ts"
@@ -88,8 +89,11 @@ export const effectSession = (
     create: (input = {}) =>
       Effect.gen(function* () {
         const title = yield* opt<string>(input, "title", "string")
-        const directory = yield* opt<string>(input, "directory", "string")
+        const given = yield* opt<string>(input, "directory", "string")
         const agent = yield* opt<string>(input, "agent", "string")
+        // The same rule as `POST /api/session`: tools are confined to this path, so it is stored as the
+        // realpath of an existing directory, and a refusal stores nothing.
+        const directory = given === undefined ? undefined : yield* resolveDirectory(given)
         return yield* session.create({
           ...(title !== undefined ? { title } : {}),
           ...(directory !== undefined ? { directory } : {}),

@@ -1,39 +1,19 @@
+import { DIRECTORY_REFUSAL_PREFIX, resolveDirectory as resolveSessionDirectory } from "@opencode-ai/core"
 import { Effect } from "effect"
-import { realpath, stat } from "node:fs/promises"
-import { isAbsolute } from "node:path"
 import { InvalidRequestError } from "../api/errors.ts"
 
-const refuse = (directory: string, why: string) =>
-  new InvalidRequestError({
-    message: `Invalid body "directory": ${JSON.stringify(directory.slice(0, 500))} ${why}`,
-    field: "directory",
-  })
-
 /**
- * A session's `directory` as given on create: it must be an absolute path naming an existing directory,
- * and is stored resolved (symlinks followed), so every tool confined to it agrees on one real path.
- * (DESIGN, "Security boundary".) The checks use the asynchronous file system calls.
+ * A session's `directory` as given on create, checked and resolved by the core's rule (the one a plugin's
+ * `ctx.session.create` applies too); a refusal is this route's 400 `InvalidRequestError` for the body's
+ * `directory` field, worded like the other body errors.
  */
 export const resolveDirectory = (directory: string): Effect.Effect<string, InvalidRequestError> =>
-  Effect.tryPromise({
-    try: async () => {
-      if (directory.includes("\u0000")) throw refuse(directory, "contains a NUL character")
-      if (!isAbsolute(directory)) throw refuse(directory, "is not an absolute path")
-      let real: string
-      try {
-        real = await realpath(directory)
-      } catch (cause) {
-        const code = (cause as NodeJS.ErrnoException).code
-        throw refuse(
-          directory,
-          code === "ENOENT" || code === "ENOTDIR" ? "does not exist" : `cannot be resolved (${code ?? "error"})`,
-        )
-      }
-      if (!(await stat(real)).isDirectory()) throw refuse(directory, "is not a directory")
-      return real
-    },
-    catch: (cause) =>
-      cause instanceof InvalidRequestError
-        ? cause
-        : refuse(directory, `cannot be read (${String((cause as Error)?.message ?? cause)})`),
-  })
+  resolveSessionDirectory(directory).pipe(
+    Effect.mapError(
+      (error) =>
+        new InvalidRequestError({
+          message: `Invalid body "directory": ${error.message.startsWith(DIRECTORY_REFUSAL_PREFIX) ? error.message.slice(DIRECTORY_REFUSAL_PREFIX.length) : error.message}`,
+          field: "directory",
+        }),
+    ),
+  )
