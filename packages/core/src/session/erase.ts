@@ -39,7 +39,34 @@ const CONTENT_EVENTS = new Set<string>([
   E.PartUpdated.type,
   E.MessageCorrected.type,
   E.Compacted.type,
+  E.PermissionAsked.type,
 ])
+
+/**
+ * The content fields of a permission ask, each with the empty value that keeps the event decodable
+ * (`title` is a string, `patterns` an array, `metadata` a record). The ask copies its call's input and
+ * the plan's description of it, so a secret in the call is in the ask too.
+ */
+const ASK_FIELDS: ReadonlyArray<readonly [string, () => unknown]> = [
+  ["title", () => ""],
+  ["patterns", () => []],
+  ["metadata", () => ({})],
+  ["input", () => ({})],
+]
+
+/** Fields of an ask that still hold content (an erased one holds none, so a second erase finds nothing). */
+const askContent = (ask: Record<string, any>) =>
+  ASK_FIELDS.filter(([field, emptied]) => JSON.stringify(ask[field] ?? emptied()) !== JSON.stringify(emptied()))
+
+/** Empties the ask content fields `fields` of `ask` (a journal payload or a projected row) in place. */
+const emptyAsk = (ask: Record<string, any>, fields: ReadonlyArray<readonly [string, () => unknown]>) => {
+  let bytes = 0
+  for (const [field, emptied] of fields) {
+    bytes += Buffer.byteLength(JSON.stringify(ask[field] ?? ""))
+    ask[field] = emptied()
+  }
+  return bytes
+}
 
 /** Content of one part that is superseded in the projection, as field names to empty. */
 const supersededFields = (part: Part, current: Part | undefined): Array<string> => {
@@ -53,8 +80,13 @@ const supersededFields = (part: Part, current: Part | undefined): Array<string> 
       fields.push("input")
     if (part.output && (!same || same.output !== part.output)) fields.push("output")
     if (part.error && (!same || same.error !== part.error)) fields.push("error")
-    // An edit's diff holds file content: it goes with the part.
-    if (part.metadata && (!same || JSON.stringify(same.metadata) !== JSON.stringify(part.metadata)))
+    // An edit's diff holds file content: it goes with the part. An emptied `{}` is not content, so a
+    // second erase finds nothing to do.
+    if (
+      part.metadata &&
+      JSON.stringify(part.metadata) !== "{}" &&
+      (!same || JSON.stringify(same.metadata) !== JSON.stringify(part.metadata))
+    )
       fields.push("metadata")
     return fields
   }
@@ -72,9 +104,11 @@ const empty = (part: Record<string, any>, field: string) => {
 export interface EraseShape {
   /**
    * Replaces the journaled payloads of this session's superseded content (corrected, retracted, removed,
-   * pruned) with tombstones, records a `session.erased` event, then rebuilds the database file (`VACUUM`)
-   * and truncates the WAL, so those bytes are gone from every database file. A deleted session's journal
-   * is erased whole. Without the journal there is nothing to rewrite; the vacuum still runs.
+   * pruned, and the permission asks of removed or pruned tool calls, whose projected rows are emptied the
+   * same way) with tombstones, records a `session.erased` event, then rebuilds the database file
+   * (`VACUUM`) and truncates the WAL, so those bytes are gone from every database file. A deleted
+   * session's journal is erased whole. Without the journal there is nothing to rewrite; the vacuum still
+   * runs.
    */
   session(input: { readonly sessionID: string; readonly by: Origin }): Effect.Effect<EraseSummary, SessionNotFoundError>
 }
@@ -97,6 +131,12 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
       const rewrite = client.query<unknown, [string, number]>("UPDATE event SET data = ? WHERE position = ?")
       const readMessage = client.query<{ data: string }, [string, string]>(
         "SELECT data FROM session_message WHERE id = ? AND session_id = ?",
+      )
+      const readAsk = client.query<{ data: string }, [string, string]>(
+        "SELECT data FROM session_permission WHERE id = ? AND session_id = ?",
+      )
+      const writeAsk = client.query<unknown, [string, string, string]>(
+        "UPDATE session_permission SET data = ? WHERE id = ? AND session_id = ?",
       )
       const sessionExists = client.query<{ n: number }, [string]>("SELECT count(*) AS n FROM session WHERE id = ?")
       const journal = journalReader(client)
@@ -141,6 +181,25 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
               bytes += empty(part, field)
               erased.push(`part.${field}`)
             }
+          } else if (row.type === E.PermissionAsked.type) {
+            // An ask goes with its call: once the tool part is removed, pruned or holds another input,
+            // what the ask copied from the call is superseded content too. A pending ask's part is live
+            // (its message is still open, so it can be neither removed nor pruned), so it is never touched.
+            const live = livePart(data.messageID, data.partID)
+            const same = live?.type === "tool" && JSON.stringify(live.input ?? {}) === JSON.stringify(data.input ?? {})
+            const fields = same ? [] : askContent(data)
+            if (fields.length > 0) {
+              bytes += emptyAsk(data, fields)
+              for (const [field] of fields) erased.push(field)
+              // The projected ask is built from the payload: rewritten the same way, in this transaction,
+              // it stays what replay of the tombstoned journal gives.
+              const projected = deleted ? undefined : readAsk.get(data.permissionID, sessionID)
+              if (projected) {
+                const ask = JSON.parse(projected.data) as Record<string, any>
+                emptyAsk(ask, fields)
+                writeAsk.run(JSON.stringify(ask), data.permissionID, sessionID)
+              }
+            }
           } else if (data.text) {
             const live = livePart(data.messageID, data.partID)
             if (!(live?.type === "text" && live.text === data.text)) {
@@ -163,8 +222,8 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
           return row.data.length
         }
         // Chunks of ~8 MB per transaction: a huge journal never sits in one transaction's dirty pages.
-        // Erasure changes no projected row and is idempotent, so an interrupted erase is finished by
-        // running it again.
+        // Erasure changes no projected row except an erased ask's, in the transaction of its journal row,
+        // and is idempotent, so an interrupted erase is finished by running it again.
         const all = positions.all(sessionID)
         for (let index = 0; index < all.length;) {
           database.immediate(() => {

@@ -1,0 +1,249 @@
+import { Effect } from "effect"
+import { existsSync, readFileSync } from "node:fs"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Bus, type BusEvent } from "../src/bus/bus.ts"
+import { projectionSnapshot, replay } from "../src/bus/replay.ts"
+import type { HostServices } from "../src/host.ts"
+import { Permissions } from "../src/permission/permission.ts"
+import { Erase } from "../src/session/erase.ts"
+import { Execution } from "../src/session/execution.ts"
+import type { Message, ToolPart } from "../src/session/message.ts"
+import { Mutation } from "../src/session/mutation.ts"
+import { makeSessionProjector } from "../src/session/projector.ts"
+import { Prune } from "../src/session/prune.ts"
+import { Session } from "../src/session/session.ts"
+import { Database } from "../src/storage/database.ts"
+import { makeHost } from "./support/host.ts"
+import { startOpenAIServer, type OpenAIServer } from "./support/openai-server.ts"
+import { localModel } from "./support/provider-config.ts"
+
+let server: OpenAIServer
+beforeAll(async () => {
+  server = await startOpenAIServer()
+})
+afterAll(() => server.close())
+
+const SECRET = "ghp_Zq8vN3kLw5Rt7Yp2Xc4Bm6Hd9Fs1Gj0Ka"
+// Only the model writes the secret (the user's prompt is live content, never erased): a call it asks for.
+const SECRET_COMMAND = `echo 'Authorization: token ${SECRET}' > token.txt`
+const KEPT_COMMAND = "echo kept > kept.txt"
+interface Call {
+  readonly name: string
+  readonly arguments: unknown
+}
+const bash = (command: string): Call => ({ name: "bash", arguments: { command } })
+/** Writes the secret into a new file: the ask's `metadata.diff` carries it. */
+const writeSecret: Call = {
+  name: "edit",
+  arguments: { path: "secret.env", oldString: "", newString: `TOKEN=${SECRET}\n` },
+}
+
+/** Occurrences of the secret in the database file and its WAL and SHM companions. */
+const scan = (path: string) => {
+  let count = 0
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    if (!existsSync(file)) continue
+    const bytes = readFileSync(file)
+    for (let at = bytes.indexOf(SECRET); at !== -1; at = bytes.indexOf(SECRET, at + 1)) count++
+  }
+  return count
+}
+
+interface Asked {
+  readonly data: { readonly permissionID: string; readonly partID: string; readonly patterns: ReadonlyArray<string> }
+}
+
+/** A host with a journal, a session, and a way to answer the asks of a prompt as they come. */
+const setup = async () => {
+  const host = makeHost({ config: localModel(server, { events: { persist: true }, permission: { bash: "ask" } }) })
+  const events: Array<BusEvent> = []
+  const listeners = new Set<() => void>()
+  const { sessionID, database } = await host.run(
+    Effect.gen(function* () {
+      ;(yield* Bus).subscribe((event) => {
+        events.push(event)
+        for (const listener of listeners) listener()
+      })
+      const info = yield* (yield* Session).create({ directory: host.directory })
+      return { sessionID: info.id, database: yield* Database }
+    }),
+  )
+  const run = <A, E>(effect: Effect.Effect<A, E, HostServices>) => host.run(effect)
+  /** The `index`-th ask of the session (already seen or still to come). */
+  const ask = (index: number) =>
+    new Promise<Asked>((resolve) => {
+      const check = () => {
+        const found = events.filter((e) => e.type === "session.permission.asked")[index]
+        if (found) {
+          listeners.delete(check)
+          resolve(found as unknown as Asked)
+        }
+      }
+      listeners.add(check)
+      check()
+    })
+  const reply = (asked: Asked, reply: "once" | "always") =>
+    run(Permissions.use((p) => p.reply({ sessionID, permissionID: asked.data.permissionID, reply })))
+  const asks = () => events.filter((e) => e.type === "session.permission.asked").length
+  /**
+   * A turn in which the model makes `calls` then answers "done": each of the `asked` asks is answered
+   * with `answer`, and the turn is waited for.
+   */
+  const turn = async (calls: ReadonlyArray<Call>, asked: number, answer: "once" | "always" = "once") => {
+    const before = asks()
+    server.enqueue({ toolCalls: calls }, { text: "done" })
+    await run(Execution.use((e) => e.prompt({ sessionID, text: "run it" })))
+    const answered: Array<Asked> = []
+    for (let index = before; index < before + asked; index++) {
+      const asked = await ask(index)
+      await reply(asked, answer)
+      answered.push(asked)
+    }
+    await run(Execution.use((e) => e.wait(sessionID)))
+    return answered
+  }
+  const toolParts = async () =>
+    ((await run(Session.use((s) => s.messages(sessionID)))).items as ReadonlyArray<Message>).flatMap((m) =>
+      m.type === "assistant"
+        ? m.parts.filter((p): p is ToolPart => p.type === "tool").map((part) => ({ messageID: m.id, part }))
+        : [],
+    )
+  const erase = () => run(Erase.use((e) => e.session({ sessionID, by: "plugin:redactor" })))
+  const permissionRow = (id: string) =>
+    database.client.query("SELECT data, reply FROM session_permission WHERE id = ?").get(id) as {
+      data: string
+      reply: string | null
+    }
+  const askEvent = (id: string) =>
+    (
+      database.client
+        .query("SELECT data FROM event WHERE aggregate_id = ? AND type = 'session.permission.asked'")
+        .all(sessionID) as Array<{ data: string }>
+    )
+      .map((row) => JSON.parse(row.data))
+      .find((data) => data.permissionID === id)
+  /** Replays the journal into a fresh database and compares its projection with the live one. */
+  const replayed = () => {
+    const target = Database.open(":memory:")
+    replay(database.client, target, makeSessionProjector(target.client))
+    const snapshot = projectionSnapshot(target.client)
+    target.client.close()
+    return snapshot
+  }
+  return {
+    host,
+    sessionID,
+    database,
+    run,
+    ask,
+    turn,
+    toolParts,
+    erase,
+    permissionRow,
+    askEvent,
+    replayed,
+  }
+}
+
+describe("erasing the permission asks of superseded tool calls", () => {
+  it("removed calls' asks lose the command and the diff in the journal and the projection; a live call's ask is kept", async () => {
+    const t = await setup()
+    const [command, edit, kept] = await t.turn([bash(SECRET_COMMAND), writeSecret, bash(KEPT_COMMAND)], 3)
+    expect(command!.data.patterns).toEqual([SECRET_COMMAND])
+    expect(JSON.stringify(t.permissionRow(edit!.data.permissionID))).toContain(SECRET)
+    expect(kept!.data.patterns).toEqual([KEPT_COMMAND])
+    const parts = await t.toolParts()
+    for (const asked of [command!, edit!]) {
+      const { messageID, part } = parts.find(({ part }) => part.id === asked.data.partID)!
+      await t.run(
+        Mutation.use((m) =>
+          m.removePart({ sessionID: t.sessionID, messageID, partID: part.id, by: "plugin:redactor" }),
+        ),
+      )
+    }
+    const keptRow = t.permissionRow(kept!.data.permissionID)
+    const keptEvent = t.askEvent(kept!.data.permissionID)
+    t.database.client.run("PRAGMA wal_checkpoint(PASSIVE)")
+    expect(scan(t.database.path)).toBeGreaterThan(0)
+
+    const summary = await t.erase()
+    expect(scan(t.database.path)).toBe(0)
+
+    // Each ask's journal row keeps its ids, tool, rule kind and a tombstone; its content is emptied, and
+    // its projected row is emptied the same way and keeps its answer.
+    for (const [asked, tool, fields] of [
+      [command!, "bash", ["input", "patterns", "title"]],
+      [edit!, "edit", ["input", "metadata", "patterns", "title"]],
+    ] as const) {
+      const event = t.askEvent(asked.data.permissionID)
+      expect(event).toMatchObject({
+        permissionID: asked.data.permissionID,
+        partID: asked.data.partID,
+        tool,
+        permission: tool,
+        title: "",
+        patterns: [],
+        metadata: {},
+        input: {},
+      })
+      expect(event.tombstone.sha256).toMatch(/^[0-9a-f]{64}$/)
+      expect([...event.tombstone.fields].sort()).toEqual(fields)
+      const row = t.permissionRow(asked.data.permissionID)
+      expect(row.reply).toBe("once")
+      expect(JSON.parse(row.data)).toMatchObject({ id: asked.data.permissionID, title: "", patterns: [], metadata: {} })
+    }
+    // The live call's ask is untouched, in the journal and in the projection.
+    expect(t.permissionRow(kept!.data.permissionID)).toEqual(keptRow)
+    expect(t.askEvent(kept!.data.permissionID)).toEqual(keptEvent)
+    // Counted like the other erased events.
+    const tombstoned = t.database.client
+      .query("SELECT data FROM event WHERE aggregate_id = ? AND data LIKE '%\"tombstone\"%'")
+      .all(t.sessionID) as Array<{ data: string }>
+    expect(summary.events).toBe(tombstoned.length)
+    expect(summary.fields).toBe(tombstoned.reduce((sum, { data }) => sum + JSON.parse(data).tombstone.fields.length, 0))
+    expect(summary.bytes).toBeGreaterThan(SECRET.length)
+
+    expect(t.replayed()).toEqual(projectionSnapshot(t.database.client))
+    // Idempotent: nothing left to erase, nothing recorded.
+    expect(await t.erase()).toMatchObject({ events: 0, fields: 0, bytes: 0 })
+    await t.host.dispose()
+    expect(scan(t.database.path)).toBe(0)
+  })
+
+  it("pruned tool calls take their asks along; an `always` grant recorded by an erased ask asks again", async () => {
+    const t = await setup()
+    const [granted] = await t.turn([bash(SECRET_COMMAND)], 1, "always")
+    // The grant covers the same command: it runs without asking.
+    await t.turn([bash(SECRET_COMMAND)], 0)
+    expect((await t.toolParts()).map(({ part }) => part.state)).toEqual(["completed", "completed"])
+    const pruned = await t.run(
+      Prune.use((p) => p.session({ sessionID: t.sessionID, types: ["tool"], by: "plugin:redactor" })),
+    )
+    expect(pruned.parts).toBe(2)
+
+    await t.erase()
+    expect(scan(t.database.path)).toBe(0)
+    expect(JSON.parse(t.permissionRow(granted!.data.permissionID).data).patterns).toEqual([])
+    expect(t.replayed()).toEqual(projectionSnapshot(t.database.client))
+
+    // The grant held the secret as its pattern: it went with it, so the same call is asked again.
+    const [again] = await t.turn([bash(SECRET_COMMAND)], 1)
+    expect(again!.data.patterns).toEqual([SECRET_COMMAND])
+    await t.host.dispose()
+  })
+
+  it("a deleted session's asks are erased whole", async () => {
+    const t = await setup()
+    await t.turn([bash(SECRET_COMMAND)], 1)
+    await t.run(Execution.use((e) => e.remove(t.sessionID)))
+    const summary = await t.erase()
+    expect(summary.events).toBeGreaterThan(0)
+    expect(scan(t.database.path)).toBe(0)
+    const asked = t.database.client
+      .query("SELECT data FROM event WHERE aggregate_id = ? AND type = 'session.permission.asked'")
+      .all(t.sessionID) as Array<{ data: string }>
+    expect(asked).toHaveLength(1)
+    expect(JSON.parse(asked[0]!.data)).toMatchObject({ title: "", patterns: [], metadata: {}, input: {} })
+    await t.host.dispose()
+  })
+})
