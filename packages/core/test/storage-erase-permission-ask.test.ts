@@ -1,5 +1,4 @@
 import { Effect } from "effect"
-import { existsSync, readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Bus, type BusEvent } from "../src/bus/bus.ts"
 import { projectionSnapshot, replay } from "../src/bus/replay.ts"
@@ -16,6 +15,7 @@ import { Database } from "../src/storage/database.ts"
 import { makeHost } from "./support/host.ts"
 import { startOpenAIServer, type OpenAIServer } from "./support/openai-server.ts"
 import { localModel } from "./support/provider-config.ts"
+import { countInDatabaseFiles } from "./support/secret-scan.ts"
 
 let server: OpenAIServer
 beforeAll(async () => {
@@ -39,15 +39,7 @@ const writeSecret: Call = {
 }
 
 /** Occurrences of the secret in the database file and its WAL and SHM companions. */
-const scan = (path: string) => {
-  let count = 0
-  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
-    if (!existsSync(file)) continue
-    const bytes = readFileSync(file)
-    for (let at = bytes.indexOf(SECRET); at !== -1; at = bytes.indexOf(SECRET, at + 1)) count++
-  }
-  return count
-}
+const scan = (path: string) => countInDatabaseFiles(path, SECRET)
 
 interface Asked {
   readonly data: { readonly permissionID: string; readonly partID: string; readonly patterns: ReadonlyArray<string> }

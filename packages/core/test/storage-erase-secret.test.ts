@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { projectionSnapshot, replay } from "../src/bus/replay.ts"
@@ -14,6 +14,7 @@ import { makeHost } from "./support/host.ts"
 import { startOpenAIServer, type OpenAIServer } from "./support/openai-server.ts"
 import { localModel } from "./support/provider-config.ts"
 import { tempDir } from "./support/tmp.ts"
+import { countInDatabaseFiles } from "./support/secret-scan.ts"
 
 let server: OpenAIServer
 beforeAll(async () => {
@@ -24,15 +25,7 @@ afterAll(() => server.close())
 const SECRET = "sk-live-7f3a9c1e5b2d4f6a8c0e2b4d6f8a0c2e"
 
 /** Occurrences of the secret in the database file and its WAL and SHM companions. */
-const scan = (path: string) => {
-  let count = 0
-  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
-    if (!existsSync(file)) continue
-    const bytes = readFileSync(file)
-    for (let at = bytes.indexOf(SECRET); at !== -1; at = bytes.indexOf(SECRET, at + 1)) count++
-  }
-  return count
-}
+const scan = (path: string) => countInDatabaseFiles(path, SECRET)
 
 describe("erasing superseded content", () => {
   it("a secret the model wrote into a reply and a tool output, corrected and removed, is gone from every file after erase", async () => {
