@@ -22,7 +22,9 @@ export interface TransferShape {
   /**
    * Restores an export as a new session (new session and message ids, so it never collides with the
    * original), in one commit: the same title, directory, agent and model, and the same messages and parts
-   * in order, retractions and completions included. A document that does not decode is refused whole.
+   * in order, retractions, completions and compaction summaries included (a summary covers the same
+   * messages, so the model is sent what it was sent before). A document that does not decode is refused
+   * whole.
    */
   import(document: unknown): Effect.Effect<SessionInfo, InvalidInputError>
 }
@@ -47,8 +49,14 @@ export class Transfer extends Context.Service<Transfer, TransferShape>()("@openc
             ...(info.model !== undefined ? { model: info.model } : {}),
           }),
         ]
+        // The commit numbers its drafts from 1 (the creation), so a message's new seq is its first draft's
+        // position; a compaction's `through` and `prompt` are renumbered from these.
+        const seqs: Array<{ readonly from: number; readonly to: number }> = []
+        const ids = new Map<string, string>()
         for (const message of [...document.messages].sort((a, b) => a.seq - b.seq)) {
           const messageID = ascending("msg")
+          seqs.push({ from: message.seq, to: out.length + 1 })
+          ids.set(message.id, messageID)
           if (message.type === "assistant") {
             out.push(
               draft(SessionEvent.AssistantStarted, {
@@ -71,9 +79,24 @@ export class Transfer extends Context.Service<Transfer, TransferShape>()("@openc
             }
             continue
           }
-          // A compaction summary is not carried over: the imported transcript is whole, and compacts again
-          // when it next outgrows its model's window.
-          if (message.type === "compaction") continue
+          if (message.type === "compaction") {
+            // The summary covers the same messages as before: the last of them that was exported.
+            const { seq: _, prompt, through, ...summary } = message
+            const covered = seqs.filter((entry) => entry.from <= through).at(-1)
+            const restated = prompt !== undefined ? ids.get(prompt) : undefined
+            out.push(
+              draft(SessionEvent.Compacted, {
+                message: {
+                  ...summary,
+                  id: messageID,
+                  sessionID,
+                  through: covered?.to ?? 0,
+                  ...(restated !== undefined ? { prompt: restated } : {}),
+                },
+              }),
+            )
+            continue
+          }
           const { seq: _, ...input } = message
           out.push(draft(SessionEvent.MessageAdmitted, { message: { ...input, id: messageID, sessionID } }))
         }
