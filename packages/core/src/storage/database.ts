@@ -1,5 +1,4 @@
 import { Database as SQLite } from "bun:sqlite"
-import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite"
 import { Context, Effect, Layer, Schema } from "effect"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
@@ -13,9 +12,12 @@ export class DatabaseOpenError extends Schema.TaggedError<DatabaseOpenError>()("
 
 export interface DatabaseShape {
   readonly path: string
-  /** The raw connection, for prepared statements on hot paths. */
+  /**
+   * The connection. Every read and write is a prepared statement on it; the drizzle schemas
+   * (`*.sql.ts`) declare the tables for drizzle-kit's migrations, and no query builder is loaded at run
+   * time (it cost start-up and no hot path wanted it).
+   */
   readonly client: SQLite
-  readonly db: BunSQLiteDatabase
   /** Runs `fn` inside one `BEGIN IMMEDIATE` transaction; a throw rolls everything back. Never nest. */
   immediate<A>(fn: () => A): A
   /** Makes every later write fail (`PRAGMA query_only`), as if the process had died: crash simulations. */
@@ -41,7 +43,6 @@ export class Database extends Context.Service<Database, DatabaseShape>()("@openc
     return {
       path,
       client,
-      db: drizzle({ client }),
       immediate: (fn) => client.transaction(fn).immediate(),
       fence: () => void client.run("PRAGMA query_only = ON"),
     }
