@@ -76,4 +76,51 @@ describe("an SSE subscriber channel", () => {
     expect(decoder.decode(value)).toBe(": heartbeat\n\n")
     await reader.cancel()
   })
+
+  it("over HTTP, a client that goes away (abort or a cut socket) releases the channel", async () => {
+    const closes: Array<() => void> = []
+    const server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch(request) {
+        const release = closes.shift()!
+        const channel = new SseChannel({
+          heartbeatMs: 60_000,
+          first: [{ kind: "comment", text: "hello" }],
+          onClose: release,
+        })
+        request.signal.addEventListener("abort", () => channel.close(), { once: true })
+        return new Response(channel.stream)
+      },
+    })
+    try {
+      const released = (n: number) =>
+        Array.from({ length: n }, () => new Promise<void>((resolve) => closes.push(resolve)))
+      const aborted = released(1)
+      const controller = new AbortController()
+      const response = await fetch(server.url, { signal: controller.signal })
+      expect(decoder.decode((await response.body!.getReader().read()).value)).toBe(": hello\n\n")
+      controller.abort()
+      await Promise.all(aborted)
+
+      const cut = released(1)
+      let greeted!: () => void
+      const hello = new Promise<void>((resolve) => (greeted = resolve))
+      const socket = await Bun.connect({
+        hostname: "127.0.0.1",
+        port: server.port!,
+        socket: {
+          open: (s) => void s.write("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"),
+          data: (_s, data) => {
+            if (decoder.decode(data).includes(": hello")) greeted()
+          },
+        },
+      })
+      await hello
+      socket.end()
+      await Promise.all(cut)
+    } finally {
+      server.stop(true)
+    }
+  })
 })
