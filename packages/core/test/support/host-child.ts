@@ -1,4 +1,5 @@
-// A host in its own process, for restart tests: creates sessions, prompts each once, prints
+// A host in its own process, for restart tests: creates sessions, prompts each once (and, with
+// `compact`, starts a compaction after that turn), prints
 // `{"sessions":[...]}` on stdout, then keeps running until it is killed.
 import { Effect } from "effect"
 import { HostLayer } from "../../src/host.ts"
@@ -10,6 +11,8 @@ const spec = JSON.parse(process.argv[2]!) as {
   directory: string
   config: Record<string, unknown>
   prompts: Array<string>
+  /** After each prompt's turn, start a compaction turn (left running). */
+  compact?: boolean
 }
 
 const program = Effect.gen(function* () {
@@ -19,6 +22,10 @@ const program = Effect.gen(function* () {
   for (const text of spec.prompts) {
     const info = yield* session.create({ directory: spec.directory })
     yield* execution.prompt({ sessionID: info.id, text })
+    if (spec.compact) {
+      yield* execution.wait(info.id)
+      yield* execution.compact(info.id)
+    }
     sessions.push(info.id)
   }
   process.stdout.write(`${JSON.stringify({ sessions })}\n`)

@@ -1,0 +1,81 @@
+/**
+ * A compaction turn cut off by a SIGKILL (its summary request mid-stream) is resumed after the restart as a
+ * compaction: the summary is requested again, one `compaction` message is committed, and the claim is
+ * released; no ordinary answer is produced in its place.
+ */
+import { Effect } from "effect"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { COMPACTION_PROMPT } from "../src/session/compaction.ts"
+import { Execution } from "../src/session/execution.ts"
+import type { CompactionMessage } from "../src/session/message.ts"
+import { Session } from "../src/session/session.ts"
+import { makeHost } from "./support/host.ts"
+import { startOpenAIServer, type OpenAIServer } from "./support/openai-server.ts"
+import { localModel } from "./support/provider-config.ts"
+import { tempDb, tempDir } from "./support/tmp.ts"
+
+let server: OpenAIServer
+beforeAll(async () => {
+  server = await startOpenAIServer()
+})
+afterAll(() => server.close())
+
+const isSummaryRequest = (body: any) => body?.messages?.[0]?.content === COMPACTION_PROMPT
+
+describe("restart during compaction", () => {
+  it("resumes the cut-off compaction turn as a compaction and commits exactly one summary", async () => {
+    const database = tempDb()
+    const directory = tempDir()
+    const config = localModel(server, { instructions: [] })
+    server.enqueue({ text: "the first answer" }, { text: "SUMMARY cut off mid-", hold: true })
+    const aborted = server.aborted
+    const child = Bun.spawn(
+      [
+        process.execPath,
+        join(import.meta.dirname, "support", "host-child.ts"),
+        JSON.stringify({ database, directory, config, prompts: ["plan the garden"], compact: true }),
+      ],
+      { stdout: "pipe", stderr: "inherit" },
+    )
+    const reader = child.stdout.getReader()
+    let out = ""
+    while (!out.includes("\n")) {
+      const { value, done } = await reader.read()
+      if (done) throw new Error("child exited early")
+      out += new TextDecoder().decode(value)
+    }
+    await server.held(1)
+    const before = server.requests.length
+    expect(isSummaryRequest(server.requests.at(-1))).toBe(true)
+    child.kill("SIGKILL")
+    await child.exited
+    await server.waitForAborted(aborted + 1)
+    const sessionID = (JSON.parse(out.split("\n")[0]!) as { sessions: Array<string> }).sessions[0]!
+
+    server.reply((body) => (isSummaryRequest(body) ? { text: "SUMMARY after the restart" } : { text: "an answer" }))
+    const host = makeHost({ database, directory, config })
+    const result = await host.run(
+      Effect.gen(function* () {
+        const session = yield* Session
+        const execution = yield* Execution
+        yield* execution.wait(sessionID)
+        return {
+          info: yield* session.get(sessionID),
+          claim: session.sync.claimed(sessionID),
+          transcript: session.sync.transcript(sessionID),
+        }
+      }),
+    )
+    await host.dispose()
+    const after = server.requests.slice(before)
+    expect(after.map(isSummaryRequest)).toEqual([true])
+    expect(result.info.status).toBe("idle")
+    expect(result.claim).toBeUndefined()
+    const summaries = result.transcript.filter((m): m is CompactionMessage => m.type === "compaction")
+    expect(summaries).toHaveLength(1)
+    expect(summaries[0]!.parts).toMatchObject([{ type: "text", text: "SUMMARY after the restart" }])
+    // The turn the prompt started was answered before the kill; nothing else answered after it.
+    expect(result.transcript.filter((m) => m.type === "assistant")).toHaveLength(1)
+  })
+})
