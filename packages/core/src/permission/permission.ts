@@ -9,6 +9,7 @@ import { SessionNotFoundError } from "../session/error.ts"
 import { SessionEvent } from "../session/event.ts"
 import { Database } from "../storage/database.ts"
 import type { PermissionKey, ToolPlan } from "../tool/tool.ts"
+import { AskFields } from "./ask.ts"
 import { PermissionNotFoundError } from "./error.ts"
 import { covered, evaluate, type PermissionAction, ruleFor } from "./rule.ts"
 
@@ -19,17 +20,7 @@ export type PermissionReply = typeof PermissionReply.Type
 export const PermissionRequest = Schema.Struct({
   id: Schema.String,
   sessionID: Schema.String,
-  messageID: Schema.String,
-  partID: Schema.String,
-  callID: Schema.String,
-  tool: Schema.String,
-  /** The rule kind the call falls under: `read`, `edit` or `bash`. */
-  permission: Schema.String,
-  title: Schema.String,
-  patterns: Schema.Array(Schema.String),
-  /** What the call would do (`diff` for file changes). */
-  metadata: Schema.Record(Schema.String, Schema.Unknown),
-  input: Schema.Unknown,
+  ...AskFields,
   time: Schema.Number,
 })
 export type PermissionRequest = typeof PermissionRequest.Type

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { durable, ephemeral } from "../bus/event.ts"
+import { AskFields } from "../permission/ask.ts"
 import { CompactionInput, InputMessage, MessageError, Origin, Part, Usage } from "./message.ts"
 import { ModelRef } from "./model-request.ts"
 
@@ -130,19 +131,7 @@ export namespace SessionEvent {
   export const PermissionAsked = durable(
     "session.permission.asked",
     1,
-    Schema.Struct({
-      permissionID: Schema.String,
-      messageID: Schema.String,
-      partID: Schema.String,
-      callID: Schema.String,
-      tool: Schema.String,
-      /** The rule kind: `read`, `edit` or `bash`. */
-      permission: Schema.String,
-      title: Schema.String,
-      patterns: Schema.Array(Schema.String),
-      metadata: Schema.Record(Schema.String, Schema.Unknown),
-      input: Schema.Unknown,
-    }),
+    Schema.Struct({ permissionID: Schema.String, ...AskFields }),
   )
 
   /** The ask was answered: `once`, `always` (a session-scoped allow for its patterns) or `reject`. */
