@@ -76,19 +76,7 @@ const ToolView = ({ part, removable, onRemove }: { part: ViewPart; removable: bo
         <span class="tool-name">{part.tool}</span>
         <span class={`badge state-${part.state}`}>{part.state}</span>
         <span class="muted">{inputSummary(part.input)}</span>
-        {removable && (
-          <button
-            type="button"
-            class="small danger"
-            data-testid="remove-part"
-            onClick={(e) => {
-              e.preventDefault()
-              onRemove()
-            }}
-          >
-            Remove
-          </button>
-        )}
+        {removable && <RemoveButton onRemove={onRemove} />}
       </summary>
       <div class="io">
         <div class="io-label">Input</div>
@@ -106,24 +94,27 @@ const ToolView = ({ part, removable, onRemove }: { part: ViewPart; removable: bo
   )
 }
 
+/** Removes a tool or reasoning part; inside a `<summary>`, so the click must not also toggle it. */
+const RemoveButton = ({ onRemove }: { onRemove: () => void }) => (
+  <button
+    type="button"
+    class="small danger"
+    data-testid="remove-part"
+    onClick={(e) => {
+      e.preventDefault()
+      onRemove()
+    }}
+  >
+    Remove
+  </button>
+)
+
 const ReasoningView = ({ part, removable, onRemove }: { part: ViewPart; removable: boolean; onRemove: () => void }) => (
   <details class="part reasoning" data-part-id={part.id} data-part-type="reasoning">
     <summary>
       <span>{part.streaming ? "Thinking…" : "Reasoning"}</span>
       <span class="muted">{(part.text ?? "").length.toLocaleString()} characters</span>
-      {removable && (
-        <button
-          type="button"
-          class="small danger"
-          data-testid="remove-part"
-          onClick={(e) => {
-            e.preventDefault()
-            onRemove()
-          }}
-        >
-          Remove
-        </button>
-      )}
+      {removable && <RemoveButton onRemove={onRemove} />}
     </summary>
     <div class="text">{part.text}</div>
   </details>

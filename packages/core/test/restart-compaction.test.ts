@@ -4,13 +4,13 @@
  * released; no ordinary answer is produced in its place.
  */
 import { Effect } from "effect"
-import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { COMPACTION_PROMPT } from "../src/session/compaction.ts"
 import { Execution } from "../src/session/execution.ts"
 import type { CompactionMessage } from "../src/session/message.ts"
 import { Session } from "../src/session/session.ts"
 import { makeHost } from "./support/host.ts"
+import { startHostChild } from "./support/host-process.ts"
 import { startOpenAIServer, type OpenAIServer } from "./support/openai-server.ts"
 import { localModel } from "./support/provider-config.ts"
 import { tempDb, tempDir } from "./support/tmp.ts"
@@ -30,28 +30,20 @@ describe("restart during compaction", () => {
     const config = localModel(server, { instructions: [] })
     server.enqueue({ text: "the first answer" }, { text: "SUMMARY cut off mid-", hold: true })
     const aborted = server.aborted
-    const child = Bun.spawn(
-      [
-        process.execPath,
-        join(import.meta.dirname, "support", "host-child.ts"),
-        JSON.stringify({ database, directory, config, prompts: ["plan the garden"], compact: true }),
-      ],
-      { stdout: "pipe", stderr: "inherit" },
-    )
-    const reader = child.stdout.getReader()
-    let out = ""
-    while (!out.includes("\n")) {
-      const { value, done } = await reader.read()
-      if (done) throw new Error("child exited early")
-      out += new TextDecoder().decode(value)
-    }
+    const { child, sessions } = await startHostChild({
+      database,
+      directory,
+      config,
+      prompts: ["plan the garden"],
+      compact: true,
+    })
     await server.held(1)
     const before = server.requests.length
     expect(isSummaryRequest(server.requests.at(-1))).toBe(true)
     child.kill("SIGKILL")
     await child.exited
     await server.waitForAborted(aborted + 1)
-    const sessionID = (JSON.parse(out.split("\n")[0]!) as { sessions: Array<string> }).sessions[0]!
+    const sessionID = sessions[0]!
 
     server.reply((body) => (isSummaryRequest(body) ? { text: "SUMMARY after the restart" } : { text: "an answer" }))
     const host = makeHost({ database, directory, config })

@@ -1,6 +1,5 @@
 import type { PreflightEvent, PromisePlugin } from "@opencode-ai/plugin"
 import { Effect, Exit } from "effect"
-import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Bus } from "../src/bus/bus.ts"
 import { draft } from "../src/bus/event.ts"
@@ -11,6 +10,7 @@ import { Mutation } from "../src/session/mutation.ts"
 import { RESTART_NOTICE } from "../src/session/restart.ts"
 import { Session } from "../src/session/session.ts"
 import { makeHost } from "./support/host.ts"
+import { startHostChild } from "./support/host-process.ts"
 import { startOpenAIServer, type OpenAIServer } from "./support/openai-server.ts"
 import { localModel } from "./support/provider-config.ts"
 import { tempDb, tempDir } from "./support/tmp.ts"
@@ -38,27 +38,13 @@ const callsOf = (calls: Array<Call>, sessionID: string) =>
 const killMidStream = async (database: string, directory: string, prompts: Array<string>) => {
   const aborted = server.aborted
   for (const _ of prompts) server.enqueue({ text: "working on it, step one of many", hold: true })
-  const child = Bun.spawn(
-    [
-      process.execPath,
-      join(import.meta.dirname, "support", "host-child.ts"),
-      JSON.stringify({ database, directory, config: localModel(server), prompts }),
-    ],
-    { stdout: "pipe", stderr: "inherit" },
-  )
-  const reader = child.stdout.getReader()
-  let out = ""
-  while (!out.includes("\n")) {
-    const { value, done } = await reader.read()
-    if (done) throw new Error("child exited early")
-    out += new TextDecoder().decode(value)
-  }
+  const { child, sessions } = await startHostChild({ database, directory, config: localModel(server), prompts })
   // Every session's request must be mid-stream (and no scripted reply left over) before the kill.
   await server.held(prompts.length)
   child.kill("SIGKILL")
   await child.exited
   await server.waitForAborted(aborted + prompts.length)
-  return JSON.parse(out.split("\n")[0]!) as { sessions: Array<string> }
+  return { sessions }
 }
 
 describe("restart resume", () => {

@@ -5,15 +5,9 @@ import { Effect } from "effect"
 import { HostLayer } from "../../src/host.ts"
 import { Execution } from "../../src/session/execution.ts"
 import { Session } from "../../src/session/session.ts"
+import type { HostChildSpec } from "./host-process.ts"
 
-const spec = JSON.parse(process.argv[2]!) as {
-  database: string
-  directory: string
-  config: Record<string, unknown>
-  prompts: Array<string>
-  /** After each prompt's turn, start a compaction turn (left running). */
-  compact?: boolean
-}
+const spec = JSON.parse(process.argv[2]!) as HostChildSpec
 
 const program = Effect.gen(function* () {
   const session = yield* Session
