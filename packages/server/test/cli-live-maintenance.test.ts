@@ -16,25 +16,13 @@ import { subscribe } from "./support/e2e-events.ts"
 import { spawnServe } from "./support/e2e-serve.ts"
 import { localProviderConfig } from "./support/e2e-setup.ts"
 import { tempDir } from "./support/tmp.ts"
+import { before } from "./support/deadline.ts"
 
 let provider: OpenAIServer
 beforeAll(async () => {
   provider = await startOpenAIServer()
 })
 afterAll(() => provider.close())
-
-/** Resolves with the event once it arrived; rejects if it has not arrived `ms` after now. */
-const within = async (promise: Promise<unknown>, ms: number, what: string) => {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not reach the subscriber within ${ms} ms`)), ms)
-  })
-  try {
-    return await Promise.race([promise, late])
-  } finally {
-    clearTimeout(timer)
-  }
-}
 
 describe("CLI maintenance against a running server's database", () => {
   it("reaches the server's SSE subscribers within a second", async () => {
@@ -66,7 +54,7 @@ describe("CLI maintenance against a running server's database", () => {
       env: { OPENCODE_CONFIG: config },
     })
     expect(prune.code, prune.stderr).toBe(0)
-    const prunedEvent = (await within(pruned, 1_000, "session.pruned")) as ServerEvent
+    const prunedEvent = (await before(pruned, 1_000, "session.pruned at the subscriber")) as ServerEvent
     expect(prunedEvent).toMatchObject({ sessionID, data: { by: "user" } })
     const stored = (await server.client.message.list({ path: { sessionID } })).data!.items
     expect(stored.flatMap((m) => m.parts.map((p) => p.type))).not.toContain("tool")
@@ -77,7 +65,7 @@ describe("CLI maintenance against a running server's database", () => {
       env: { OPENCODE_CONFIG: config },
     })
     expect(erase.code, erase.stderr).toBe(0)
-    const erasedEvent = (await within(erased, 1_000, "session.erased")) as ServerEvent
+    const erasedEvent = (await before(erased, 1_000, "session.erased at the subscriber")) as ServerEvent
     expect(erasedEvent).toMatchObject({ sessionID, data: { by: "user" } })
     expect((erasedEvent.data as { fields: number }).fields).toBeGreaterThan(0)
     subscriber.close()

@@ -12,6 +12,7 @@ import { type OpenAIServer, startOpenAIServer } from "../../core/test/support/op
 import { type ServeChild, spawnServe } from "./support/e2e-serve.ts"
 import { localProviderConfig, systemText } from "./support/e2e-setup.ts"
 import { tempDir } from "./support/tmp.ts"
+import { within } from "./support/deadline.ts"
 
 const INSTRUCTIONS = ["AGENTS.md", "NOTES.md", "LINKED.md", "BIG.md"]
 
@@ -48,17 +49,6 @@ afterAll(async () => {
   await child?.kill()
   await provider.close()
 })
-
-/** Resolves with the value, or "timeout" when `promise` has not settled within `ms`. */
-const within = async <A>(promise: Promise<A>, ms: number): Promise<A | "timeout"> => {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const timeout = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), ms)
-  })
-  const result = await Promise.race([promise, timeout])
-  clearTimeout(timer)
-  return result
-}
 
 /** Prompts once and returns the system text the model received. */
 const promptOnce = async (directory: string) => {

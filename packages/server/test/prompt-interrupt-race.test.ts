@@ -9,6 +9,7 @@ import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { LISTENING, readRest, readUntil, spawnCli } from "./support/cli.ts"
 import { tempDir } from "./support/tmp.ts"
+import { within } from "./support/deadline.ts"
 
 const ROUNDS = 200
 
@@ -22,16 +23,11 @@ const serve = async (cwd: string, database: string) => {
 }
 
 /** `wait`, or "timeout" when it has not returned within `ms`. */
-const waitWithin = async (client: OpencodeClient, sessionID: string, ms: number) => {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const timeout = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), ms)
-  })
-  const waited = client.session.wait({ path: { sessionID } }).then((r) => r.response?.status)
-  const result = await Promise.race([waited, timeout])
-  clearTimeout(timer)
-  return result
-}
+const waitWithin = (client: OpencodeClient, sessionID: string, ms: number) =>
+  within(
+    client.session.wait({ path: { sessionID } }).then((r) => r.response?.status),
+    ms,
+  )
 
 describe("prompt and interrupt sent together", () => {
   it(`${ROUNDS} rounds each end idle with wait returning, and a restart resumes nothing`, async () => {

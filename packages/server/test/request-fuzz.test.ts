@@ -17,6 +17,7 @@ import { describe, expect, it } from "vitest"
 import { rawRequest } from "./support/raw-http.ts"
 import { documentedRoutes, fill, type Ids, type RouteCase, seedTranscript } from "./support/routes.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
+import { before } from "./support/deadline.ts"
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261129)
 const COUNT = Number(process.env.FUZZ_COUNT ?? 2000)
@@ -296,13 +297,7 @@ describe("request fuzzing", () => {
       let outcome: Outcome
       try {
         const started = performance.now()
-        let timer: ReturnType<typeof setTimeout> | undefined
-        outcome = await Promise.race([
-          send(server, request),
-          new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new Error("no answer within 10 s")), 10_000)
-          }),
-        ]).finally(() => clearTimeout(timer))
+        outcome = await before(send(server, request), 10_000, "an answer")
         if (process.env.FUZZ_TRACE)
           console.log(`${(performance.now() - started).toFixed(0)}ms ${outcome.status} ${label}`)
       } catch (cause) {
