@@ -1,29 +1,11 @@
 // HTTP benchmarks through the generated SDK against a real server on loopback.
 import { createOpencodeClient } from "@opencode-ai/sdk"
-import { Effect, ManagedRuntime } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Session } from "../packages/core/src/session/session.ts"
-import { StoreLayer } from "../packages/core/src/storage/layer.ts"
 import { startServer } from "../packages/server/src/server.ts"
-import { seedMessages } from "./seed.ts"
+import { seedSessionFile } from "./seed.ts"
 import { line, now, percentile, section, summary } from "./stats.ts"
-
-/** Seeds `count` messages (alternating prompts and notices) into a new session of the database file. */
-const seed = async (database: string, count: number, directory: string) => {
-  const runtime = ManagedRuntime.make(StoreLayer({ path: database, persist: false }))
-  const sessionID = await runtime.runPromise(
-    Effect.gen(function* () {
-      const session = yield* Session
-      const info = yield* session.create({ directory, title: `${count} messages` })
-      yield* seedMessages(info.id, count)
-      return info.id
-    }),
-  )
-  await runtime.dispose()
-  return sessionID
-}
 
 const timed = async (n: number, fn: (i: number) => Promise<unknown>) => {
   const samples: Array<number> = []
@@ -38,9 +20,9 @@ const timed = async (n: number, fn: (i: number) => Promise<unknown>) => {
 export const run = async () => {
   const dir = mkdtempSync(join(tmpdir(), "oc2-bench-"))
   const database = join(dir, "http.db")
-  const small = await seed(database, 100, dir)
-  const medium = await seed(database, 1_000, dir)
-  const large = await seed(database, 10_000, dir)
+  const small = await seedSessionFile(database, dir, 100)
+  const medium = await seedSessionFile(database, dir, 1_000)
+  const large = await seedSessionFile(database, dir, 10_000)
   const server = await startServer({ port: 0, database, config: { data: {}, directory: dir } })
   const client = createOpencodeClient({ baseUrl: server.url })
   try {

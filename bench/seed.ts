@@ -1,8 +1,10 @@
-import { Effect } from "effect"
+import { Effect, ManagedRuntime } from "effect"
 import { Bus } from "../packages/core/src/bus/bus.ts"
 import { draft } from "../packages/core/src/bus/event.ts"
 import { ascending } from "../packages/core/src/id/id.ts"
 import { SessionEvent } from "../packages/core/src/session/event.ts"
+import { Session } from "../packages/core/src/session/session.ts"
+import { StoreLayer } from "../packages/core/src/storage/layer.ts"
 
 /** Commits `count` prior messages into a session: alternating prompts and plugin notices of ~130 bytes. */
 export const seedMessages = (sessionID: string, count: number) =>
@@ -23,3 +25,20 @@ export const seedMessages = (sessionID: string, count: number) =>
       ])
     }
   })
+
+/** Creates a session of `count` seeded messages in the database file (opened and closed here); its id. */
+export const seedSessionFile = async (database: string, directory: string, count: number) => {
+  const runtime = ManagedRuntime.make(StoreLayer({ path: database, persist: false }))
+  try {
+    return await runtime.runPromise(
+      Effect.gen(function* () {
+        const session = yield* Session
+        const info = yield* session.create({ directory, title: `${count} messages` })
+        yield* seedMessages(info.id, count)
+        return info.id
+      }),
+    )
+  } finally {
+    await runtime.dispose()
+  }
+}

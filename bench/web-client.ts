@@ -1,15 +1,12 @@
 // The web client: its production bundle size, and how fast a 1,000-message session opens to a usable
 // first screen in the system Chromium (skipped, with one line, when there is no browser).
-import { Effect, ManagedRuntime } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { buildApp } from "../packages/app/build.ts"
 import { CHROME, launchChrome, SKIP_LINE } from "../packages/app/test/support/browser.ts"
-import { Session } from "../packages/core/src/session/session.ts"
-import { StoreLayer } from "../packages/core/src/storage/layer.ts"
 import { startServer } from "../packages/server/src/server.ts"
-import { seedMessages } from "./seed.ts"
+import { seedSessionFile } from "./seed.ts"
 import { line, ms, percentile, section, summary } from "./stats.ts"
 
 const KB = 1024
@@ -32,20 +29,6 @@ const bundleSize = async () => {
   line("total", `${(raw / KB).toFixed(1)} KB, ${(gzipped / KB).toFixed(1)} KB gzipped (target < 250 KB gzipped)`)
 }
 
-const seedSession = async (database: string, directory: string, count: number) => {
-  const runtime = ManagedRuntime.make(StoreLayer({ path: database, persist: false }))
-  const sessionID = await runtime.runPromise(
-    Effect.gen(function* () {
-      const session = yield* Session
-      const info = yield* session.create({ directory, title: `${count} messages` })
-      yield* seedMessages(info.id, count)
-      return info.id
-    }),
-  )
-  await runtime.dispose()
-  return sessionID
-}
-
 const firstScreen = async () => {
   section("web client: a 1,000-message session opening in Chromium (navigation start -> usable first screen)")
   if (!CHROME) {
@@ -54,8 +37,8 @@ const firstScreen = async () => {
   }
   const dir = mkdtempSync(join(tmpdir(), "oc2-bench-web-"))
   const database = join(dir, "web.db")
-  const sessionID = await seedSession(database, dir, 1_000)
-  const small = await seedSession(database, dir, 10)
+  const sessionID = await seedSessionFile(database, dir, 1_000)
+  const small = await seedSessionFile(database, dir, 10)
   const server = await startServer({ port: 0, database, config: { data: {}, directory: dir } })
   const browser = await launchChrome()
   try {
