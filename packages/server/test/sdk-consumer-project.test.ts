@@ -44,8 +44,14 @@ describe("a project outside the workspace", () => {
     dirs.push(root)
     const packs = join(root, "packs")
     const project = join(root, "project")
-    await exec(["mkdir", "-p", join(packs, "sdk"), join(packs, "plugin"), project], root)
-    const [sdk, plugin] = await Promise.all([pack("sdk", join(packs, "sdk")), pack("plugin", join(packs, "plugin"))])
+    await exec(["mkdir", "-p", join(packs, "sdk"), join(packs, "plugin"), join(packs, "schema"), project], root)
+    // The plugin package depends on the schema package, which is not on the registry either: it is packed
+    // and installed beside it.
+    const [sdk, plugin, schema] = await Promise.all([
+      pack("sdk", join(packs, "sdk")),
+      pack("plugin", join(packs, "plugin")),
+      pack("schema", join(packs, "schema")),
+    ])
 
     writeFileSync(
       join(project, "package.json"),
@@ -62,6 +68,7 @@ describe("a project outside the workspace", () => {
         "--loglevel=error",
         sdk,
         plugin,
+        schema,
         `typescript@${TYPESCRIPT}`,
       ],
       project,
