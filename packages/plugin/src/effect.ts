@@ -31,8 +31,8 @@ export interface EffectSession {
     update(input: SessionInput.Correct): Effect.Effect<Message, SessionError>
     remove(input: SessionInput.MessageTarget): Effect.Effect<Message, SessionError>
   }
-  readonly part: {
-    remove(input: SessionInput.PartTarget): Effect.Effect<Message, SessionError>
+  readonly item: {
+    remove(input: SessionInput.ItemTarget): Effect.Effect<Message, SessionError>
   }
 }
 

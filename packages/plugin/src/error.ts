@@ -6,7 +6,7 @@ export {
   InvalidTargetError,
   isSessionError,
   MessageNotFoundError,
-  PartNotFoundError,
+  ItemNotFoundError,
   SessionError,
   SessionNotFoundError,
 } from "@opencode-ai/schema"

@@ -1,5 +1,5 @@
+import { ModelRef } from "@opencode-ai/schema"
 import { Schema } from "effect"
-import { ModelRef } from "./message.ts"
 
 /**
  * Hook payloads, declared once as Schemas: plugins receive these shapes, the host builds them, and the
@@ -16,13 +16,18 @@ export const SystemOrigin = Schema.Union([
 export type SystemOrigin = typeof SystemOrigin.Type
 
 /**
- * One system part of a model request. The host tracks the part object it handed you: edit `text` in place
- * and the part keeps its `id` and `origin` whatever you write to them. A new object (including a copy of
- * an existing part) is your part: it gets your origin, and an id already used in this request is renamed.
+ * One system part of a model request: upstream's system part shape (`{ type: "text", text, cache?,
+ * metadata? }`) with the host's provenance beside it (`id`, `origin`). The host tracks the part object it
+ * handed you: edit `text` in place and the part keeps its `id` and `origin` whatever you write to them. A
+ * new object (including a copy of an existing part) is your part: it gets your origin, and an id already
+ * used in this request is renamed. `cache` asks providers that support it to cache the prompt up to here.
  */
 export const SystemPart = Schema.Struct({
+  type: Schema.Literal("text"),
   id: Schema.mutableKey(Schema.String),
   text: Schema.mutableKey(Schema.String),
+  cache: Schema.optional(Schema.Boolean),
+  metadata: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)),
   origin: Schema.mutableKey(SystemOrigin),
 })
 export type SystemPart = typeof SystemPart.Type
@@ -134,15 +139,15 @@ export const PermissionEvent = Schema.Struct({
 export type PermissionEvent = typeof PermissionEvent.Type
 
 /**
- * `session.compacting`: before the host asks the model to summarise the older transcript (a compaction).
+ * `session.compaction`: before the host asks the model to summarise the older transcript (a compaction).
  * Push strings to `context`: each joins the summary request as something the summary must keep (state your
  * plugin needs after the compaction, facts it knows matter).
  */
-export const CompactingEvent = Schema.Struct({
+export const CompactionEvent = Schema.Struct({
   sessionID: Schema.String,
   context: Schema.mutableKey(Schema.mutable(Schema.Array(Schema.String))),
 })
-export type CompactingEvent = typeof CompactingEvent.Type
+export type CompactionEvent = typeof CompactionEvent.Type
 
 /** Every hook's payload, by hook name. */
 export interface HookEvents {
@@ -151,7 +156,7 @@ export interface HookEvents {
   readonly context: ContextEvent
   readonly synthetic: SyntheticEvent
   readonly permission: PermissionEvent
-  readonly compacting: CompactingEvent
+  readonly compaction: CompactionEvent
 }
 
 export type HookName = keyof HookEvents

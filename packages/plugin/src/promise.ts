@@ -10,7 +10,7 @@ export type HookCallback<K extends HookName> = (event: HookEvents[K]) => void | 
  * Session operations for Promise plugins. Every failure rejects with a plain `{ _tag, ...fields, message }`
  * object (see {@link SessionError}); compare `_tag`.
  *
- * Mutations (`message.update`, `message.remove`, `part.remove`) apply between turns only: while a turn runs
+ * Mutations (`message.update`, `message.remove`, `item.remove`) apply between turns only: while a turn runs
  * or waits to resume they reject with `Session.BusyError` and change nothing; retry later with backoff (a
  * retry is not a reservation: a new turn may win again). Removed content is no longer visible or used —
  * stored view, reopened/replayed session, live subscribers and the next model request agree — but this is
@@ -32,7 +32,7 @@ export interface PromiseSession {
   resume(input: SessionInput.Target): Promise<void>
   messages(input: SessionInput.Messages): Promise<Page<Message>>
   /**
-   * Removes every tool/reasoning part (or only `types`) of the session's completed assistant messages, as
+   * Prunes every tool call and removes every reasoning item (or only `types`) of the session's completed assistant messages, as
    * one replayable event, keeping prompts, notices and final text. Between turns only (`Session.BusyError`).
    * The same result and errors as `POST /api/session/:id/prune`.
    */
@@ -44,14 +44,20 @@ export interface PromiseSession {
   erase(input: SessionInput.Target): Promise<EraseSummary>
   readonly message: {
     get(input: SessionInput.MessageTarget): Promise<Message>
-    /** Replaces the text of a text part; ids and role unchanged. Resolves to the updated message. */
+    /**
+     * Corrects a text: a user or synthetic message's own (no `itemID`), or an assistant text item's. Ids and
+     * role unchanged. Resolves to the updated message.
+     */
     update(input: SessionInput.Correct): Promise<Message>
     /** Retracts a user or synthetic message behind a host-rendered placeholder. Resolves to the updated message. */
     remove(input: SessionInput.MessageTarget): Promise<Message>
   }
-  readonly part: {
-    /** Removes a tool or reasoning part of a completed assistant message. Resolves to the updated message. */
-    remove(input: SessionInput.PartTarget): Promise<Message>
+  readonly item: {
+    /**
+     * Takes an item out of a completed assistant message: a tool call is pruned (its input and output leave,
+     * the item stays with `time.pruned`), a reasoning item is removed. Resolves to the updated message.
+     */
+    remove(input: SessionInput.ItemTarget): Promise<Message>
   }
 }
 

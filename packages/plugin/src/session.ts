@@ -1,3 +1,5 @@
+import type { EraseSummary, InputAdmitted, PrunableType, PruneSummary } from "@opencode-ai/schema"
+
 /** Inputs of the session operations, shared by both plugin flavours. */
 export namespace SessionInput {
   export interface Target {
@@ -32,38 +34,22 @@ export namespace SessionInput {
   export interface MessageTarget extends Target {
     readonly messageID: string
   }
-  export interface PartTarget extends MessageTarget {
-    readonly partID: string
+  export interface ItemTarget extends MessageTarget {
+    /** The content item of an assistant message (its text, reasoning or tool id). */
+    readonly itemID: string
   }
-  export interface Correct extends PartTarget {
+  export interface Correct extends MessageTarget {
+    /** The assistant text item to correct; omit it to correct a user or synthetic message's own text. */
+    readonly itemID?: string
     readonly text: string
   }
   export interface Prune extends Target {
-    /** Part types to remove; default both. */
+    /** Item types to take out; default both. */
     readonly types?: ReadonlyArray<PrunableType>
   }
 }
 
-/** A part type batch prune can remove. */
-export type PrunableType = "tool" | "reasoning"
+export type { EraseSummary, PrunableType, PruneSummary }
 
-/** What one batch prune removed: `messages` touched, `parts` removed, `bytes` of their JSON. */
-export interface PruneSummary {
-  readonly sessionID: string
-  readonly messages: number
-  readonly parts: number
-  readonly bytes: number
-}
-
-/** What one erase rewrote in the journal: `events` rewritten, `fields` tombstoned, `bytes` of content. */
-export interface EraseSummary {
-  readonly sessionID: string
-  readonly events: number
-  readonly fields: number
-  readonly bytes: number
-}
-
-/** The result of admitting a prompt or notice: the id of the message it became (or will become). */
-export interface Admitted {
-  readonly messageID: string
-}
+/** The result of admitting a prompt or notice: upstream's `SessionInputAdmitted` (`id` is the message id). */
+export type Admitted = InputAdmitted

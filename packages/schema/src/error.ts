@@ -28,13 +28,14 @@ export class MessageNotFoundError extends Schema.TaggedError<MessageNotFoundErro
   }
 }
 
-export class PartNotFoundError extends Schema.TaggedError<PartNotFoundError>()("Session.PartNotFoundError", {
+/** The message exists but has no content item with this id (an assistant message's text, reasoning or tool). */
+export class ItemNotFoundError extends Schema.TaggedError<ItemNotFoundError>()("Session.ItemNotFoundError", {
   sessionID: Schema.String,
   messageID: Schema.String,
-  partID: Schema.String,
+  itemID: Schema.String,
 }) {
   override get message() {
-    return `Part ${this.partID} not found in message ${this.messageID}`
+    return `Item ${this.itemID} not found in message ${this.messageID}`
   }
 }
 
@@ -54,7 +55,7 @@ export class BusyError extends Schema.TaggedError<BusyError>()("Session.BusyErro
 export class InvalidTargetError extends Schema.TaggedError<InvalidTargetError>()("Session.InvalidTargetError", {
   sessionID: Schema.String,
   messageID: Schema.String,
-  partID: Schema.optional(Schema.String),
+  itemID: Schema.optional(Schema.String),
   reason: Schema.String,
 }) {
   override get message() {
@@ -88,7 +89,7 @@ export class InvalidInputError extends Schema.TaggedError<InvalidInputError>()("
 export const SessionError = Schema.Union([
   SessionNotFoundError,
   MessageNotFoundError,
-  PartNotFoundError,
+  ItemNotFoundError,
   BusyError,
   InvalidTargetError,
   InvalidInputError,

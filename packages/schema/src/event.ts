@@ -6,6 +6,7 @@ import { ModelRef, Tokens } from "./model.ts"
 import { Origin } from "./origin.ts"
 import { PermissionReply, PermissionSource } from "./permission.ts"
 import { Delivery, Prompt } from "./prompt.ts"
+import { PrunableType } from "./storage.ts"
 
 /**
  * Every state change of a session, as events in upstream OpenCode v2's `session.next.*` vocabulary. Where
@@ -366,6 +367,8 @@ export namespace SessionEvent {
       reason: CompactionReason,
       text: Schema.String,
       recent: Schema.String,
+      /** The message `recent` restates: model requests send it as it stands (corrected, or not if retracted). */
+      promptID: Schema.optional(Schema.String),
       through: Schema.Number,
       overflow: Schema.optional(Schema.Literal(true)),
       model: Schema.optional(ModelRef),
@@ -440,9 +443,6 @@ export namespace SessionEvent {
     1,
     Schema.Struct({ assistantMessageID: Schema.String, reasoningID: Schema.String, by: Origin }),
   )
-
-  export const PrunableType = Schema.Literals(["tool", "reasoning"]).annotate({ identifier: "PrunableType" })
-  export type PrunableType = typeof PrunableType.Type
 
   /** Batch prune: the listed tool and reasoning items leave their completed assistant messages. */
   export const Pruned = durable(

@@ -261,6 +261,8 @@ export const CompactionMessage = Schema.Struct({
   summary: Schema.String,
   /** The latest prompt, sent verbatim after the summary although `through` covers it ("" when none). */
   recent: Schema.String,
+  /** The message `recent` was taken from; requests send that message as it stands now. */
+  promptID: Schema.optional(Schema.String),
   through: Schema.Number,
   /** The model that wrote the summary, and what the summary request cost. */
   model: Schema.optional(ModelRef),

@@ -55,3 +55,20 @@ export type PromptInput = typeof PromptInput.Type
  */
 export const Delivery = Schema.Literals(["steer", "queue"])
 export type Delivery = typeof Delivery.Type
+
+/**
+ * An input the host accepted: upstream's `SessionInputAdmitted`. `admittedSeq` is the seq of the event that
+ * accepted it (into the transcript, or into the inbox behind a running turn); `id` is its message id.
+ */
+export const InputAdmitted = Schema.Struct({
+  admittedSeq: Schema.Number,
+  id: Schema.String,
+  sessionID: Schema.String,
+  prompt: Prompt,
+  delivery: Delivery,
+  timeCreated: Schema.Number,
+  promotedSeq: Schema.optional(Schema.Number),
+  /** Whether it waits behind a running turn (readable and retractable by id meanwhile). */
+  queued: Schema.Boolean,
+}).annotate({ identifier: "SessionInputAdmitted" })
+export type InputAdmitted = typeof InputAdmitted.Type

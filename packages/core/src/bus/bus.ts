@@ -30,7 +30,7 @@ export interface BusShape {
     decide: () => Decision<E>,
   ): Effect.Effect<ReadonlyArray<Envelope>, E | InvalidEventError>
   /** Publishes an ephemeral event (streaming deltas). Never touches the database. */
-  publish<S extends Schema.Top>(definition: Ephemeral<string, S>, sessionID: string, data: S["Type"]): void
+  publish<S extends Schema.Struct<any>>(definition: Ephemeral<string, S>, sessionID: string, data: S["Type"]): void
   /** Registers a listener for every event published after this call; returns the unsubscribe function. */
   subscribe(listener: Listener): () => void
   /**
@@ -85,7 +85,7 @@ const codecs = new WeakMap<Durable, { decode: (u: unknown) => unknown; encode: (
 const codecOf = (definition: Durable) => {
   let codec = codecs.get(definition)
   if (!codec) {
-    const schema = definition.data as Schema.Codec<unknown, unknown>
+    const schema = definition.data as unknown as Schema.Codec<unknown, unknown>
     codec = { decode: Schema.decodeUnknownSync(schema), encode: Schema.encodeSync(schema) }
     codecs.set(definition, codec)
   }
@@ -205,7 +205,7 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
           transact,
           commit: (sessionID, drafts) => transact<never>(sessionID, () => drafts),
           publish: (definition, sessionID, data) => {
-            const event: Transient = { type: definition.type, sessionID, data }
+            const event: Transient = { id: ascending("evt"), type: definition.type, sessionID, data }
             // Encoded on demand: most deltas reach no subscriber that asks for the wire form.
             ephemerals.set(event, definition)
             deliver(event)

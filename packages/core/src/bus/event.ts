@@ -1,36 +1,12 @@
+import type { Durable } from "@opencode-ai/schema"
 import { Schema } from "effect"
 
 /**
- * Event declarations. A durable event is versioned, committed with a per-session seq, projected, and
- * (when the journal is on) journaled; an ephemeral event (streaming deltas) is only published.
+ * Event declarations live with the shapes they carry, in `@opencode-ai/schema`: a durable event is
+ * versioned, committed with a per-session seq, projected and (when the journal is on) journaled; an
+ * ephemeral event (streaming deltas, status) is only published.
  */
-export interface Durable<Type extends string = string, S extends Schema.Top = Schema.Top> {
-  readonly kind: "durable"
-  readonly type: Type
-  readonly version: number
-  readonly data: S
-}
-
-export interface Ephemeral<Type extends string = string, S extends Schema.Top = Schema.Top> {
-  readonly kind: "ephemeral"
-  readonly type: Type
-  readonly data: S
-}
-
-export const durable = <const Type extends string, S extends Schema.Top>(
-  type: Type,
-  version: number,
-  data: S,
-): Durable<Type, S> => ({ kind: "durable", type, version, data })
-
-export const ephemeral = <const Type extends string, S extends Schema.Top>(
-  type: Type,
-  data: S,
-): Ephemeral<Type, S> => ({
-  kind: "ephemeral",
-  type,
-  data,
-})
+export { durable, ephemeral, type Durable, type Ephemeral } from "@opencode-ai/schema"
 
 /** A committed durable event as projectors, subscribers and the journal see it. */
 export interface Envelope<Data = unknown> {
@@ -43,8 +19,9 @@ export interface Envelope<Data = unknown> {
   readonly data: Data
 }
 
-/** A published ephemeral event: no id, no seq, never stored. */
+/** A published ephemeral event: no seq, never stored; its id only names the frame on the wire. */
 export interface Transient<Data = unknown> {
+  readonly id: string
   readonly type: string
   readonly sessionID: string
   readonly data: Data

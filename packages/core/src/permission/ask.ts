@@ -1,20 +1,20 @@
-import { Schema } from "effect"
+import type { SessionEvent } from "@opencode-ai/schema"
 
 /**
- * What a tool call that needs permission asks, field by field: journaled in `session.permission.asked`
- * and served as a `PermissionRequest`, so the two can never drift apart.
+ * A pending permission request as the host keeps it: the `permission.v2.asked` event's data (upstream's
+ * `PermissionV2Request` fields, plus the tool item it waits for and the stored call that runs once it is
+ * answered), with its session and the time it was asked.
  */
-export const AskFields = {
-  messageID: Schema.String,
-  partID: Schema.String,
-  callID: Schema.String,
-  tool: Schema.String,
-  /** The rule kind the call falls under: `read`, `edit` or `bash`. */
-  permission: Schema.String,
-  title: Schema.String,
-  patterns: Schema.Array(Schema.String),
-  /** What the call would do (`diff` for file changes). */
-  metadata: Schema.Record(Schema.String, Schema.Unknown),
-  /** The stored call, run once the ask is answered. */
-  input: Schema.Unknown,
+export type PermissionRequest = typeof SessionEvent.PermissionAsked.data.Type & {
+  readonly sessionID: string
+  readonly time: number
+}
+
+/**
+ * A request as served (`GET .../permission`): upstream's shape, with what a person needs to decide in
+ * `metadata` (`diff` for file changes, `input`, the call's arguments) and the tool and title beside it.
+ */
+export const servedRequest = (request: PermissionRequest) => {
+  const { input, itemID: _itemID, ...rest } = request
+  return { ...rest, metadata: { ...(request.metadata ?? {}), input } }
 }

@@ -1,5 +1,6 @@
 import type { PermissionEvent } from "@opencode-ai/plugin"
-import { Context, Deferred, Effect, Layer, Schema } from "effect"
+import { PermissionReply } from "@opencode-ai/schema"
+import { Context, Deferred, Effect, Layer } from "effect"
 import { Bus } from "../bus/bus.ts"
 import { draft, type Draft } from "../bus/event.ts"
 import { Config } from "../config/config.ts"
@@ -9,21 +10,12 @@ import { SessionNotFoundError } from "../session/error.ts"
 import { SessionEvent } from "../session/event.ts"
 import { Database } from "../storage/database.ts"
 import type { PermissionKey, ToolPlan } from "../tool/tool.ts"
-import { AskFields } from "./ask.ts"
+import type { PermissionRequest } from "./ask.ts"
 import { PermissionNotFoundError } from "./error.ts"
 import { covered, evaluate, type PermissionAction, ruleFor } from "./rule.ts"
 
-export const PermissionReply = Schema.Literals(["once", "always", "reject"])
-export type PermissionReply = typeof PermissionReply.Type
-
-/** A pending ask as served by `GET /api/session/:sessionID/permission`. */
-export const PermissionRequest = Schema.Struct({
-  id: Schema.String,
-  sessionID: Schema.String,
-  ...AskFields,
-  time: Schema.Number,
-})
-export type PermissionRequest = typeof PermissionRequest.Type
+export type { PermissionRequest } from "./ask.ts"
+export { PermissionReply }
 
 /** How an ask was answered. */
 export interface Answer {
@@ -34,7 +26,7 @@ export interface Answer {
 export interface AskInput {
   readonly sessionID: string
   readonly messageID: string
-  readonly partID: string
+  readonly itemID: string
   readonly callID: string
   readonly tool: string
   readonly input: unknown
@@ -47,7 +39,7 @@ export interface PermissionsShape {
   /** Answers a pending ask once; a second answer (or an unknown id) is `PermissionNotFoundError`. */
   reply(input: {
     readonly sessionID: string
-    readonly permissionID: string
+    readonly requestID: string
     readonly reply: PermissionReply
     readonly message?: string
   }): Effect.Effect<
@@ -82,6 +74,9 @@ export interface PermissionsShape {
   }
 }
 
+const toRecord = (value: unknown): Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
+
 /** The message an ask is rejected with when the turn is interrupted. */
 export const INTERRUPTED_REPLY = "the turn was interrupted"
 
@@ -114,7 +109,7 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
       const rejectDrafts = (sessionID: string, message?: string) =>
         pending(sessionID).map((ask) =>
           draft(SessionEvent.PermissionReplied, {
-            permissionID: ask.id,
+            requestID: ask.id,
             reply: "reject",
             ...(message !== undefined ? { message } : {}),
           }),
@@ -132,7 +127,8 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
           let decision = evaluate(key, rule, plan.patterns)
           if (decision === "ask") {
             const grants = readGrants.all(sessionID).map((row) => JSON.parse(row.data) as PermissionRequest)
-            if (covered(grants, key, plan.patterns)) decision = "allow"
+            const granted = grants.map((grant) => ({ permission: grant.action, patterns: grant.save ?? grant.resources }))
+            if (covered(granted, key, plan.patterns)) decision = "allow"
           }
           if (hooks.list("permission").length === 0) return decision
           const event: PermissionEvent = {
@@ -154,18 +150,18 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
               ? Effect.succeed(pending(sessionID))
               : Effect.fail(new SessionNotFoundError({ sessionID })),
           ),
-        reply: ({ sessionID, permissionID, reply, message }) =>
+        reply: ({ sessionID, requestID: permissionID, reply, message }) =>
           Effect.gen(function* () {
             yield* bus
               .transact<SessionNotFoundError | PermissionNotFoundError>(sessionID, () => {
                 if (!readSession.get(sessionID)) return { reject: new SessionNotFoundError({ sessionID }) }
                 const row = readOne.get(permissionID)
                 if (!row || row.session_id !== sessionID || row.reply !== null) {
-                  return { reject: new PermissionNotFoundError({ sessionID, permissionID }) }
+                  return { reject: new PermissionNotFoundError({ sessionID, requestID: permissionID }) }
                 }
                 return [
                   draft(SessionEvent.PermissionReplied, {
-                    permissionID,
+                    requestID: permissionID,
                     reply,
                     ...(message !== undefined ? { message } : {}),
                   }),
@@ -182,16 +178,16 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
             yield* bus
               .commit(input.sessionID, [
                 draft(SessionEvent.PermissionAsked, {
-                  permissionID,
-                  messageID: input.messageID,
-                  partID: input.partID,
-                  callID: input.callID,
-                  tool: input.tool,
-                  permission: input.plan.permission,
-                  title: input.plan.title,
-                  patterns: [...input.plan.patterns],
+                  id: permissionID,
+                  action: input.plan.permission,
+                  resources: [...input.plan.patterns],
+                  save: [...input.plan.patterns],
                   metadata: { ...input.plan.metadata },
-                  input: input.input,
+                  source: { type: "tool", messageID: input.messageID, callID: input.callID },
+                  itemID: input.itemID,
+                  tool: input.tool,
+                  title: input.plan.title,
+                  input: toRecord(input.input),
                 }),
               ])
               .pipe(Effect.orDie)
@@ -218,7 +214,7 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
             yield* bus
               .transact<never>(sessionID, () => {
                 const drafts = rejectDrafts(sessionID, message)
-                rejected = drafts.map((d) => (d.data as { permissionID: string }).permissionID)
+                rejected = drafts.map((d) => (d.data as { requestID: string }).requestID)
                 return drafts
               })
               .pipe(Effect.orDie)

@@ -17,9 +17,12 @@ export interface HostServices {
   readonly prune: Prune["Service"]
   readonly erase: Erase["Service"]
   readonly hooks: Hooks["Service"]
+  /** Checks an agent a plugin names (the same check as a prompt's choice). */
+  readonly choose: (agent: string) => Effect.Effect<void, InvalidInputError>
 }
 
 const PRUNABLE: ReadonlyArray<PrunableType> = ["tool", "reasoning"]
+
 
 const str = (input: unknown, field: string) =>
   typeof input === "object" &&
@@ -93,10 +96,11 @@ export const effectSession = (
         const agent = yield* opt<string>(input, "agent", "string")
         // The same rule as `POST /api/session`: tools are confined to this path, so it is stored as the
         // realpath of an existing directory, and a refusal stores nothing.
-        const directory = given === undefined ? undefined : yield* resolveDirectory(given)
+        const directory = yield* resolveDirectory(given ?? process.cwd(), "directory")
+        if (agent !== undefined) yield* services.choose(agent)
         return yield* session.create({
           ...(title !== undefined ? { title } : {}),
-          ...(directory !== undefined ? { directory } : {}),
+          directory,
           ...(agent !== undefined ? { agent } : {}),
         })
       }),
@@ -105,7 +109,7 @@ export const effectSession = (
         const sessionID = yield* target(input)
         const text = yield* str(input, "text")
         const agent = yield* opt<string>(input, "agent", "string")
-        return yield* execution.prompt({ sessionID, text, origin, ...(agent ? { agent } : {}) })
+        return yield* execution.prompt({ sessionID, prompt: { text }, origin, ...(agent ? { agent } : {}) })
       }),
     synthetic: (input) =>
       Effect.gen(function* () {
@@ -161,14 +165,14 @@ export const effectSession = (
         Effect.gen(function* () {
           const sessionID = yield* target(input)
           const messageID = yield* str(input, "messageID")
-          const partID = yield* str(input, "partID")
+          const itemID = yield* opt<string>(input, "itemID", "string")
           const text = (input as { text?: unknown }).text
           if (typeof text !== "string")
             return yield* new InvalidInputError({ message: "text must be a string", field: "text" })
           return yield* mutation.correct({
             sessionID,
             messageID,
-            partID,
+            ...(itemID !== undefined ? { itemID } : {}),
             text,
             by: origin,
             authorize: transcriptGuard(pluginID, transcript, "correct"),
@@ -184,13 +188,13 @@ export const effectSession = (
           })
         }),
     },
-    part: {
+    item: {
       remove: (input) =>
         Effect.gen(function* () {
-          return yield* mutation.removePart({
+          return yield* mutation.removeItem({
             sessionID: yield* target(input),
             messageID: yield* str(input, "messageID"),
-            partID: yield* str(input, "partID"),
+            itemID: yield* str(input, "itemID"),
             by: origin,
           })
         }),
@@ -251,6 +255,6 @@ export const promiseSession = (
       update: (input) => run(effect.message.update(input)),
       remove: (input) => run(effect.message.remove(input)),
     },
-    part: { remove: (input) => run(effect.part.remove(input)) },
+    item: { remove: (input) => run(effect.item.remove(input)) },
   }
 }

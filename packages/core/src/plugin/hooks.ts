@@ -1,3 +1,4 @@
+import type { ErrorInfo } from "@opencode-ai/schema"
 import type { HookEvents, HookName } from "@opencode-ai/plugin"
 import { Context, Effect, Layer, Schema } from "effect"
 
@@ -9,7 +10,8 @@ export class HookError extends Schema.TaggedError<HookError>()("Plugin.HookError
 }) {}
 
 /** A hook failure as recorded on the turn's assistant message: it names the plugin and the hook. */
-export const recordedHookError = (error: HookError) => ({
+export const recordedHookError = (error: HookError): ErrorInfo => ({
+  type: "unknown",
   name: error._tag,
   message: error.message,
   pluginID: error.pluginID,

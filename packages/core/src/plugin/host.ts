@@ -3,6 +3,8 @@ import { Context, Effect, Exit, Layer, Schema, Scope } from "effect"
 import { isAbsolute, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { Config } from "../config/config.ts"
+import { Providers } from "../provider/registry.ts"
+import { checkChoice } from "../session/choice.ts"
 import { Execution } from "../session/execution.ts"
 import { Erase } from "../session/erase.ts"
 import { Mutation } from "../session/mutation.ts"
@@ -49,7 +51,9 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
       PluginHost,
       Effect.gen(function* () {
         const config = yield* Config
+        const providers = yield* Providers
         const services = {
+          choose: (agent: string) => checkChoice(config.data, providers, { agent }),
           session: yield* Session,
           execution: yield* Execution,
           mutation: yield* Mutation,

@@ -6,6 +6,9 @@ export const Usage = Schema.Struct({
   input: Schema.Number,
   output: Schema.Number,
   reasoning: Schema.optional(Schema.Number),
+  /** Input tokens read from, and written to, the provider's prompt cache. */
+  cacheRead: Schema.optional(Schema.Number),
+  cacheWrite: Schema.optional(Schema.Number),
 })
 export type Usage = typeof Usage.Type
 

@@ -14,10 +14,10 @@ import { endpointOf } from "./endpoint.ts"
 /** Parses `<providerID>/<modelID>`; the model id may itself contain slashes. */
 export const parseModel = (value: string): ModelRef => {
   const slash = value.indexOf("/")
-  return { providerID: value.slice(0, slash), modelID: value.slice(slash + 1) }
+  return { providerID: value.slice(0, slash), id: value.slice(slash + 1) }
 }
 
-export const DEFAULT_MODEL: ModelRef = { providerID: OFFLINE_PROVIDER_ID, modelID: OFFLINE_MODEL_ID }
+export const DEFAULT_MODEL: ModelRef = { providerID: OFFLINE_PROVIDER_ID, id: OFFLINE_MODEL_ID }
 
 export interface ProvidersShape {
   /** The model used when neither the prompt, the session nor the agent names one. */
@@ -107,8 +107,8 @@ export class Providers extends Context.Service<Providers, ProvidersShape>()("@op
       const check = (model: ModelRef): string | undefined => {
         const provider = resolved.get(model.providerID)
         if (!provider) return `unknown provider "${model.providerID}"`
-        if (provider.anyModel || provider.models.some((m) => m.id === model.modelID)) return undefined
-        return `provider "${model.providerID}" has no model "${model.modelID}"`
+        if (provider.anyModel || provider.models.some((m) => m.id === model.id)) return undefined
+        return `provider "${model.providerID}" has no model "${model.id}"`
       }
 
       const defaultModel = config.data.model ? parseModel(config.data.model) : DEFAULT_MODEL
@@ -117,7 +117,7 @@ export class Providers extends Context.Service<Providers, ProvidersShape>()("@op
         yield* Effect.logWarning(`config: the default model "${config.data.model}" cannot be used: ${problem}`)
 
       const limit = (model: ModelRef) =>
-        resolved.get(model.providerID)?.models.find((m) => m.id === model.modelID)?.limit
+        resolved.get(model.providerID)?.models.find((m) => m.id === model.id)?.limit
 
       // The AI SDK and its provider packages load on first use: a host that only runs the offline
       // provider (or has not yet sent a request) starts without them, which is most of its start-up time.
@@ -133,7 +133,7 @@ export class Providers extends Context.Service<Providers, ProvidersShape>()("@op
       const build = (provider: Resolved, model: ModelRef): Effect.Effect<ProviderClient> => {
         const options = {
           providerID: provider.id,
-          modelID: model.modelID,
+          modelID: model.id,
           baseURL: provider.baseURL!,
           ...(provider.apiKey ? { apiKey: provider.apiKey } : {}),
           ...(provider.headers ? { headers: provider.headers } : {}),
@@ -182,7 +182,7 @@ export class Providers extends Context.Service<Providers, ProvidersShape>()("@op
                 }),
               )
             }
-            const key = `${model.providerID}/${model.modelID}`
+            const key = `${model.providerID}/${model.id}`
             const cached = clients.get(key)
             if (cached) return Effect.succeed(cached)
             return build(provider, model).pipe(Effect.tap((client) => Effect.sync(() => clients.set(key, client))))

@@ -2,8 +2,8 @@ import type { Decision } from "../bus/bus.ts"
 import { draft, type Draft } from "../bus/event.ts"
 import { ascending } from "../id/id.ts"
 import { BusyError, SessionNotFoundError } from "./error.ts"
-import { SessionEvent } from "./event.ts"
-import type { InputMessage } from "./message.ts"
+import { SessionEvent, type TurnReason } from "./event.ts"
+import type { ErrorInfo, NoticeData, PromptData } from "./message.ts"
 import type { SessionShape } from "./session.ts"
 
 /**
@@ -14,7 +14,7 @@ import type { SessionShape } from "./session.ts"
  * mutation. The functions here are synchronous and run only inside `Bus.transact`.
  */
 
-export type TurnReason = typeof SessionEvent.TurnReason.Type
+export type { TurnReason }
 
 /** A turn this process has just been granted by a committed decision. */
 export interface Grant {
@@ -26,23 +26,38 @@ export interface Grant {
 
 type Reads = SessionShape["sync"]
 
-const reasonFor = (message: InputMessage): TurnReason => (message.type === "user" ? "prompt" : "synthetic")
+/** A prompt or notice to admit: what its delivery commits, and whether it wakes the session. */
+export type Input =
+  | { readonly kind: "prompt"; readonly data: PromptData; readonly wake: boolean }
+  | { readonly kind: "synthetic"; readonly data: NoticeData; readonly wake: boolean }
+
+const reasonFor = (input: Input): TurnReason => (input.kind === "prompt" ? "prompt" : "synthetic")
+
+/** The draft that puts input into the transcript. */
+export const deliver = (input: Input): Draft =>
+  input.kind === "prompt" ? draft(SessionEvent.PromptAdmitted, input.data) : draft(SessionEvent.Synthetic, input.data)
+
+/** The draft that parks input in the inbox behind the running turn. */
+const park = (input: Input): Draft =>
+  input.kind === "prompt"
+    ? draft(SessionEvent.Prompted, { ...input.data, resume: input.wake })
+    : draft(SessionEvent.SyntheticQueued, { ...input.data, resume: input.wake })
 
 /**
  * Admits a prompt or notice. Idle: it enters the transcript and, when it wakes the session, a turn starts
- * in the same commit. Claimed: it waits in the inbox for the running turn's boundary.
+ * in the same commit. Claimed: it waits in the inbox for the running turn's boundary (or, for a `steer`
+ * prompt, the running turn's next step).
  */
 export const admitInput = (
   reads: Reads,
   sessionID: string,
-  message: InputMessage,
-  wake: boolean,
+  input: Input,
 ): { decision: Decision<SessionNotFoundError>; grant?: Grant } => {
   if (!reads.row(sessionID)) return { decision: { reject: new SessionNotFoundError({ sessionID }) } }
-  if (reads.claimed(sessionID)) return { decision: [draft(SessionEvent.InputQueued, { message, wake })] }
-  const admitted = draft(SessionEvent.MessageAdmitted, { message })
-  if (!wake) return { decision: [admitted] }
-  const grant = { turnID: ascending("trn"), reason: reasonFor(message), messageID: message.id }
+  if (reads.claimed(sessionID)) return { decision: [park(input)] }
+  const admitted = deliver(input)
+  if (!input.wake) return { decision: [admitted] }
+  const grant = { turnID: ascending("trn"), reason: reasonFor(input), messageID: input.data.messageID }
   return {
     decision: [admitted, draft(SessionEvent.TurnStarted, { turnID: grant.turnID, reason: grant.reason })],
     grant,
@@ -76,9 +91,9 @@ export const boundary = (
 ): { decision: Decision<never>; grant?: Grant } => {
   const drafts: Array<Draft> = [draft(SessionEvent.TurnEnded, ended)]
   for (const item of reads.inbox(sessionID)) {
-    drafts.push(draft(SessionEvent.MessageAdmitted, { message: item.message }))
+    drafts.push(deliver(item))
     if (item.wake && !options.drain) {
-      const grant = { turnID: ascending("trn"), reason: reasonFor(item.message), messageID: item.message.id }
+      const grant = { turnID: ascending("trn"), reason: reasonFor(item), messageID: item.data.messageID }
       drafts.push(draft(SessionEvent.TurnStarted, { turnID: grant.turnID, reason: grant.reason }))
       return { decision: drafts, grant }
     }
@@ -87,9 +102,26 @@ export const boundary = (
 }
 
 /**
+ * A step boundary inside a running turn: prompts queued with `delivery: "steer"` join the transcript now,
+ * so the turn's next request answers them. Returns the drafts (none when nothing steers).
+ */
+export const steer = (reads: Reads, sessionID: string): Array<Draft> =>
+  reads
+    .inbox(sessionID)
+    .filter((item) => item.kind === "prompt" && item.data.delivery === "steer")
+    .map(deliver)
+
+/** The error a step left open by a killed process is closed with. */
+export const CUT_OFF: ErrorInfo = {
+  type: "unknown",
+  name: "Interrupted",
+  message: "the server stopped while this answer was streaming",
+}
+
+/**
  * Closes what a killed process left open in a claimed turn: assistant messages that never completed get
- * their running tool calls failed and are completed as interrupted, so no message dangles and the
- * partial answer stays, marked.
+ * their unfinished tool calls failed and are closed as interrupted, so no message dangles and the partial
+ * answer stays, marked.
  */
 export const settleCutOff = (
   reads: Reads,
@@ -102,24 +134,20 @@ export const settleCutOff = (
     .incomplete(sessionID, turnID)
     .filter((message) => !keep.has(message.id))
     .flatMap((message) => [
-      ...message.parts.flatMap((part) =>
-        part.type === "tool" && part.state === "running"
+      ...message.content.flatMap((item) =>
+        item.type === "tool" && (item.state.status === "running" || item.state.status === "pending")
           ? [
-              draft(SessionEvent.PartUpdated, {
-                messageID: message.id,
-                part: { ...part, state: "error" as const, error: CUT_OFF },
+              draft(SessionEvent.ToolFailed, {
+                assistantMessageID: message.id,
+                callID: item.callID,
+                error: CUT_OFF,
+                provider: { executed: false },
               }),
             ]
           : [],
       ),
-      draft(SessionEvent.AssistantCompleted, {
-        messageID: message.id,
-        finish: "interrupted",
-        error: { name: "Interrupted", message: CUT_OFF },
-      }),
+      draft(SessionEvent.StepFailed, { assistantMessageID: message.id, error: CUT_OFF, finish: "interrupted" }),
     ])
-
-const CUT_OFF = "the server stopped while this answer was streaming"
 
 /**
  * Continues a session without adding a message. Idle: a new turn starts (`resume`). Claimed but not
@@ -132,7 +160,8 @@ export const admitResume = (
   options: {
     readonly running: boolean
     readonly cap: number
-    readonly notice?: InputMessage
+    /** The restart notice, delivered before the turn continues. */
+    readonly notice?: Input
     /** Pending permission asks: their messages stay open on resume; given up, the asks are rejected. */
     readonly permissions?: { readonly messages: ReadonlySet<string>; readonly reject: ReadonlyArray<Draft> }
   },
@@ -140,14 +169,14 @@ export const admitResume = (
   if (!reads.row(sessionID)) return { decision: { reject: new SessionNotFoundError({ sessionID }) } }
   const claim = reads.claimed(sessionID)
   if (options.running) return { decision: { reject: new BusyError({ sessionID }) } }
-  const notice = options.notice ? [draft(SessionEvent.MessageAdmitted, { message: options.notice })] : []
+  const notice = options.notice ? [deliver(options.notice)] : []
+  const messageID = options.notice?.data.messageID
   if (!claim) {
-    const grant = {
-      turnID: ascending("trn"),
-      reason: "resume" as const,
-      ...(options.notice ? { messageID: options.notice.id } : {}),
+    const grant = { turnID: ascending("trn"), reason: "resume" as const, ...(messageID ? { messageID } : {}) }
+    return {
+      decision: [...notice, draft(SessionEvent.TurnStarted, { turnID: grant.turnID, reason: grant.reason })],
+      grant,
     }
-    return { decision: [...notice, draft(SessionEvent.TurnStarted, grant)], grant }
   }
   const attempt = claim.attempts + 1
   const exhausted = attempt > options.cap
@@ -162,17 +191,17 @@ export const admitResume = (
       {
         turnID: claim.turn_id,
         outcome: "failed",
-        error: { name: "Session.ResumeExhaustedError", message: `gave up after ${options.cap} resume attempts` },
+        error: {
+          type: "unknown",
+          name: "Session.ResumeExhaustedError",
+          message: `gave up after ${options.cap} resume attempts`,
+        },
       },
       { drain: true },
     )
     return { decision: [...settled, ...(ended.decision as ReadonlyArray<Draft>)], exhausted: true }
   }
-  const grant = {
-    turnID: claim.turn_id,
-    reason: "resume" as const,
-    ...(options.notice ? { messageID: options.notice.id } : {}),
-  }
+  const grant = { turnID: claim.turn_id, reason: "resume" as const, ...(messageID ? { messageID } : {}) }
   return {
     decision: [...settled, ...notice, draft(SessionEvent.TurnResumed, { turnID: claim.turn_id, attempt })],
     grant,

@@ -31,7 +31,7 @@ export const listAgents = (config: ConfigData): Array<AgentInfo> => {
     const agent = selectAgent(config, id)
     return {
       id,
-      ...(agent.model ? { model: `${agent.model.providerID}/${agent.model.modelID}` } : {}),
+      ...(agent.model ? { model: `${agent.model.providerID}/${agent.model.id}` } : {}),
       steps: agent.steps,
       system: agent.system !== undefined,
       default: id === DEFAULT_AGENT,
@@ -59,14 +59,14 @@ export const checkChoice = (
   }
   if (choice.model !== undefined) {
     const problem =
-      !choice.model.providerID || !choice.model.modelID
+      !choice.model.providerID || !choice.model.id
         ? "expected <providerID>/<modelID>"
         : providers.check(choice.model)
     if (problem) {
       return Effect.fail(
         new InvalidInputError({
           field: "model",
-          message: `model "${choice.model.providerID}/${choice.model.modelID}" cannot be used: ${problem}`,
+          message: `model "${choice.model.providerID}/${choice.model.id}" cannot be used: ${problem}`,
         }),
       )
     }

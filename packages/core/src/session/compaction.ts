@@ -1,4 +1,4 @@
-import type { CompactingEvent } from "@opencode-ai/plugin"
+import type { CompactionEvent } from "@opencode-ai/plugin"
 import { Effect, Stream } from "effect"
 import type { Bus, Decision } from "../bus/bus.ts"
 import { draft } from "../bus/event.ts"
@@ -13,7 +13,7 @@ import type { Grant } from "./admission.ts"
 import { selectAgent } from "./agent.ts"
 import { BusyError, SessionNotFoundError } from "./error.ts"
 import { SessionEvent } from "./event.ts"
-import type { CompactionInput, CompactionMessage, Message } from "./message.ts"
+import type { CompactionMessage, Message } from "./message.ts"
 import type { ModelMessage, ModelRef, ModelTool, SystemPart } from "./model-request.ts"
 import { retryStatus } from "./retry-status.ts"
 import type { SessionShape } from "./session.ts"
@@ -85,7 +85,7 @@ export const planCompaction = (transcript: ReadonlyArray<Message>): CompactionPl
   const through = (messages: ReadonlyArray<Message>) =>
     Math.max(previous?.through ?? 0, ...messages.filter((m) => m.type !== "compaction").map((m) => m.seq))
   const fresh = (messages: ReadonlyArray<Message>) =>
-    messages.some((m) => m.type !== "compaction" && m.id !== previous?.prompt)
+    messages.some((m) => m.type !== "compaction" && m.id !== previous?.promptID)
   if (at > 0 && fresh(view.slice(0, at))) {
     const covered = view.slice(0, at)
     return { covered, through: through(covered) }
@@ -105,7 +105,7 @@ export const COMPACTION_PROMPT = [
   "Keep exact names, paths, identifiers and error messages. Output only the summary.",
 ].join("\n")
 
-/** The last message of the summary request: the ask, plus what plugins added through `compacting`. */
+/** The last message of the summary request: the ask, plus what plugins added through `compaction`. */
 export const summaryAsk = (context: ReadonlyArray<string>): string =>
   [
     "Summarise the conversation above, following your instructions.",
@@ -121,13 +121,15 @@ export interface CompactorDeps {
   readonly turns: Turns["Service"]
   /** The tools the session's requests declare (some protocols need them when the transcript holds calls). */
   readonly tools: ReadonlyArray<ModelTool>
-  /** Bound on the `compacting` hook's callbacks, in ms. */
+  /** Bound on the `compaction` hook's callbacks, in ms. */
   readonly hookTimeout: number
 }
 
 export interface CompactRequest {
   readonly sessionID: string
   readonly reason: CompactionMessage["reason"]
+  /** The provider refused a request as too long (an automatic compaction after the fact). */
+  readonly overflow?: boolean
 }
 
 export type CompactionError = ProviderError | HookError
@@ -143,8 +145,12 @@ export const makeCompactor = (deps: CompactorDeps) => {
       if (!plan) return false
       const model = sessionModel(session.sync, deps.config, providers, sessionID)
       const client: ProviderClient = yield* providers.client(model)
-      const event: CompactingEvent = { sessionID, context: [] }
-      yield* hooks.run("compacting", event, { timeout: deps.hookTimeout })
+      const messageID = ascending("msg")
+      yield* bus
+        .commit(sessionID, [draft(SessionEvent.CompactionStarted, { messageID, reason: request.reason })])
+        .pipe(Effect.orDie)
+      const event: CompactionEvent = { sessionID, context: [] }
+      yield* hooks.run("compaction", event, { timeout: deps.hookTimeout })
       const context = (Array.isArray(event.context) ? event.context : []).filter(
         (line): line is string => typeof line === "string" && line.trim().length > 0,
       )
@@ -158,7 +164,9 @@ export const makeCompactor = (deps: CompactorDeps) => {
         () =>
           client.stream({
             model,
-            system: [{ id: "host:compaction", text: COMPACTION_PROMPT, origin: { type: "host", name: "default" } }],
+            system: [
+              { type: "text", id: "host:compaction", text: COMPACTION_PROMPT, origin: { type: "host", name: "default" } },
+            ],
             messages,
             tools: deps.tools,
           }),
@@ -167,7 +175,10 @@ export const makeCompactor = (deps: CompactorDeps) => {
       ).pipe(
         Stream.runForEach((part) =>
           Effect.sync(() => {
-            if (part.type === "text-delta") summary += part.text
+            if (part.type === "text-delta") {
+              summary += part.text
+              bus.publish(SessionEvent.CompactionDelta, sessionID, { messageID, text: part.text })
+            }
             else if (part.type === "finish" && part.usage) usage = part.usage
           }),
         ),
@@ -179,20 +190,31 @@ export const makeCompactor = (deps: CompactorDeps) => {
           message: "compaction failed: the model returned an empty summary",
         })
       }
-      const message: CompactionInput = {
-        id: ascending("msg"),
-        sessionID,
-        origin: "host",
-        type: "compaction",
-        parts: [{ id: ascending("prt"), type: "text", text: summary }],
-        time: { created: Date.now() },
-        through: plan.through,
-        ...(plan.prompt ? { prompt: plan.prompt } : {}),
-        reason: request.reason,
-        model,
-        ...(usage ? { usage } : {}),
-      }
-      yield* bus.commit(sessionID, [draft(SessionEvent.Compacted, { message })]).pipe(Effect.orDie)
+      const restated = plan.prompt ? session.sync.message(sessionID, plan.prompt) : undefined
+      yield* bus
+        .commit(sessionID, [
+          draft(SessionEvent.CompactionEnded, {
+            messageID,
+            reason: request.reason,
+            text: summary,
+            recent: restated?.type === "user" || restated?.type === "synthetic" ? restated.text : "",
+            ...(plan.prompt ? { promptID: plan.prompt } : {}),
+            through: plan.through,
+            ...(request.overflow ? { overflow: true as const } : {}),
+            model,
+            ...(usage
+              ? {
+                  tokens: {
+                    input: usage.input,
+                    output: usage.output,
+                    reasoning: usage.reasoning ?? 0,
+                    cache: { read: usage.cacheRead ?? 0, write: usage.cacheWrite ?? 0 },
+                  },
+                }
+              : {}),
+          }),
+        ])
+        .pipe(Effect.orDie)
       return true
     })
 
@@ -217,7 +239,7 @@ export const makeCompactor = (deps: CompactorDeps) => {
 
   /** After the provider refused a request as too long: compacts, or fails with that error when it cannot. */
   const recover = (sessionID: string, error: ProviderError): Effect.Effect<void, CompactionError> =>
-    compact({ sessionID, reason: "overflow" }).pipe(
+    compact({ sessionID, reason: "auto", overflow: true }).pipe(
       Effect.flatMap((compacted) => (compacted ? Effect.void : Effect.fail(error))),
     )
 
@@ -249,8 +271,8 @@ export const contextTokens = (
   for (let i = view.length - 1; i >= 0; i--) {
     const message = view[i]!
     if (message.seq < since) break
-    if (message.type === "assistant" && message.usage) {
-      context = message.usage.input + message.usage.output
+    if (message.type === "assistant" && message.tokens && message.tokens.input + message.tokens.output > 0) {
+      context = message.tokens.input + message.tokens.output
       break
     }
     if (message.type !== "assistant") break

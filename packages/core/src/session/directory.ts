@@ -6,22 +6,26 @@ import { InvalidInputError } from "./error.ts"
 /** The start of every refusal's message; the HTTP layer swaps it for its own wording. */
 export const DIRECTORY_REFUSAL_PREFIX = "directory "
 
-const refuse = (directory: string, why: string) =>
+const refuser = (field: string) => (directory: string, why: string) =>
   new InvalidInputError({
     // Capped: the path is echoed back to the caller and may be arbitrarily long.
     message: `${DIRECTORY_REFUSAL_PREFIX}${JSON.stringify(directory.slice(0, 500))} ${why}`,
-    field: "directory",
+    field,
   })
 
 /**
- * The one rule for a session's `directory` as given on create, shared by `POST /api/session` and a
- * plugin's `ctx.session.create`: it must be an absolute path without NUL naming an existing directory, and
- * it is returned resolved (symlinks followed, dot segments gone), so every tool confined to it agrees on
- * one real path (DESIGN, "Security boundary"). Anything else fails with `Session.InvalidInputError`,
- * `field: "directory"`. Only asynchronous file system calls: this runs on the request path.
+ * The one rule for a location's `directory` (a session's on create, a query's `location[directory]`),
+ * shared by the HTTP API and a plugin's `ctx.session.create`: it must be an absolute path without NUL
+ * naming an existing directory, and it is returned resolved (symlinks followed, dot segments gone), so every
+ * tool confined to it agrees on one real path. Anything else fails with `Session.InvalidInputError` naming
+ * `field` (default `location.directory`). Only asynchronous file system calls: this runs on the request path.
  */
-export const resolveDirectory = (directory: string): Effect.Effect<string, InvalidInputError> =>
-  Effect.tryPromise({
+export const resolveDirectory = (
+  directory: string,
+  field = "location.directory",
+): Effect.Effect<string, InvalidInputError> => {
+  const refuse = refuser(field)
+  return Effect.tryPromise({
     try: async () => {
       if (directory.includes("\u0000")) throw refuse(directory, "contains a NUL character")
       if (!isAbsolute(directory)) throw refuse(directory, "is not an absolute path")
@@ -43,3 +47,4 @@ export const resolveDirectory = (directory: string): Effect.Effect<string, Inval
         ? cause
         : refuse(directory, `cannot be read (${String((cause as Error)?.message ?? cause)})`),
   })
+}

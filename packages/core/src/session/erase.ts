@@ -1,4 +1,5 @@
-import { Context, Effect, Layer, Schema } from "effect"
+import { EraseSummary } from "@opencode-ai/schema"
+import { Context, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
 import { Bus } from "../bus/bus.ts"
 import { draft } from "../bus/event.ts"
@@ -7,22 +8,13 @@ import { Database } from "../storage/database.ts"
 import { reclaim } from "../storage/reclaim.ts"
 import { SessionNotFoundError } from "./error.ts"
 import { SessionEvent as E } from "./event.ts"
-import type { Message, Origin, Part } from "./message.ts"
+import type { AssistantItem, Message, Origin } from "./message.ts"
 
-export const EraseSummary = Schema.Struct({
-  sessionID: Schema.String,
-  /** Journal rows rewritten. */
-  events: Schema.Number,
-  /** Content fields replaced by tombstones. */
-  fields: Schema.Number,
-  /** Bytes of content erased (the emptied fields' JSON). */
-  bytes: Schema.Number,
-})
-export type EraseSummary = typeof EraseSummary.Type
+export { EraseSummary }
 
 /**
  * What a journal row keeps after erasure: its id, type, version and seq, every structural field (ids,
- * part types, states), and a tombstone with the SHA-256 of the original payload and the paths of the
+ * item types, states), and a tombstone with the SHA-256 of the original payload and the paths of the
  * fields that were emptied. Replay of a tombstoned journal gives the same projection, because only
  * content that no longer appears in the projection is erased.
  */
@@ -33,79 +25,51 @@ export interface Tombstone {
 
 type Payload = Record<string, any> & { tombstone?: Tombstone }
 
-const CONTENT_EVENTS = new Set<string>([
-  E.MessageAdmitted.type,
-  E.InputQueued.type,
-  E.PartUpdated.type,
-  E.MessageCorrected.type,
-  E.Compacted.type,
-  E.PermissionAsked.type,
-])
+/** A content field of an event: its path in the payload and the empty value that keeps it decodable. */
+type Field = readonly [path: string, empty: () => unknown]
 
-/**
- * The content fields of a permission ask, each with the empty value that keeps the event decodable
- * (`title` is a string, `patterns` an array, `metadata` a record). The ask copies its call's input and
- * the plan's description of it, so a secret in the call is in the ask too.
- */
-const ASK_FIELDS: ReadonlyArray<readonly [string, () => unknown]> = [
+const text: Field = ["text", () => ""]
+const emptyRecord = () => ({})
+const emptyList = () => []
+
+/** The content fields of a permission request: it copies its call's input and the plan's description. */
+const ASK_FIELDS: ReadonlyArray<Field> = [
   ["title", () => ""],
-  ["patterns", () => []],
-  ["metadata", () => ({})],
-  ["input", () => ({})],
+  ["resources", emptyList],
+  ["save", emptyList],
+  ["metadata", emptyRecord],
+  ["input", emptyRecord],
 ]
 
-/** Fields of an ask that still hold content (an erased one holds none, so a second erase finds nothing). */
-const askContent = (ask: Record<string, any>) =>
-  ASK_FIELDS.filter(([field, emptied]) => JSON.stringify(ask[field] ?? emptied()) !== JSON.stringify(emptied()))
+const get = (data: Record<string, any>, path: string) =>
+  path.split(".").reduce<any>((value, key) => (value == null ? undefined : value[key]), data)
+const set = (data: Record<string, any>, path: string, value: unknown) => {
+  const keys = path.split(".")
+  const last = keys.pop()!
+  const parent = keys.reduce<any>((node, key) => node?.[key], data)
+  if (parent != null && last in parent) parent[last] = value
+}
+/** Whether a field still holds content (an erased one holds only its empty value). */
+const holds = (data: Record<string, any>, [path, empty]: Field) => {
+  const value = get(data, path)
+  return value !== undefined && JSON.stringify(value) !== JSON.stringify(empty())
+}
 
-/** Empties the ask content fields `fields` of `ask` (a journal payload or a projected row) in place. */
-const emptyAsk = (ask: Record<string, any>, fields: ReadonlyArray<readonly [string, () => unknown]>) => {
+/** Empties `fields` of `data` in place; returns the bytes of what was there. */
+const emptyFields = (data: Record<string, any>, fields: ReadonlyArray<Field>) => {
   let bytes = 0
-  for (const [field, emptied] of fields) {
-    bytes += Buffer.byteLength(JSON.stringify(ask[field] ?? ""))
-    ask[field] = emptied()
+  for (const field of fields) {
+    bytes += Buffer.byteLength(JSON.stringify(get(data, field[0]) ?? ""))
+    set(data, field[0], field[1]())
   }
   return bytes
-}
-
-/** Content of one part that is superseded in the projection, as field names to empty. */
-const supersededFields = (part: Part, current: Part | undefined): Array<string> => {
-  if (part.type === "tool") {
-    const fields: Array<string> = []
-    const same = current?.type === "tool" ? current : undefined
-    if (
-      JSON.stringify(part.input ?? {}) !== "{}" &&
-      (!same || JSON.stringify(same.input) !== JSON.stringify(part.input))
-    )
-      fields.push("input")
-    if (part.output && (!same || same.output !== part.output)) fields.push("output")
-    if (part.error && (!same || same.error !== part.error)) fields.push("error")
-    // An edit's diff holds file content: it goes with the part. An emptied `{}` is not content, so a
-    // second erase finds nothing to do.
-    if (
-      part.metadata &&
-      JSON.stringify(part.metadata) !== "{}" &&
-      (!same || JSON.stringify(same.metadata) !== JSON.stringify(part.metadata))
-    )
-      fields.push("metadata")
-    return fields
-  }
-  if (!part.text) return []
-  return current && current.type === part.type && current.text === part.text ? [] : ["text"]
-}
-
-/** Empties a field; returns the bytes of what was there. */
-const empty = (part: Record<string, any>, field: string) => {
-  const before = Buffer.byteLength(JSON.stringify(part[field] ?? ""))
-  part[field] = field === "input" || field === "metadata" ? {} : ""
-  return before
 }
 
 export interface EraseShape {
   /**
    * Replaces the journaled payloads of this session's superseded content (corrected, retracted, removed,
-   * pruned, and the permission asks of removed or pruned tool calls, whose projected rows are emptied the
-   * same way) with tombstones, records a `session.erased` event, then rebuilds the database file
+   * pruned, and the permission requests of pruned tool calls, whose projected rows are emptied the same
+   * way) with tombstones, records a `session.next.erased` event, then rebuilds the database file
    * (`VACUUM`) and truncates the WAL, so those bytes are gone from every database file. A deleted
    * session's journal is erased whole. Without the journal there is nothing to rewrite; the vacuum still
    * runs.
@@ -157,75 +121,131 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
           }
           return message
         }
-        const livePart = (messageID: string, partID: string) => {
+        /** The item as the projection holds it now, if it is still there and not retracted. */
+        const liveItem = (messageID: string, match: (item: AssistantItem) => boolean) => {
           const message = current(messageID)
-          return message && !message.retracted ? message.parts.find((p) => p.id === partID) : undefined
+          return message?.type === "assistant" ? message.content.find(match) : undefined
         }
+        const liveText = (messageID: string) => {
+          const message = current(messageID)
+          return message && !message.retracted && (message.type === "user" || message.type === "synthetic")
+            ? message.text
+            : undefined
+        }
+        const byID = (id: string) => (item: AssistantItem) => item.id === id
+        const byCall = (callID: string) => (item: AssistantItem) => item.type === "tool" && item.callID === callID
+        /** A tool call's content is live while its item is there and not pruned. */
+        const liveCall = (messageID: string, callID: string) => {
+          const item = liveItem(messageID, byCall(callID))
+          return item?.type === "tool" && item.time.pruned === undefined ? item : undefined
+        }
+        const gone = (live: boolean, ...fields: ReadonlyArray<Field>) => (live ? [] : fields)
+
+        /** The fields of an event's payload whose content the projection no longer holds. */
+        const superseded = (type: string, d: Payload): ReadonlyArray<Field> => {
+          switch (type) {
+            case E.PromptAdmitted.type:
+            case E.Prompted.type: {
+              const live = liveText(d.messageID)
+              const fields: Array<Field> = live === d.prompt?.text ? [] : [["prompt.text", () => ""]]
+              if (live === undefined && d.prompt?.files) fields.push(["prompt.files", emptyList])
+              return fields
+            }
+            case E.Synthetic.type:
+            case E.SyntheticQueued.type:
+            case E.TextCorrected.type:
+              if (d.itemID !== undefined) {
+                const item = liveItem(d.messageID, byID(d.itemID))
+                return gone(item?.type === "text" && item.text === d.text, text)
+              }
+              return gone(liveText(d.messageID) === d.text, text)
+            case E.TextAppended.type:
+            case E.TextEnded.type:
+            case E.ReasoningAppended.type:
+            case E.ReasoningEnded.type: {
+              const id = d.textID ?? d.reasoningID
+              const item = liveItem(d.assistantMessageID, byID(id))
+              const held = item && item.type !== "tool" ? item.text : undefined
+              const live =
+                held !== undefined &&
+                (d.offset === undefined ? held === d.text : held.slice(d.offset, d.offset + d.text.length) === d.text)
+              return gone(live, text)
+            }
+            case E.ToolInputEnded.type:
+              return gone(liveCall(d.assistantMessageID, d.callID) !== undefined, text)
+            case E.ToolCalled.type:
+              return gone(liveCall(d.assistantMessageID, d.callID) !== undefined, ["input", emptyRecord])
+            case E.ToolProgress.type:
+            case E.ToolSuccess.type:
+              return gone(
+                liveCall(d.assistantMessageID, d.callID) !== undefined,
+                ["structured", emptyRecord],
+                ["content", emptyList],
+                ["result", () => null],
+              )
+            case E.ToolFailed.type:
+              return gone(
+                liveCall(d.assistantMessageID, d.callID) !== undefined,
+                ["structured", emptyRecord],
+                ["error.message", () => ""],
+                ["result", () => null],
+              )
+            case E.CompactionEnded.type: {
+              const message = current(d.messageID)
+              const live = message?.type === "compaction" ? message : undefined
+              return [
+                ...gone(live?.summary === d.text, text),
+                ...gone(live?.recent === d.recent, ["recent", () => ""]),
+              ]
+            }
+            case E.PermissionAsked.type: {
+              // A request goes with its call: once the tool item is pruned or holds another input, what the
+              // request copied from the call is superseded content too. A pending request's item is live
+              // (its message is still open, so it can be neither removed nor pruned), so it is never touched.
+              const item = liveCall(d.source?.messageID, d.source?.callID)
+              const same =
+                item !== undefined &&
+                item.state.status !== "pending" &&
+                JSON.stringify(item.state.input) === JSON.stringify(d.input ?? {})
+              return same ? [] : ASK_FIELDS
+            }
+            default:
+              return []
+          }
+        }
+
         const erase = (position: number) => {
           const row = readEvent.get(position)!
-          if (!CONTENT_EVENTS.has(row.type)) return row.data.length
           const data = JSON.parse(row.data) as Payload
-          const erased: Array<string> = []
-          let bytes = 0
-          if (row.type === E.MessageAdmitted.type || row.type === E.InputQueued.type || row.type === E.Compacted.type) {
-            const message = data.message as { id: string; parts: Array<Part & Record<string, any>> }
-            message.parts.forEach((part, index) => {
-              for (const field of supersededFields(part, livePart(message.id, part.id))) {
-                bytes += empty(part, field)
-                erased.push(`message.parts.${index}.${field}`)
-              }
-            })
-          } else if (row.type === E.PartUpdated.type) {
-            const part = data.part as Part & Record<string, any>
-            for (const field of supersededFields(part, livePart(data.messageID, part.id))) {
-              bytes += empty(part, field)
-              erased.push(`part.${field}`)
-            }
-          } else if (row.type === E.PermissionAsked.type) {
-            // An ask goes with its call: once the tool part is removed, pruned or holds another input,
-            // what the ask copied from the call is superseded content too. A pending ask's part is live
-            // (its message is still open, so it can be neither removed nor pruned), so it is never touched.
-            const live = livePart(data.messageID, data.partID)
-            const same = live?.type === "tool" && JSON.stringify(live.input ?? {}) === JSON.stringify(data.input ?? {})
-            const fields = same ? [] : askContent(data)
-            if (fields.length > 0) {
-              bytes += emptyAsk(data, fields)
-              for (const [field] of fields) erased.push(field)
-              // The projected ask is built from the payload: rewritten the same way, in this transaction,
-              // it stays what replay of the tombstoned journal gives.
-              const projected = deleted ? undefined : readAsk.get(data.permissionID, sessionID)
-              if (projected) {
-                const ask = JSON.parse(projected.data) as Record<string, any>
-                emptyAsk(ask, fields)
-                writeAsk.run(JSON.stringify(ask), data.permissionID, sessionID)
-              }
-            }
-          } else if (data.text) {
-            const live = livePart(data.messageID, data.partID)
-            if (!(live?.type === "text" && live.text === data.text)) {
-              bytes += empty(data, "text")
-              erased.push("text")
+          const fields = superseded(row.type, data).filter((field) => holds(data, field))
+          if (fields.length === 0) return row.data.length
+          const bytes = emptyFields(data, fields)
+          if (row.type === E.PermissionAsked.type) {
+            // The projected request is built from the payload: rewritten the same way, in this transaction,
+            // it stays what replay of the tombstoned journal gives.
+            const projected = deleted ? undefined : readAsk.get(data.id, sessionID)
+            if (projected) {
+              const ask = JSON.parse(projected.data) as Record<string, any>
+              emptyFields(ask, fields)
+              writeAsk.run(JSON.stringify(ask), data.id, sessionID)
             }
           }
-          if (erased.length === 0) return row.data.length
           const previous = data.tombstone
           data.tombstone = {
             sha256: previous?.sha256 ?? createHash("sha256").update(row.data).digest("hex"),
-            fields: [...new Set([...(previous?.fields ?? []), ...erased])],
+            fields: [...new Set([...(previous?.fields ?? []), ...fields.map(([path]) => path)])],
           }
-          const next = JSON.stringify(data)
-          rewrite.run(next, row.position)
+          rewrite.run(JSON.stringify(data), row.position)
           summary.events++
-          summary.fields += erased.length
+          summary.fields += fields.length
           summary.bytes += bytes
-
           return row.data.length
         }
         // Chunks of ~8 MB per transaction: a huge journal never sits in one transaction's dirty pages.
-        // Erasure changes no projected row except an erased ask's, in the transaction of its journal row,
-        // and is idempotent, so an interrupted erase is finished by running it again.
+        // Erasure changes no projected row except an erased request's, in the transaction of its journal
+        // row, and is idempotent, so an interrupted erase is finished by running it again.
         const all = positions.all(sessionID)
-        for (let index = 0; index < all.length;) {
+        for (let index = 0; index < all.length; ) {
           database.immediate(() => {
             let read = 0
             while (index < all.length && read < 8_000_000) read += erase(all[index++]!.position)

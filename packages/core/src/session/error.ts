@@ -1,7 +1,7 @@
 /**
- * Failures of session operations. Declared once in `@opencode-ai/plugin` (their `_tag`s are the public
- * contract plugins compare); re-exported here for the core's modules. The HTTP layer maps them to its
- * own tags and statuses (see DESIGN, "The mutation contract").
+ * Failures of session operations. Declared once in `@opencode-ai/schema` (their `_tag`s are the public
+ * contract plugins compare); re-exported here for the core's modules. The HTTP layer maps each to its own
+ * tag and status.
  */
 export {
   BusyError,
@@ -9,7 +9,7 @@ export {
   InvalidInputError,
   InvalidTargetError,
   MessageNotFoundError,
-  PartNotFoundError,
+  ItemNotFoundError,
   SessionError,
   SessionNotFoundError,
-} from "@opencode-ai/plugin"
+} from "@opencode-ai/schema"

@@ -1,25 +1,32 @@
 import type { PromptEvent, SyntheticEvent } from "@opencode-ai/plugin"
+import type { Delivery, InputAdmitted, ModelRef, Prompt, PromptInput as PromptBody } from "@opencode-ai/schema"
 import { Context, Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { Bus, type Decision } from "../bus/bus.ts"
-import type { Draft } from "../bus/event.ts"
+import type { Draft, Envelope } from "../bus/event.ts"
 import { Config } from "../config/config.ts"
 import { ascending } from "../id/id.ts"
 import { Permissions } from "../permission/permission.ts"
 import { Hooks, recordedHookError } from "../plugin/hooks.ts"
 import { Providers } from "../provider/registry.ts"
-import { admitInput, admitResume, boundary, type Grant, settleCutOff } from "./admission.ts"
+import { admitInput, admitResume, boundary, type Grant, type Input, settleCutOff } from "./admission.ts"
+import { resolveAttachments } from "./attachment.ts"
 import { checkChoice } from "./choice.ts"
 import { admitCompaction } from "./compaction.ts"
 import { type BusyError, InvalidInputError, SessionNotFoundError } from "./error.ts"
-import type { InputMessage, MessageError, Origin } from "./message.ts"
-import type { ModelRef } from "./model-request.ts"
+import type { ErrorInfo, Origin } from "./message.ts"
 import { Runner, type TurnOutcome } from "./runner/llm.ts"
 import { Session } from "./session.ts"
 import { type Turn, Turns } from "./turns.ts"
 
 export interface PromptInput {
   readonly sessionID: string
-  readonly text: string
+  /** A client-chosen message id (`msg_...`): a repeated id answers the first admission and stores nothing. */
+  readonly id?: string
+  readonly prompt: PromptBody
+  /** How the prompt meets a running turn; default `queue`. */
+  readonly delivery?: Delivery
+  /** Start (or continue) a turn to answer it. Default true; false only stores the prompt. */
+  readonly resume?: boolean
   readonly origin?: Origin
   readonly agent?: string
   readonly model?: ModelRef
@@ -34,11 +41,18 @@ export interface SyntheticInput {
   readonly resume?: boolean
 }
 
+/** An admitted input: upstream's `SessionInputAdmitted`, plus whether it waits behind a running turn. */
+export type Admitted = InputAdmitted
+
 export interface ExecutionShape {
   /** Admits a user prompt after the `session.prompt` hook; starts a turn or queues behind the running one. */
-  prompt(input: PromptInput): Effect.Effect<{ messageID: string }, SessionNotFoundError | InvalidInputError>
+  prompt(input: PromptInput): Effect.Effect<Admitted, SessionNotFoundError | InvalidInputError>
   /** Admits a notice after the `session.synthetic` hook; wakes the session unless `resume` is false. */
-  synthetic(input: SyntheticInput): Effect.Effect<{ messageID: string }, SessionNotFoundError | InvalidInputError>
+  synthetic(input: SyntheticInput): Effect.Effect<Admitted, SessionNotFoundError | InvalidInputError>
+  /** Switches the agent later turns use (checked against the configured agents). */
+  switchAgent(sessionID: string, agent: string): Effect.Effect<void, SessionNotFoundError | InvalidInputError>
+  /** Switches the model later turns use (checked against the providers). */
+  switchModel(sessionID: string, model: ModelRef): Effect.Effect<void, SessionNotFoundError | InvalidInputError>
   /** Stops the running (or suspended) turn; queued input is delivered to the transcript without a turn. */
   interrupt(sessionID: string): Effect.Effect<void, SessionNotFoundError>
   /** Completes when no turn of this session runs in this process. */
@@ -85,7 +99,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
       const owners = yield* Turns
       const permissions = yield* Permissions
       /** Admissions whose plugin hook threw: the turn they start fails with this error, recorded. */
-      const failures = new Map<string, MessageError>()
+      const failures = new Map<string, ErrorInfo>()
       let stopping = false
 
       // Loops run in a child scope closed before `stopping` is read by their finalizers: on shutdown the
@@ -108,11 +122,18 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
         sessionID: string,
         make: () => { decision: Decision<E>; grant?: Grant },
         by?: Turn,
-      ): Effect.Effect<Started | undefined, E> =>
+      ): Effect.Effect<Started | undefined, E> => Effect.map(decideAll(sessionID, make, by), (result) => result.started)
+
+      /** `decide`, also answering the envelopes the decision committed. */
+      const decideAll = <E>(
+        sessionID: string,
+        make: () => { decision: Decision<E>; grant?: Grant },
+        by?: Turn,
+      ): Effect.Effect<{ started?: Started; envelopes: ReadonlyArray<Envelope> }, E> =>
         Effect.gen(function* () {
           let next: Started | undefined
           let ended = false
-          yield* bus
+          const envelopes = yield* bus
             .transact(sessionID, () => {
               const result = make()
               if (!Array.isArray(result.decision)) return result.decision
@@ -136,7 +157,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
               Effect.onError(() => Effect.sync(() => next && !by && retire(sessionID, next.owner))),
             )
           if (ended && by) Deferred.doneUnsafe(by.idle, Effect.void)
-          return next
+          return { ...(next ? { started: next } : {}), envelopes }
         })
 
       /** Drops a loop's entry (when it is still the current one) and opens its latch. */
@@ -227,43 +248,106 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           ? Effect.void
           : Effect.fail(new InvalidInputError({ message: `${field} must be a non-empty string`, field }))
 
+      /** What an input already admitted (a repeated client-chosen id) was admitted as, if it exists. */
+      const existing = (sessionID: string, messageID: string): Admitted | undefined => {
+        const queued = session.sync.queued(sessionID, messageID)
+        const message = queued ? undefined : session.sync.message(sessionID, messageID)
+        if (queued) {
+          const prompt = queued.kind === "prompt" ? queued.data.prompt : { text: queued.data.text }
+          return {
+            id: messageID,
+            sessionID,
+            admittedSeq: session.sync.queuedSeq(sessionID, messageID) ?? 0,
+            prompt,
+            delivery: queued.kind === "prompt" ? queued.data.delivery : "queue",
+            timeCreated: queued.time,
+            queued: true,
+          }
+        }
+        if (message?.type !== "user" && message?.type !== "synthetic") return undefined
+        return {
+          id: messageID,
+          sessionID,
+          admittedSeq: message.seq,
+          prompt:
+            message.type === "user"
+              ? { text: message.text, ...(message.files ? { files: message.files } : {}) }
+              : { text: message.text },
+          delivery: "queue",
+          timeCreated: message.time.created,
+          queued: false,
+        }
+      }
+
       // Admission and launch are one uninterruptible step: a caller that goes away in between (a closed
       // HTTP request) cannot leave a granted claim without a loop.
-      const admit = (sessionID: string, message: InputMessage, wake: boolean) =>
+      const admit = (sessionID: string, input: Input, prompt: Prompt, time: number) =>
         Effect.gen(function* () {
-          const started = yield* decide(sessionID, () => admitInput(session.sync, sessionID, message, wake))
+          const { started, envelopes } = yield* decideAll(sessionID, () => admitInput(session.sync, sessionID, input))
           yield* launch(sessionID, started)
-          return { messageID: message.id }
+          const first = envelopes[0]!
+          const queued = first.type !== "session.next.prompt.admitted" && first.type !== "session.next.synthetic"
+          return {
+            id: input.data.messageID,
+            sessionID,
+            admittedSeq: first.seq,
+            prompt,
+            delivery: input.kind === "prompt" ? input.data.delivery : "queue",
+            timeCreated: time,
+            queued,
+          } satisfies Admitted
         }).pipe(Effect.uninterruptible)
 
-      const textMessage = (sessionID: string, text: string) => ({
-        id: ascending("msg"),
-        sessionID,
-        parts: [{ id: ascending("prt"), type: "text" as const, text }],
-        time: { created: Date.now() },
-      })
+      const checkID = (sessionID: string, id: string | undefined) =>
+        id === undefined || /^msg_[0-9A-Za-z]{1,64}$/.test(id)
+          ? Effect.succeed(id === undefined ? undefined : existing(sessionID, id))
+          : Effect.fail(
+              new InvalidInputError({ message: "id must be a message id of the form msg_<letters and digits>", field: "id" }),
+            )
 
       const prompt = (input: PromptInput) =>
         Effect.gen(function* () {
-          yield* requireText(input.text, "text")
+          yield* requireText(input.prompt?.text, "prompt.text")
           yield* checkChoice(config.data, providers, { agent: input.agent, model: input.model })
-          yield* session.get(input.sessionID)
+          const info = yield* session.get(input.sessionID)
+          const repeated = yield* checkID(input.sessionID, input.id)
+          if (repeated) return repeated
+          if (input.id !== undefined && session.sync.message(input.sessionID, input.id) !== undefined)
+            return yield* new InvalidInputError({ message: `id ${input.id} is already used by another message`, field: "id" })
+          const files = yield* resolveAttachments(info.location.directory, input.prompt.files)
           const event: PromptEvent = {
             sessionID: input.sessionID,
-            text: input.text,
+            text: input.prompt.text,
             ...(input.agent ? { agentID: input.agent } : {}),
           }
           const hook = yield* Effect.result(hooks.run("prompt", event))
-          const text = hook._tag === "Success" && typeof event.text === "string" && event.text ? event.text : input.text
-          const message: InputMessage = {
-            ...textMessage(input.sessionID, text),
-            type: "user",
-            origin: input.origin ?? "user",
-            ...(input.agent ? { agent: input.agent } : {}),
-            ...(input.model ? { model: input.model } : {}),
+          const text =
+            hook._tag === "Success" && typeof event.text === "string" && event.text ? event.text : input.prompt.text
+          const messageID = input.id ?? ascending("msg")
+          const stored: Prompt = {
+            text,
+            ...(files ? { files } : {}),
+            ...(input.prompt.agents ? { agents: input.prompt.agents } : {}),
           }
-          if (hook._tag === "Failure") failures.set(message.id, recordedHookError(hook.failure))
-          return yield* admit(input.sessionID, message, true)
+          if (hook._tag === "Failure") failures.set(messageID, recordedHookError(hook.failure))
+          const delivery = input.delivery ?? "queue"
+          return yield* admit(
+            input.sessionID,
+            {
+              kind: "prompt",
+              wake: input.resume !== false,
+              data: {
+                messageID,
+                prompt: stored,
+                delivery,
+                origin: input.origin ?? "user",
+                ...(input.agent ? { agent: input.agent } : {}),
+                ...(input.model ? { model: input.model } : {}),
+              },
+            },
+            stored,
+            Date.now(),
+          )
         })
 
       const synthetic = (input: SyntheticInput) =>
@@ -278,15 +362,38 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           }
           const hook = yield* Effect.result(hooks.run("synthetic", event))
           const text = hook._tag === "Success" && typeof event.text === "string" && event.text ? event.text : input.text
-          const message: InputMessage = {
-            ...textMessage(input.sessionID, text),
-            type: "synthetic",
-            origin: input.origin,
-            ...(input.description !== undefined ? { description: input.description } : {}),
-          }
+          const messageID = ascending("msg")
           const wake = input.resume ?? true
-          if (hook._tag === "Failure" && wake) failures.set(message.id, recordedHookError(hook.failure))
-          return yield* admit(input.sessionID, message, wake)
+          if (hook._tag === "Failure" && wake) failures.set(messageID, recordedHookError(hook.failure))
+          return yield* admit(
+            input.sessionID,
+            {
+              kind: "synthetic",
+              wake,
+              data: {
+                messageID,
+                text,
+                origin: input.origin,
+                ...(input.description !== undefined ? { description: input.description } : {}),
+              },
+            },
+            { text },
+            Date.now(),
+          )
+        })
+
+      const switchAgent = (sessionID: string, agent: string) =>
+        Effect.gen(function* () {
+          if (typeof agent !== "string" || agent.length === 0)
+            return yield* new InvalidInputError({ message: "agent must be a non-empty string", field: "agent" })
+          yield* checkChoice(config.data, providers, { agent })
+          yield* session.switchAgent(sessionID, agent)
+        })
+
+      const switchModel = (sessionID: string, model: ModelRef) =>
+        Effect.gen(function* () {
+          yield* checkChoice(config.data, providers, { model })
+          yield* session.switchModel(sessionID, model)
         })
 
       /** Stops a loop of this process and waits until it has released the claim. */
@@ -348,13 +455,13 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           const event: SyntheticEvent = { sessionID, origin: "host", description: "restart", text }
           const hook = yield* Effect.result(hooks.run("synthetic", event))
           const edited = hook._tag === "Success" && typeof event.text === "string" && event.text ? event.text : text
-          const notice: InputMessage = {
-            ...textMessage(sessionID, edited),
-            type: "synthetic",
-            origin: "host",
-            description: "restart",
+          const messageID = ascending("msg")
+          const notice: Input = {
+            kind: "synthetic",
+            wake: true,
+            data: { messageID, text: edited, origin: "host", description: "restart" },
           }
-          if (hook._tag === "Failure") failures.set(notice.id, recordedHookError(hook.failure))
+          if (hook._tag === "Failure") failures.set(messageID, recordedHookError(hook.failure))
           return notice
         })
 
@@ -376,13 +483,13 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
                 cap,
                 ...(notice ? { notice } : {}),
                 permissions: {
-                  messages: new Set(pending.map((ask) => ask.messageID)),
+                  messages: new Set(pending.map((ask) => ask.source.messageID)),
                   reject: permissions.sync.rejectDrafts(sessionID),
                 },
               })
-            }).pipe(Effect.onError(() => Effect.sync(() => notice && failures.delete(notice.id))))
+            }).pipe(Effect.onError(() => Effect.sync(() => notice && failures.delete(notice.data.messageID))))
             // A notice whose resume gave up (attempt cap) starts no turn: nothing will read its failure.
-            if (notice && !started) failures.delete(notice.id)
+            if (notice && !started) failures.delete(notice.data.messageID)
             yield* launch(sessionID, started)
             return { resumed: started !== undefined }
           }).pipe(Effect.uninterruptible),
@@ -397,6 +504,8 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
       return Execution.of({
         prompt,
         synthetic,
+        switchAgent,
+        switchModel,
         interrupt,
         wait,
         resume,

@@ -1,34 +1,79 @@
-import { CompactionMessage, SyntheticMessage, UserMessage } from "@opencode-ai/plugin"
-import { Schema } from "effect"
+import type { SessionEvent, SessionMessage, SyntheticMessage, UserMessage } from "@opencode-ai/schema"
 
 /**
- * The transcript as stored and served. The shapes are declared once in `@opencode-ai/plugin` (plugins,
- * the HTTP API and the SDK see exactly these) and re-exported here for the core's modules.
+ * The transcript as stored and served: upstream OpenCode v2's `SessionMessage` union plus the host's
+ * extra facts (origin, seq, retraction, correction, queueing). The shapes are declared once in
+ * `@opencode-ai/schema`; plugins, the HTTP API and the SDK see exactly these.
  */
-export {
+export type {
+  AgentSwitchedMessage,
+  AssistantItem,
   AssistantMessage,
+  Change,
   CompactionMessage,
-  Message,
-  MessageError,
+  ErrorInfo,
+  ModelSwitchedMessage,
   Origin,
-  Part,
-  ReasoningPart,
-  Retraction,
+  ReasoningItem,
+  SessionMessage as Message,
   SyntheticMessage,
-  TextPart,
-  ToolPart,
+  TextItem,
+  ToolItem,
   ToolState,
-  Usage,
   UserMessage,
-} from "@opencode-ai/plugin"
+} from "@opencode-ai/schema"
 
-/** A user or synthetic message as admitted, before it has a seq (it may wait in the inbox). */
-export const InputMessage = Schema.Union([
-  UserMessage.mapFields(({ seq: _, ...rest }) => rest).annotate({ identifier: "InputUserMessage" }),
-  SyntheticMessage.mapFields(({ seq: _, ...rest }) => rest).annotate({ identifier: "InputSyntheticMessage" }),
-]).annotate({ identifier: "InputMessage" })
-export type InputMessage = typeof InputMessage.Type
+export type PromptData = typeof SessionEvent.PromptAdmitted.data.Type
+export type NoticeData = typeof SessionEvent.Synthetic.data.Type
 
-/** A compaction as committed, before it has a seq. */
-export const CompactionInput = CompactionMessage.mapFields(({ seq: _, ...rest }) => rest)
-export type CompactionInput = typeof CompactionInput.Type
+/**
+ * Input accepted while a turn holds the session, as the inbox keeps it: the event its delivery commits
+ * (`prompt.admitted` for a prompt, `synthetic` for a notice), and whether that delivery wakes the session.
+ */
+export type Queued =
+  | { readonly kind: "prompt"; readonly data: PromptData; readonly wake: boolean; readonly time: number }
+  | { readonly kind: "synthetic"; readonly data: NoticeData; readonly wake: boolean; readonly time: number }
+
+/** The user message a delivered prompt becomes. */
+export const userMessage = (sessionID: string, seq: number, time: number, data: PromptData): UserMessage => ({
+  id: data.messageID,
+  sessionID,
+  seq,
+  origin: data.origin,
+  type: "user",
+  time: { created: time },
+  text: data.prompt.text,
+  ...(data.prompt.files ? { files: data.prompt.files } : {}),
+  ...(data.prompt.agents ? { agents: data.prompt.agents } : {}),
+  ...(data.agent !== undefined ? { agent: data.agent } : {}),
+  ...(data.model !== undefined ? { model: data.model } : {}),
+})
+
+/** The synthetic message a delivered notice becomes. */
+export const syntheticMessage = (
+  sessionID: string,
+  seq: number,
+  time: number,
+  data: NoticeData,
+): SyntheticMessage => ({
+  id: data.messageID,
+  sessionID,
+  seq,
+  origin: data.origin,
+  type: "synthetic",
+  time: { created: time },
+  text: data.text,
+  ...(data.description !== undefined ? { description: data.description } : {}),
+})
+
+/** A queued input as a message: readable by id at once, `queued`, with seq 0 until its delivery. */
+export const queuedMessage = (sessionID: string, item: Queued): SessionMessage => ({
+  ...(item.kind === "prompt"
+    ? userMessage(sessionID, 0, item.time, item.data)
+    : syntheticMessage(sessionID, 0, item.time, item.data)),
+  queued: true,
+})
+
+/** Whether a message is input a client or plugin put into the transcript (a prompt or a notice). */
+export const isInput = (message: SessionMessage): message is UserMessage | SyntheticMessage =>
+  message.type === "user" || message.type === "synthetic"

@@ -6,16 +6,16 @@ import {
   type ForbiddenError,
   InvalidInputError,
   InvalidTargetError,
+  ItemNotFoundError,
   MessageNotFoundError,
-  PartNotFoundError,
   type SessionError,
 } from "./error.ts"
 import { SessionEvent } from "./event.ts"
-import type { Message, Origin } from "./message.ts"
+import { type Message, type Origin, queuedMessage } from "./message.ts"
 import { Session } from "./session.ts"
 
 /**
- * A mutation fails with a session error (see `@opencode-ai/plugin`'s `SessionError`); `ForbiddenError` only
+ * A mutation fails with a session error (see `@opencode-ai/schema`'s `SessionError`); `ForbiddenError` only
  * where a plugin's rights are checked (the `E` of the operations).
  */
 export type MutationError = Exclude<SessionError, ForbiddenError>
@@ -25,21 +25,23 @@ export const placeholderFor = (message: Message) =>
   message.type === "synthetic" ? "[A notice was retracted.]" : "[A message was retracted.]"
 
 /**
- * The transcript mutation contract: correct a text part, retract a user or synthetic message, remove a
- * tool or reasoning part of a completed assistant message. Each is one replayable event admitted between
- * turns only (see `admission.ts`); ids, roles and seqs never change. Each returns the updated message.
- */
-/**
  * Decides, inside the admission transaction, whether the caller may change this message; returns the
  * refusal or nothing. HTTP callers are the user and pass none; plugins pass their transcript rights.
  */
 export type Authorize<E> = (message: Message) => E | undefined
 
+/**
+ * The transcript mutation contract: correct a text (a user or synthetic message's, or an assistant text
+ * item's), retract a user or synthetic message, remove a tool or reasoning item of a completed assistant
+ * message. Each is one replayable event admitted between turns only (see `admission.ts`); ids, roles and
+ * seqs never change. Each returns the updated message.
+ */
 export interface MutationShape {
   correct<E = never>(input: {
     readonly sessionID: string
     readonly messageID: string
-    readonly partID: string
+    /** The assistant text item to correct; omitted for a user or synthetic message's own text. */
+    readonly itemID?: string
     readonly text: string
     readonly by: Origin
     readonly authorize?: Authorize<E>
@@ -50,10 +52,11 @@ export interface MutationShape {
     readonly by: Origin
     readonly authorize?: Authorize<E>
   }): Effect.Effect<Message, MutationError | E>
-  removePart(input: {
+  /** Prunes a tool call (its input and output leave; the item stays, marked) or removes a reasoning item. */
+  removeItem(input: {
     readonly sessionID: string
     readonly messageID: string
-    readonly partID: string
+    readonly itemID: string
     readonly by: Origin
   }): Effect.Effect<Message, MutationError>
 }
@@ -94,23 +97,29 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
         authorize?: Authorize<E>,
       ) => commit(sessionID, messageID, () => decide(sessionID, messageID, build, authorize))
 
-      const invalid = (message: Message, reason: string, partID?: string) => ({
+      const invalid = (message: Message, reason: string, itemID?: string) => ({
         reject: new InvalidTargetError({
           sessionID: message.sessionID,
           messageID: message.id,
-          ...(partID ? { partID } : {}),
+          ...(itemID ? { itemID } : {}),
           reason,
         }),
       })
 
       const completed = (message: Message) => message.type !== "assistant" || message.time.completed !== undefined
 
+      /** Whether the item was already taken out (a retry of a removal answers with the message). */
+      const removed = (message: Message | undefined, itemID: string) =>
+        message?.type === "assistant" &&
+        (message.removed?.includes(itemID) === true ||
+          message.content.some((item) => item.id === itemID && item.type === "tool" && item.time.pruned !== undefined))
+
       return Mutation.of({
-        correct: ({ sessionID, messageID, partID, text, by, authorize }) =>
+        correct: ({ sessionID, messageID, itemID, text, by, authorize }) =>
           text.length === 0
             ? Effect.fail(
                 new InvalidInputError({
-                  message: "a correction needs text; retract the message or remove the part instead",
+                  message: "a correction needs text; retract the message or remove the item instead",
                   field: "text",
                 }),
               )
@@ -118,13 +127,21 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
                 sessionID,
                 messageID,
                 (message) => {
-                  if (message.retracted) return invalid(message, "the message is retracted", partID)
-                  if (!completed(message)) return invalid(message, "the assistant message is not completed", partID)
-                  const part = message.parts.find((p) => p.id === partID)
-                  if (!part) return { reject: new PartNotFoundError({ sessionID, messageID, partID }) }
-                  if (part.type !== "text")
-                    return invalid(message, `only text parts can be corrected, not ${part.type} parts`, partID)
-                  return [draft(SessionEvent.MessageCorrected, { messageID, partID, text, by })]
+                  if (message.retracted) return invalid(message, "the message is retracted", itemID)
+                  if (message.type === "user" || message.type === "synthetic") {
+                    if (itemID !== undefined)
+                      return invalid(message, `${message.type} messages have no items: omit itemID to correct their text`, itemID)
+                    return [draft(SessionEvent.TextCorrected, { messageID, text, by })]
+                  }
+                  if (message.type !== "assistant") return invalid(message, `${message.type} messages cannot be corrected`)
+                  if (itemID === undefined)
+                    return invalid(message, "name the text item of the assistant message to correct (itemID)")
+                  if (!completed(message)) return invalid(message, "the assistant message is not completed", itemID)
+                  const item = message.content.find((i) => i.id === itemID)
+                  if (!item) return { reject: new ItemNotFoundError({ sessionID, messageID, itemID }) }
+                  if (item.type !== "text")
+                    return invalid(message, `only text items can be corrected, not ${item.type} items`, itemID)
+                  return [draft(SessionEvent.TextCorrected, { messageID, itemID, text, by })]
                 },
                 authorize,
               ),
@@ -134,7 +151,7 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
             // the model), turn or no turn. Decided in the same transaction as delivery at a turn boundary.
             const waiting = reads.row(sessionID) ? reads.queued(sessionID, messageID) : undefined
             if (waiting) {
-              const message = { ...waiting, seq: 0 } as Message
+              const message = queuedMessage(sessionID, waiting)
               const refused = authorize?.(message)
               if (refused !== undefined) return { reject: refused }
               return [draft(SessionEvent.MessageRetracted, { messageID, placeholder: placeholderFor(message), by })]
@@ -149,10 +166,12 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
               sessionID,
               messageID,
               (message) => {
-                if (message.type === "assistant") {
+                if (message.type !== "user" && message.type !== "synthetic") {
                   return invalid(
                     message,
-                    "assistant messages cannot be retracted; remove their tool or reasoning parts instead",
+                    message.type === "assistant"
+                      ? "assistant messages cannot be retracted; remove their tool or reasoning items instead"
+                      : `${message.type} messages cannot be retracted`,
                   )
                 }
                 return [draft(SessionEvent.MessageRetracted, { messageID, placeholder: placeholderFor(message), by })]
@@ -160,20 +179,21 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
               authorize,
             )
           }),
-        removePart: ({ sessionID, messageID, partID, by }) =>
+        removeItem: ({ sessionID, messageID, itemID, by }) =>
           commit(sessionID, messageID, () => {
             // A retry after success changes nothing, so it answers with the message even while a turn runs.
-            const done = reads.row(sessionID) ? reads.message(sessionID, messageID) : undefined
-            if (done?.type === "assistant" && done.removedParts?.includes(partID)) return []
+            if (reads.row(sessionID) && removed(reads.message(sessionID, messageID), itemID)) return []
             return decide(sessionID, messageID, (message) => {
               if (message.type !== "assistant")
-                return invalid(message, "parts can only be removed from assistant messages", partID)
-              if (!completed(message)) return invalid(message, "the assistant message is not completed", partID)
-              const part = message.parts.find((p) => p.id === partID)
-              if (!part) return { reject: new PartNotFoundError({ sessionID, messageID, partID }) }
-              if (part.type === "text")
-                return invalid(message, "text parts cannot be removed; correct them instead", partID)
-              return [draft(SessionEvent.PartRemoved, { messageID, partID, by })]
+                return invalid(message, "items can only be removed from assistant messages", itemID)
+              if (!completed(message)) return invalid(message, "the assistant message is not completed", itemID)
+              const item = message.content.find((i) => i.id === itemID)
+              if (!item) return { reject: new ItemNotFoundError({ sessionID, messageID, itemID }) }
+              if (item.type === "text")
+                return invalid(message, "text items cannot be removed; correct them instead", itemID)
+              return item.type === "tool"
+                ? [draft(SessionEvent.ToolPruned, { assistantMessageID: messageID, callID: item.callID, itemID, by })]
+                : [draft(SessionEvent.ReasoningRemoved, { assistantMessageID: messageID, reasoningID: itemID, by })]
             })
           }),
       })

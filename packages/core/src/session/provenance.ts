@@ -24,7 +24,7 @@ export class SystemProvenance {
 
   /** Tracks the host's parts (ids made unique if the host ever built duplicates) and returns fresh copies. */
   adopt(system: ReadonlyArray<SystemPart>): Array<SystemPart> {
-    return system.map((part) => this.issue(this.unique(part.id), part.text, part.origin))
+    return system.map((part) => this.issue(this.unique(part.id), part.text, part.origin, extras(part)))
   }
 
   /**
@@ -47,12 +47,12 @@ export class SystemProvenance {
       const record = kept.has(item) && !claimed.has(item) ? this.records.get(item) : undefined
       if (record) {
         claimed.add(item)
-        settled.push(this.issue(record.id, text, record.origin))
+        settled.push(this.issue(record.id, text, record.origin, extras(item)))
         continue
       }
       const origin: SystemOrigin = { type: "plugin", pluginID }
       const wanted = typeof raw.id === "string" && raw.id.length > 0 && !this.issued.has(raw.id) ? raw.id : undefined
-      settled.push(this.issue(wanted ?? this.fresh(pluginID), text, origin))
+      settled.push(this.issue(wanted ?? this.fresh(pluginID), text, origin, extras(item)))
     }
     return settled
   }
@@ -71,11 +71,24 @@ export class SystemProvenance {
     return id
   }
 
-  private issue(id: string, text: string, origin: SystemOrigin): SystemPart {
+  private issue(id: string, text: string, origin: SystemOrigin, more: Extras): SystemPart {
     this.issued.add(id)
-    const part: SystemPart = { id, text, origin: { ...origin } }
+    const part: SystemPart = { type: "text", id, text, ...more, origin: { ...origin } }
     this.records.set(part, { id, origin })
     return part
+  }
+}
+
+type Extras = Pick<SystemPart, "cache" | "metadata">
+
+/** What a part may carry besides its text, kept when well-formed (a plugin may set it on any part). */
+const extras = (item: object): Extras => {
+  const raw = item as { cache?: unknown; metadata?: unknown }
+  return {
+    ...(typeof raw.cache === "boolean" ? { cache: raw.cache } : {}),
+    ...(typeof raw.metadata === "object" && raw.metadata !== null && !Array.isArray(raw.metadata)
+      ? { metadata: { ...(raw.metadata as Record<string, unknown>) } }
+      : {}),
   }
 }
 

@@ -1,4 +1,5 @@
-import { Context, Effect, Layer, Schema } from "effect"
+import { PrunableType, PruneSummary } from "@opencode-ai/schema"
+import { Context, Effect, Layer } from "effect"
 import { Bus } from "../bus/bus.ts"
 import { draft } from "../bus/event.ts"
 import { Database } from "../storage/database.ts"
@@ -9,23 +10,14 @@ import { SessionEvent } from "./event.ts"
 import type { Origin } from "./message.ts"
 import { Session } from "./session.ts"
 
-export const PrunableType = Schema.Literals(["tool", "reasoning"])
-export type PrunableType = typeof PrunableType.Type
-
-export const PruneSummary = Schema.Struct({
-  sessionID: Schema.String,
-  messages: Schema.Number,
-  parts: Schema.Number,
-  /** Bytes of the removed parts' JSON. */
-  bytes: Schema.Number,
-})
-export type PruneSummary = typeof PruneSummary.Type
+export { PrunableType, PruneSummary }
 
 export interface PruneShape {
   /**
-   * Removes every part of the given types from every completed assistant message of a session, keeping
-   * prompts, notices and final text, as one replayable event under the mutation contract's busy rules,
-   * then hands the freed pages back to the file system.
+   * Prunes every tool call (input and output leave; the item stays, marked `time.pruned`) and/or removes
+   * every reasoning item of every completed assistant message of a session, keeping prompts, notices and
+   * final text, as one replayable event under the mutation contract's busy rules, then hands the freed
+   * pages back to the file system.
    */
   session(input: {
     readonly sessionID: string
@@ -41,30 +33,32 @@ export class Prune extends Context.Service<Prune, PruneShape>()("@opencode-ai/co
       const bus = yield* Bus
       const session = yield* Session
       const database = yield* Database
-      // SQLite's JSON functions find the parts without bringing any message body into JS: a session of
-      // any size is scanned with memory bounded by one row inside SQLite.
-      const prunable = database.client.query<{ message_id: string; part_id: string; bytes: number }, [string, string]>(
-        `SELECT m.id AS message_id, p.value ->> '$.id' AS part_id, length(CAST(p.value AS BLOB)) AS bytes
-         FROM session_message m, json_each(m.data, '$.parts') p
+      // SQLite's JSON functions find the items without bringing any message body into JS: a session of
+      // any size is scanned with memory bounded by one row inside SQLite. A pruned tool call still counts
+      // its (emptied) state, so only calls not yet pruned are selected.
+      const prunable = database.client.query<{ message_id: string; item_id: string; bytes: number }, [string, string]>(
+        `SELECT m.id AS message_id, i.value ->> '$.id' AS item_id, length(CAST(i.value AS BLOB)) AS bytes
+         FROM session_message m, json_each(m.data, '$.content') i
          WHERE m.session_id = ?1 AND m.type = 'assistant'
            AND json_extract(m.data, '$.time.completed') IS NOT NULL
-           AND p.value ->> '$.type' IN (SELECT value FROM json_each(?2))
-         ORDER BY m.seq, p.key`,
+           AND i.value ->> '$.type' IN (SELECT value FROM json_each(?2))
+           AND i.value -> '$.time.pruned' IS NULL
+         ORDER BY m.seq, i.key`,
       )
       return Prune.of({
         session: ({ sessionID, types, by }) =>
           Effect.gen(function* () {
             const wanted = new Set(types)
-            const summary = { sessionID, messages: 0, parts: 0, bytes: 0 }
+            const summary = { sessionID, messages: 0, items: 0, bytes: 0 }
             yield* bus
               .transact(sessionID, () =>
                 admitMutation<never>(session.sync, sessionID, () => {
-                  const messages: Array<{ messageID: string; partIDs: Array<string> }> = []
+                  const messages: Array<{ messageID: string; itemIDs: Array<string> }> = []
                   for (const row of prunable.iterate(sessionID, JSON.stringify([...wanted]))) {
                     const last = messages.at(-1)
-                    if (last?.messageID === row.message_id) last.partIDs.push(row.part_id)
-                    else messages.push({ messageID: row.message_id, partIDs: [row.part_id] })
-                    summary.parts++
+                    if (last?.messageID === row.message_id) last.itemIDs.push(row.item_id)
+                    else messages.push({ messageID: row.message_id, itemIDs: [row.item_id] })
+                    summary.items++
                     summary.bytes += row.bytes
                   }
                   summary.messages = messages.length
@@ -72,7 +66,7 @@ export class Prune extends Context.Service<Prune, PruneShape>()("@opencode-ai/co
                 }),
               )
               .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die))
-            if (summary.parts > 0) reclaim(database, "incremental")
+            if (summary.items > 0) reclaim(database, "incremental")
             return summary
           }),
       })

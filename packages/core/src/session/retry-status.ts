@@ -1,22 +1,41 @@
 import { Effect } from "effect"
 import type { Bus } from "../bus/bus.ts"
+import { draft } from "../bus/event.ts"
 import type { RetryHandlers } from "../provider/retry.ts"
 import { SessionEvent } from "./event.ts"
 import type { Turns } from "./turns.ts"
 
 /**
  * What a session shows while a model request waits to be retried: status `retrying` (on the running turn's
- * entry, read by `GET /api/session/:id`) and an ephemeral `session.retry { attempt, delayMs, error }`.
+ * entry, read by `session.get`), a durable `session.next.retried { attempt, error, delayMs }` and a live
+ * `session.status` of type `retry` saying when the next attempt starts.
  */
 export const retryStatus = (bus: Bus["Service"], turns: Turns["Service"], sessionID: string): RetryHandlers => ({
   onRetry: (notice) =>
-    Effect.sync(() => {
+    Effect.gen(function* () {
       const turn = turns.get(sessionID)
       if (turn) turn.retrying = true
-      bus.publish(SessionEvent.Retry, sessionID, {
-        attempt: notice.attempt,
-        delayMs: notice.delayMs,
-        error: notice.error.message,
+      yield* bus
+        .commit(sessionID, [
+          draft(SessionEvent.Retried, {
+            attempt: notice.attempt,
+            delayMs: notice.delayMs,
+            error: {
+              message: notice.error.message,
+              isRetryable: true,
+              ...(notice.error.status !== undefined ? { statusCode: notice.error.status } : {}),
+            },
+          }),
+        ])
+        .pipe(Effect.orDie)
+      bus.publish(SessionEvent.Status, sessionID, {
+        status: {
+          type: "retry",
+          attempt: notice.attempt,
+          message: notice.error.message,
+          next: Date.now() + notice.delayMs,
+        },
+        name: "retrying",
       })
     }),
   onResume: Effect.sync(() => {

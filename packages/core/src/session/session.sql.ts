@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core"
+import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core"
 
 /** One row per live session. Deleted sessions lose their row; their journal (if kept) stays. */
 export const SessionTable = sqliteTable(
@@ -7,8 +7,18 @@ export const SessionTable = sqliteTable(
     id: text().primaryKey(),
     title: text().notNull(),
     directory: text().notNull(),
+    /** The session this one was started from (a subagent's parent, a fork's origin). */
+    parent_id: text(),
     agent: text(),
+    /** The session's model as JSON (`{ id, providerID, variant? }`). */
     model: text(),
+    /** What the session's steps cost and used, summed as each step ends. */
+    cost: real().notNull().default(0),
+    tokens_input: integer().notNull().default(0),
+    tokens_output: integer().notNull().default(0),
+    tokens_reasoning: integer().notNull().default(0),
+    tokens_cache_read: integer().notNull().default(0),
+    tokens_cache_write: integer().notNull().default(0),
     /** Seq of the last event applied to this session. */
     seq: integer().notNull(),
     time_created: integer().notNull(),

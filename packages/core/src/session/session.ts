@@ -1,67 +1,103 @@
+import type { ModelRef, SessionInfo, SessionStatus } from "@opencode-ai/schema"
 import { Context, Effect, Layer } from "effect"
 import { Bus } from "../bus/bus.ts"
 import { draft } from "../bus/event.ts"
 import { ascending } from "../id/id.ts"
 import { Database } from "../storage/database.ts"
-import { MessageNotFoundError, SessionNotFoundError } from "./error.ts"
+import { decodeCursor, type Page, paginate } from "./cursor.ts"
+import { InvalidInputError, MessageNotFoundError, SessionNotFoundError } from "./error.ts"
 import { SessionEvent } from "./event.ts"
-import type { SessionInfo } from "./info.ts"
+import { projectID } from "./location.ts"
+import { type AssistantMessage, type Message, type Queued, queuedMessage, type UserMessage } from "./message.ts"
 import { Turns } from "./turns.ts"
-import type { AssistantMessage, InputMessage, Message, UserMessage } from "./message.ts"
 
 export interface SessionRow {
   id: string
   title: string
   directory: string
+  parent_id: string | null
   agent: string | null
+  /** JSON of a `ModelRef`. */
   model: string | null
+  cost: number
+  tokens_input: number
+  tokens_output: number
+  tokens_reasoning: number
+  tokens_cache_read: number
+  tokens_cache_write: number
   seq: number
   time_created: number
   time_updated: number
   claimed: number
+  asking: number
 }
 
-export interface Paged<A> {
-  readonly items: ReadonlyArray<A>
+export type Order = "asc" | "desc"
+
+export interface ListSessionsOptions {
   readonly cursor?: string
+  /** 1..200; default 50. */
+  readonly limit?: number
+  /** By creation; default `desc` (newest first). */
+  readonly order?: Order
+  /** Only sessions whose title contains this text (case-insensitive). */
+  readonly search?: string
+  /** Only sessions of this (resolved) directory. */
+  readonly directory?: string
 }
 
 export interface ListMessagesOptions {
   readonly cursor?: string
   /** 1..200; default 100. */
   readonly limit?: number
-  readonly order?: "asc" | "desc"
+  /** By seq; default `asc`. */
+  readonly order?: Order
 }
 
 export interface CreateSessionInput {
+  /** A client-chosen id (`ses_...`, unused); default a new ascending id. */
+  readonly id?: string
   readonly title?: string
-  readonly directory?: string
+  /** The session's directory, already resolved (see `resolveDirectory`). */
+  readonly directory: string
+  readonly parentID?: string
   readonly agent?: string
-  readonly model?: string
+  readonly model?: ModelRef
 }
 
 /**
- * The session read model and its lifecycle events: create, rename, delete, and reads of sessions and
- * messages straight from the projection.
+ * The session read model and its lifecycle events: create, rename, delete, switch agent or model, and
+ * reads of sessions and messages straight from the projection.
  */
 export interface SessionShape {
-  create(input: CreateSessionInput): Effect.Effect<SessionInfo>
+  create(input: CreateSessionInput): Effect.Effect<SessionInfo, InvalidInputError>
   get(sessionID: string): Effect.Effect<SessionInfo, SessionNotFoundError>
-  list(options?: { cursor?: string; limit?: number }): Effect.Effect<Paged<SessionInfo>>
+  list(options?: ListSessionsOptions): Effect.Effect<Page<SessionInfo>, InvalidInputError>
   rename(sessionID: string, title: string): Effect.Effect<SessionInfo, SessionNotFoundError>
+  /** Later turns use this agent (already checked); an `agent-switched` message marks the point. */
+  switchAgent(sessionID: string, agent: string): Effect.Effect<void, SessionNotFoundError>
+  /** Later turns use this model (already checked); a `model-switched` message marks the point. */
+  switchModel(sessionID: string, model: ModelRef): Effect.Effect<void, SessionNotFoundError>
   /** Commits the deletion; callers stop any running turn first. */
   remove(sessionID: string): Effect.Effect<void, SessionNotFoundError>
-  messages(sessionID: string, options?: ListMessagesOptions): Effect.Effect<Paged<Message>, SessionNotFoundError>
+  messages(
+    sessionID: string,
+    options?: ListMessagesOptions,
+  ): Effect.Effect<Page<Message>, SessionNotFoundError | InvalidInputError>
   message(sessionID: string, messageID: string): Effect.Effect<Message, SessionNotFoundError | MessageNotFoundError>
+  /** Sessions whose turn runs in this process, with what they are doing. */
+  active(): ReadonlyArray<{ readonly sessionID: string; readonly status: SessionStatus }>
   /** Synchronous reads for use inside commit decisions. */
   readonly sync: {
     row(sessionID: string): SessionRow | undefined
     message(sessionID: string, messageID: string): Message | undefined
     claimed(sessionID: string): { turn_id: string; reason: string; attempts: number } | undefined
     /** Input waiting in the inbox, oldest first. */
-    inbox(sessionID: string): ReadonlyArray<{ message: InputMessage; wake: boolean }>
+    inbox(sessionID: string): ReadonlyArray<Queued>
     /** One input waiting in the inbox, by message id. */
-    queued(sessionID: string, messageID: string): InputMessage | undefined
+    queued(sessionID: string, messageID: string): Queued | undefined
+    /** The seq of the event that put a waiting input into the inbox. */
+    queuedSeq(sessionID: string, messageID: string): number | undefined
     /** Every message of a session in seq order (the model request needs the whole transcript). */
     transcript(sessionID: string): ReadonlyArray<Message>
     /** Assistant messages of a turn that never completed (a crash cut them off). */
@@ -73,6 +109,12 @@ export interface SessionShape {
   }
 }
 
+const clamp = (limit: number | undefined, fallback: number) => Math.max(1, Math.min(200, Math.trunc(limit ?? fallback)))
+
+/** A session row's model column as a `ModelRef`. */
+export const rowModel = (row: Pick<SessionRow, "model">): ModelRef | undefined =>
+  row.model ? (JSON.parse(row.model) as ModelRef) : undefined
+
 export class Session extends Context.Service<Session, SessionShape>()("@opencode-ai/core/session/Session") {
   static readonly layer = Layer.effect(
     Session,
@@ -82,12 +124,21 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
       // The claim alone cannot tell a running turn from a suspended one; the running turns can.
       const turns = yield* Turns
 
-      const selectSession = `SELECT s.*, (SELECT count(*) FROM session_execution e WHERE e.session_id = s.id) AS claimed FROM session s`
+      const selectSession = `SELECT s.*,
+          (SELECT count(*) FROM session_execution e WHERE e.session_id = s.id) AS claimed,
+          (SELECT count(*) FROM session_permission p WHERE p.session_id = s.id AND p.reply IS NULL) AS asking
+        FROM session s`
       const readSession = client.query<SessionRow, [string]>(`${selectSession} WHERE s.id = ?`)
-      const listFirst = client.query<SessionRow, [number]>(`${selectSession} ORDER BY s.id DESC LIMIT ?`)
-      const listAfter = client.query<SessionRow, [string, number]>(
-        `${selectSession} WHERE s.id < ? ORDER BY s.id DESC LIMIT ?`,
-      )
+      const listSessions = {
+        asc: client.query<SessionRow, [string, string, string | null, number]>(
+          `${selectSession} WHERE s.id > ?1 AND s.title LIKE ?2 ESCAPE '\\' AND (?3 IS NULL OR s.directory = ?3)
+           ORDER BY s.id ASC LIMIT ?4`,
+        ),
+        desc: client.query<SessionRow, [string, string, string | null, number]>(
+          `${selectSession} WHERE s.id < ?1 AND s.title LIKE ?2 ESCAPE '\\' AND (?3 IS NULL OR s.directory = ?3)
+           ORDER BY s.id DESC LIMIT ?4`,
+        ),
+      }
       const readMessage = client.query<{ data: string }, [string, string]>(
         "SELECT data FROM session_message WHERE id = ? AND session_id = ?",
       )
@@ -97,8 +148,8 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
       const readInbox = client.query<{ data: string }, [string]>(
         "SELECT data FROM session_inbox WHERE session_id = ? ORDER BY seq",
       )
-      const readQueued = client.query<{ data: string }, [string, string]>(
-        "SELECT data FROM session_inbox WHERE message_id = ? AND session_id = ?",
+      const readQueued = client.query<{ data: string; seq: number }, [string, string]>(
+        "SELECT data, seq FROM session_inbox WHERE message_id = ? AND session_id = ?",
       )
       const readTranscript = client.query<{ data: string }, [string]>(
         "SELECT data FROM session_message WHERE session_id = ? ORDER BY seq",
@@ -113,7 +164,7 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
       const readClaimed = client.query<{ session_id: string }, []>(
         "SELECT session_id FROM session_execution ORDER BY time_started, session_id",
       )
-      const page = {
+      const messagePage = {
         asc: client.query<{ seq: number; data: string }, [string, number, number]>(
           "SELECT seq, data FROM session_message WHERE session_id = ? AND seq > ? ORDER BY seq ASC LIMIT ?",
         ),
@@ -122,22 +173,36 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
         ),
       }
 
-      const toInfo = (row: SessionRow): SessionInfo => ({
-        id: row.id,
-        title: row.title,
-        directory: row.directory,
-        ...(row.agent ? { agent: row.agent } : {}),
-        ...(row.model ? { model: row.model } : {}),
-        seq: row.seq,
-        time: { created: row.time_created, updated: row.time_updated },
-        status: row.claimed
-          ? turns.has(row.id)
-            ? turns.get(row.id)!.retrying
-              ? "retrying"
-              : "busy"
-            : "suspended"
-          : "idle",
-      })
+      const status = (row: SessionRow): SessionStatus => {
+        if (!row.claimed) return "idle"
+        const turn = turns.get(row.id)
+        if (!turn) return "suspended"
+        if (turn.retrying) return "retrying"
+        return row.asking ? "waiting" : "busy"
+      }
+
+      const toInfo = (row: SessionRow): SessionInfo => {
+        const model = rowModel(row)
+        return {
+          id: row.id,
+          ...(row.parent_id ? { parentID: row.parent_id } : {}),
+          projectID: projectID(row.directory),
+          ...(row.agent ? { agent: row.agent } : {}),
+          ...(model ? { model } : {}),
+          cost: row.cost,
+          tokens: {
+            input: row.tokens_input,
+            output: row.tokens_output,
+            reasoning: row.tokens_reasoning,
+            cache: { read: row.tokens_cache_read, write: row.tokens_cache_write },
+          },
+          time: { created: row.time_created, updated: row.time_updated },
+          title: row.title,
+          location: { directory: row.directory },
+          status: status(row),
+          seq: row.seq,
+        }
+      }
 
       const get = (sessionID: string) =>
         Effect.suspend(() => {
@@ -145,59 +210,102 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
           return row ? Effect.succeed(toInfo(row)) : Effect.fail(new SessionNotFoundError({ sessionID }))
         })
 
-      const clampLimit = (limit: number | undefined, fallback: number) =>
-        Math.max(1, Math.min(200, Math.trunc(limit ?? fallback)))
+      const cursorFor = (value: string | undefined, scope: string) => {
+        if (value === undefined) return Effect.succeed(undefined)
+        const cursor = decodeCursor(value, scope)
+        return cursor instanceof InvalidInputError ? Effect.fail(cursor) : Effect.succeed(cursor)
+      }
+
+      const lifecycle = (sessionID: string, make: () => ReturnType<typeof draft>) =>
+        bus
+          .transact(sessionID, () =>
+            readSession.get(sessionID) ? [make()] : { reject: new SessionNotFoundError({ sessionID }) },
+          )
+          .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die))
 
       return Session.of({
         create: (input) =>
           Effect.gen(function* () {
-            const sessionID = ascending("ses")
+            const sessionID = input.id ?? ascending("ses")
             yield* bus
-              .commit(sessionID, [
-                draft(SessionEvent.Created, {
-                  title: input.title ?? "New session",
-                  directory: input.directory ?? process.cwd(),
-                  ...(input.agent ? { agent: input.agent } : {}),
-                  ...(input.model ? { model: input.model } : {}),
-                }),
-              ])
-              .pipe(Effect.orDie)
+              .transact(sessionID, () =>
+                readSession.get(sessionID)
+                  ? {
+                      reject: new InvalidInputError({
+                        message: `session ${sessionID} already exists; choose another id or omit it`,
+                        field: "id",
+                      }),
+                    }
+                  : [
+                      draft(SessionEvent.Created, {
+                        title: input.title ?? "New session",
+                        location: { directory: input.directory },
+                        ...(input.parentID ? { parentID: input.parentID } : {}),
+                        ...(input.agent ? { agent: input.agent } : {}),
+                        ...(input.model ? { model: input.model } : {}),
+                      }),
+                    ],
+              )
+              .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die))
             return yield* get(sessionID).pipe(Effect.orDie)
           }),
         get,
         list: (options = {}) =>
-          Effect.sync(() => {
-            const limit = clampLimit(options.limit, 50)
-            const rows = options.cursor ? listAfter.all(options.cursor, limit + 1) : listFirst.all(limit + 1)
-            const items = rows.slice(0, limit).map(toInfo)
-            return rows.length > limit ? { items, cursor: items[items.length - 1]!.id } : { items }
+          Effect.gen(function* () {
+            const order = options.order ?? "desc"
+            const search = options.search ?? ""
+            // The filter is part of the cursor's scope: a cursor continues only the listing that issued it.
+            const scope = `sessions:${order}:${search}:${options.directory ?? ""}`
+            const cursor = yield* cursorFor(options.cursor, scope)
+            const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+            return paginate({
+              scope,
+              order,
+              limit: clamp(options.limit, 50),
+              ...(cursor ? { cursor } : {}),
+              key: (info: SessionInfo) => info.id,
+              fetch: (after, direction, limit) =>
+                listSessions[direction]
+                  .all(
+                    after === undefined ? (direction === "asc" ? "" : "\uffff") : String(after),
+                    pattern,
+                    options.directory ?? null,
+                    limit,
+                  )
+                  .map(toInfo),
+            })
           }),
         rename: (sessionID, title) =>
-          bus
-            .transact(sessionID, () =>
-              readSession.get(sessionID)
-                ? [draft(SessionEvent.Renamed, { title })]
-                : { reject: new SessionNotFoundError({ sessionID }) },
-            )
-            .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die), Effect.andThen(get(sessionID))),
-        remove: (sessionID) =>
-          bus
-            .transact(sessionID, () =>
-              readSession.get(sessionID)
-                ? [draft(SessionEvent.Deleted, {})]
-                : { reject: new SessionNotFoundError({ sessionID }) },
-            )
-            .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die), Effect.asVoid),
+          lifecycle(sessionID, () => draft(SessionEvent.Renamed, { title })).pipe(Effect.andThen(get(sessionID))),
+        switchAgent: (sessionID, agent) =>
+          Effect.asVoid(
+            lifecycle(sessionID, () => draft(SessionEvent.AgentSwitched, { messageID: ascending("msg"), agent })),
+          ),
+        switchModel: (sessionID, model) =>
+          Effect.asVoid(
+            lifecycle(sessionID, () => draft(SessionEvent.ModelSwitched, { messageID: ascending("msg"), model })),
+          ),
+        remove: (sessionID) => Effect.asVoid(lifecycle(sessionID, () => draft(SessionEvent.Deleted, {}))),
         messages: (sessionID, options = {}) =>
           Effect.gen(function* () {
             yield* get(sessionID)
-            const limit = clampLimit(options.limit, 100)
             const order = options.order ?? "asc"
-            const from =
-              options.cursor !== undefined ? Number(options.cursor) : order === "asc" ? 0 : Number.MAX_SAFE_INTEGER
-            const rows = page[order].all(sessionID, Number.isFinite(from) ? from : 0, limit + 1)
-            const items = rows.slice(0, limit).map((row) => JSON.parse(row.data) as Message)
-            return rows.length > limit ? { items, cursor: String(rows[limit - 1]!.seq) } : { items }
+            const scope = `messages:${sessionID}:${order}`
+            const cursor = yield* cursorFor(options.cursor, scope)
+            const rows = paginate({
+              scope,
+              order,
+              limit: clamp(options.limit, 100),
+              ...(cursor ? { cursor } : {}),
+              key: (row: { seq: number }) => row.seq,
+              fetch: (after, direction, limit) =>
+                messagePage[direction].all(
+                  sessionID,
+                  after === undefined ? (direction === "asc" ? 0 : Number.MAX_SAFE_INTEGER) : Number(after),
+                  limit,
+                ),
+            })
+            return { data: rows.data.map((row) => JSON.parse(row.data) as Message), cursor: rows.cursor }
           }),
         message: (sessionID, messageID) =>
           Effect.gen(function* () {
@@ -206,13 +314,13 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
             if (row) return JSON.parse(row.data) as Message
             // Input admitted behind a running turn is addressable at once: queued, no seq yet.
             const waiting = readQueued.get(messageID, sessionID)
-            if (waiting)
-              return {
-                ...(JSON.parse(waiting.data) as { message: InputMessage }).message,
-                seq: 0,
-                queued: true,
-              } as Message
+            if (waiting) return queuedMessage(sessionID, JSON.parse(waiting.data) as Queued)
             return yield* new MessageNotFoundError({ sessionID, messageID })
+          }),
+        active: () =>
+          [...turns.keys()].flatMap((sessionID) => {
+            const row = readSession.get(sessionID)
+            return row ? [{ sessionID, status: status(row) }] : []
           }),
         sync: {
           row: (sessionID) => readSession.get(sessionID) ?? undefined,
@@ -221,10 +329,10 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
             return row ? (JSON.parse(row.data) as Message) : undefined
           },
           claimed: (sessionID) => readClaim.get(sessionID) ?? undefined,
-          inbox: (sessionID) => readInbox.all(sessionID).map((row) => JSON.parse(row.data)),
+          inbox: (sessionID) => readInbox.all(sessionID).map((row) => JSON.parse(row.data) as Queued),
           queued: (sessionID, messageID) => {
             const row = readQueued.get(messageID, sessionID)
-            return row ? (JSON.parse(row.data) as { message: InputMessage }).message : undefined
+            return row ? (JSON.parse(row.data) as Queued) : undefined
           },
           transcript: (sessionID) => readTranscript.all(sessionID).map((row) => JSON.parse(row.data) as Message),
           incomplete: (sessionID, turnID) =>
@@ -233,6 +341,7 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
             const row = readLatestPrompt.get(sessionID)
             return row ? (JSON.parse(row.data) as UserMessage) : undefined
           },
+          queuedSeq: (sessionID, messageID) => readQueued.get(messageID, sessionID)?.seq,
           claimedSessions: () => readClaimed.all().map((row) => row.session_id),
         },
       })

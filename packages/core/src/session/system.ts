@@ -11,10 +11,10 @@ import type { SystemPart } from "./model-request.ts"
 export const systemParts = (agent: Agent, instructions: ReadonlyArray<Instruction>): Array<SystemPart> => {
   const parts: Array<SystemPart> =
     agent.system !== undefined
-      ? [{ id: `agent:${agent.id}`, text: agent.system, origin: { type: "agent", agentID: agent.id } }]
-      : [{ id: "host:default", text: HOST_DEFAULT_PROMPT, origin: { type: "host", name: "default" } }]
+      ? [{ type: "text", id: `agent:${agent.id}`, text: agent.system, origin: { type: "agent", agentID: agent.id } }]
+      : [{ type: "text", id: "host:default", text: HOST_DEFAULT_PROMPT, origin: { type: "host", name: "default" } }]
   // Read (confined, capped, asynchronously) by an `InstructionReader`.
   for (const { file, text } of instructions)
-    parts.push({ id: `instructions:${file}`, text, origin: { type: "instructions" } })
+    parts.push({ type: "text", id: `instructions:${file}`, text, origin: { type: "instructions" } })
   return parts
 }

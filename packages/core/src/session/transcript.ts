@@ -1,4 +1,4 @@
-import type { CompactionMessage, Message } from "./message.ts"
+import type { CompactionMessage, Message, ToolItem, UserMessage } from "./message.ts"
 import type { ModelMessage } from "./model-request.ts"
 
 /** How a compaction's summary is introduced to the model. */
@@ -20,8 +20,8 @@ export const modelView = (transcript: ReadonlyArray<Message>): ReadonlyArray<Mes
   }
   if (!latest) return transcript
   const compaction = latest
-  const restated = compaction.prompt
-    ? transcript.find((m) => m.id === compaction.prompt && m.seq <= compaction.through)
+  const restated = compaction.promptID
+    ? transcript.find((m) => m.id === compaction.promptID && m.seq <= compaction.through)
     : undefined
   const after = transcript.filter(
     (m) => m.seq > compaction.through && m.id !== compaction.id && m.type !== "compaction",
@@ -29,42 +29,68 @@ export const modelView = (transcript: ReadonlyArray<Message>): ReadonlyArray<Mes
   return [compaction, ...(restated ? [restated] : []), ...after]
 }
 
+/** The text a tool call's result gives back to the model. */
+export const toolOutput = (item: ToolItem): string => {
+  if (item.state.status === "error") return item.state.error.message
+  if (item.state.status !== "completed") return ""
+  return item.state.content.map((c) => (c.type === "text" ? c.text : `[file ${c.name ?? c.uri} (${c.mime})]`)).join("\n")
+}
+
+/** A user prompt's text, followed by a line per attached file (the model reads them with its tools). */
+const promptText = (message: UserMessage) =>
+  message.files && message.files.length > 0
+    ? [message.text, ...message.files.map((f) => `[attached file: ${f.name ?? f.uri} (${f.uri}, ${f.mime})]`)].join(
+        "\n",
+      )
+    : message.text
+
 /**
  * The stored transcript as the model sees it (through `modelView`). Retracted messages are left out
  * entirely (neither their text nor any substitute reaches the model); corrected text is used as stored;
- * removed parts are gone from storage, so their tool call and result both disappear, keeping call/result
- * pairs consistent. Tool calls that never finished are left out for the same reason. A compaction is sent
- * as a user message holding its summary.
+ * pruned tool calls and removed reasoning are gone, call and result alike, keeping call/result pairs
+ * consistent. Tool calls that never finished are left out for the same reason. A compaction is sent as a
+ * user message holding its summary. Agent and model switches are markers for people, not for the model.
  */
 export const toModelMessages = (transcript: ReadonlyArray<Message>): Array<ModelMessage> => {
   const out: Array<ModelMessage> = []
   for (const message of modelView(transcript)) {
     if (message.retracted) continue
-    if (message.type === "compaction") {
-      const summary = message.parts.flatMap((p) => (p.type === "text" && p.text ? [p.text] : [])).join("\n\n")
-      if (summary) out.push({ role: "user", content: [{ type: "text", text: `${SUMMARY_HEADING}\n\n${summary}` }] })
-      continue
-    }
-    if (message.type !== "assistant") {
-      const content = message.parts.flatMap((p) =>
-        p.type === "text" && p.text ? [{ type: "text" as const, text: p.text }] : [],
-      )
-      if (content.length > 0) out.push({ role: "user", content })
-      continue
+    switch (message.type) {
+      case "compaction":
+        if (message.summary)
+          out.push({ role: "user", content: [{ type: "text", text: `${SUMMARY_HEADING}\n\n${message.summary}` }] })
+        continue
+      case "user":
+      case "synthetic": {
+        const text = message.type === "user" ? promptText(message) : message.text
+        if (text) out.push({ role: "user", content: [{ type: "text", text }] })
+        continue
+      }
+      case "system":
+        if (message.text) out.push({ role: "user", content: [{ type: "text", text: message.text }] })
+        continue
+      case "assistant":
+        break
+      default:
+        continue
     }
     const content: Array<Extract<ModelMessage, { role: "assistant" }>["content"][number]> = []
     const results: Array<Extract<ModelMessage, { role: "tool" }>["content"][number]> = []
-    for (const part of message.parts) {
-      if (part.type === "text" && part.text) content.push({ type: "text", text: part.text })
-      else if (part.type === "reasoning" && part.text) content.push({ type: "reasoning", text: part.text })
-      else if (part.type === "tool" && part.state !== "running") {
-        content.push({ type: "tool-call", callID: part.callID, tool: part.tool, input: part.input })
+    for (const item of message.content) {
+      if (item.type === "text" && item.text) content.push({ type: "text", text: item.text })
+      else if (item.type === "reasoning" && item.text) content.push({ type: "reasoning", text: item.text })
+      else if (
+        item.type === "tool" &&
+        item.time.pruned === undefined &&
+        (item.state.status === "completed" || item.state.status === "error")
+      ) {
+        content.push({ type: "tool-call", callID: item.callID, tool: item.name, input: item.state.input })
         results.push({
           type: "tool-result",
-          callID: part.callID,
-          tool: part.tool,
-          output: part.state === "error" ? (part.error ?? "error") : (part.output ?? ""),
-          isError: part.state === "error",
+          callID: item.callID,
+          tool: item.name,
+          output: toolOutput(item),
+          isError: item.state.status === "error",
         })
       }
     }

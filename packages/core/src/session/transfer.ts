@@ -1,18 +1,19 @@
-import { Message, SessionInfo } from "@opencode-ai/plugin"
+import { SessionInfo, SessionMessage } from "@opencode-ai/schema"
 import { Context, Effect, Layer, Schema } from "effect"
 import { Bus } from "../bus/bus.ts"
 import { type Draft, draft } from "../bus/event.ts"
 import { ascending } from "../id/id.ts"
 import { InvalidInputError, type SessionNotFoundError } from "./error.ts"
+import type { AssistantItem, Message } from "./message.ts"
 import { SessionEvent } from "./event.ts"
 import { Session } from "./session.ts"
 
 /** A session and its transcript as one JSON document: what `opencode2 session export` writes. */
 export const SessionExport = Schema.Struct({
   format: Schema.Literal("opencode2.session"),
-  version: Schema.Literal(1),
+  version: Schema.Literal(2),
   session: SessionInfo,
-  messages: Schema.Array(Message),
+  messages: Schema.Array(SessionMessage),
 }).annotate({ identifier: "SessionExport" })
 export type SessionExport = typeof SessionExport.Type
 
@@ -39,66 +40,181 @@ export class Transfer extends Context.Service<Transfer, TransferShape>()("@openc
       const session = yield* Session
       const decode = Schema.decodeUnknownEffect(SessionExport)
 
-      const drafts = (document: SessionExport, sessionID: string): Array<Draft> => {
+      /** The events that rebuild one assistant item as stored. */
+      const itemDrafts = (messageID: string, item: AssistantItem): Array<Draft> => {
+        const assistantMessageID = messageID
+        if (item.type === "text") {
+          return [
+            draft(SessionEvent.TextStarted, { assistantMessageID, textID: item.id }),
+            draft(SessionEvent.TextEnded, { assistantMessageID, textID: item.id, text: item.text }),
+            ...(item.corrected
+              ? [draft(SessionEvent.TextCorrected, { messageID, itemID: item.id, text: item.text, by: item.corrected.by })]
+              : []),
+          ]
+        }
+        if (item.type === "reasoning") {
+          return [
+            draft(SessionEvent.ReasoningStarted, { assistantMessageID, reasoningID: item.id }),
+            draft(SessionEvent.ReasoningEnded, { assistantMessageID, reasoningID: item.id, text: item.text }),
+          ]
+        }
+        const call = { assistantMessageID, callID: item.callID }
+        const state = item.state
+        const out: Array<Draft> = [
+          draft(SessionEvent.ToolInputStarted, { ...call, name: item.name, itemID: item.id }),
+          draft(SessionEvent.ToolInputEnded, {
+            ...call,
+            text: state.status === "pending" ? state.input : JSON.stringify(state.input),
+          }),
+        ]
+        const title = item.title !== undefined ? { title: item.title } : {}
+        const provider = { executed: item.provider?.executed ?? false }
+        if (state.status !== "pending")
+          out.push(
+            draft(SessionEvent.ToolCalled, { ...call, tool: item.name, input: state.input, provider, itemID: item.id, ...title }),
+          )
+        if (state.status === "completed")
+          out.push(
+            draft(SessionEvent.ToolSuccess, {
+              ...call,
+              structured: state.structured,
+              content: state.content,
+              ...(state.outputPaths ? { outputPaths: state.outputPaths } : {}),
+              ...(state.result !== undefined ? { result: state.result } : {}),
+              provider,
+              ...title,
+            }),
+          )
+        if (state.status === "error")
+          out.push(
+            draft(SessionEvent.ToolFailed, {
+              ...call,
+              error: state.error,
+              structured: state.structured,
+              ...(state.result !== undefined ? { result: state.result } : {}),
+              provider,
+              ...title,
+            }),
+          )
+        if (item.time.pruned !== undefined)
+          out.push(draft(SessionEvent.ToolPruned, { ...call, itemID: item.id, by: item.prunedBy ?? "user" }))
+        return out
+      }
+
+      const drafts = (document: SessionExport): Array<Draft> => {
         const { session: info } = document
         const out: Array<Draft> = [
           draft(SessionEvent.Created, {
             title: info.title,
-            directory: info.directory,
+            location: { directory: info.location.directory },
             ...(info.agent !== undefined ? { agent: info.agent } : {}),
             ...(info.model !== undefined ? { model: info.model } : {}),
           }),
         ]
         // The commit numbers its drafts from 1 (the creation), so a message's new seq is its first draft's
-        // position; a compaction's `through` and `prompt` are renumbered from these.
+        // position; a compaction's `through` and `promptID` are renumbered from these.
         const seqs: Array<{ readonly from: number; readonly to: number }> = []
         const ids = new Map<string, string>()
-        for (const message of [...document.messages].sort((a, b) => a.seq - b.seq)) {
+        for (const message of [...document.messages].sort((a, b) => a.seq - b.seq) as ReadonlyArray<Message>) {
           const messageID = ascending("msg")
           seqs.push({ from: message.seq, to: out.length + 1 })
           ids.set(message.id, messageID)
-          if (message.type === "assistant") {
-            out.push(
-              draft(SessionEvent.AssistantStarted, {
-                messageID,
-                turnID: message.turnID,
-                agent: message.agent,
-                model: message.model,
-              }),
-              ...message.parts.map((part) => draft(SessionEvent.PartUpdated, { messageID, part })),
-            )
-            if (message.time.completed !== undefined) {
-              out.push(
-                draft(SessionEvent.AssistantCompleted, {
+          const retracted = message.retracted
+            ? [
+                draft(SessionEvent.MessageRetracted, {
                   messageID,
-                  ...(message.finish !== undefined ? { finish: message.finish } : {}),
-                  ...(message.error !== undefined ? { error: message.error } : {}),
-                  ...(message.usage !== undefined ? { usage: message.usage } : {}),
+                  placeholder: message.placeholder ?? "[A message was retracted.]",
+                  by: message.retracted.by,
+                }),
+              ]
+            : []
+          switch (message.type) {
+            case "assistant": {
+              out.push(
+                draft(SessionEvent.StepStarted, {
+                  assistantMessageID: messageID,
+                  turnID: message.turnID,
+                  agent: message.agent,
+                  model: message.model,
+                }),
+                ...message.content.flatMap((item) => itemDrafts(messageID, item)),
+              )
+              if (message.time.completed !== undefined) {
+                out.push(
+                  message.error
+                    ? draft(SessionEvent.StepFailed, {
+                        assistantMessageID: messageID,
+                        error: message.error,
+                        ...(message.finish !== undefined ? { finish: message.finish } : {}),
+                        ...(message.tokens ? { tokens: message.tokens } : {}),
+                      })
+                    : draft(SessionEvent.StepEnded, {
+                        assistantMessageID: messageID,
+                        finish: message.finish ?? "stop",
+                        cost: message.cost ?? 0,
+                        tokens: message.tokens ?? { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+                      }),
+                )
+              }
+              break
+            }
+            case "compaction": {
+              // The summary covers the same messages as before: the last of them that was exported.
+              const covered = seqs.filter((entry) => entry.from <= message.through).at(-1)
+              const restated = message.promptID !== undefined ? ids.get(message.promptID) : undefined
+              out.push(
+                draft(SessionEvent.CompactionEnded, {
+                  messageID,
+                  reason: message.reason,
+                  text: message.summary,
+                  recent: message.recent,
+                  ...(restated !== undefined ? { promptID: restated } : {}),
+                  through: covered?.to ?? 0,
+                  ...(message.overflow ? { overflow: true as const } : {}),
+                  ...(message.model ? { model: message.model } : {}),
+                  ...(message.tokens ? { tokens: message.tokens } : {}),
                 }),
               )
+              break
             }
-            continue
+            case "user":
+              out.push(
+                draft(SessionEvent.PromptAdmitted, {
+                  messageID,
+                  prompt: {
+                    text: message.text,
+                    ...(message.files ? { files: message.files } : {}),
+                    ...(message.agents ? { agents: message.agents } : {}),
+                  },
+                  delivery: "queue",
+                  origin: message.origin,
+                  ...(message.agent !== undefined ? { agent: message.agent } : {}),
+                  ...(message.model !== undefined ? { model: message.model } : {}),
+                }),
+                ...retracted,
+              )
+              break
+            case "synthetic":
+              out.push(
+                draft(SessionEvent.Synthetic, {
+                  messageID,
+                  text: message.text,
+                  origin: message.origin,
+                  ...(message.description !== undefined ? { description: message.description } : {}),
+                }),
+                ...retracted,
+              )
+              break
+            case "agent-switched":
+              out.push(draft(SessionEvent.AgentSwitched, { messageID, agent: message.agent }))
+              break
+            case "model-switched":
+              out.push(draft(SessionEvent.ModelSwitched, { messageID, model: message.model }))
+              break
+            default:
+              // Shell and system messages are not produced by this host; an export cannot hold them.
+              break
           }
-          if (message.type === "compaction") {
-            // The summary covers the same messages as before: the last of them that was exported.
-            const { seq: _, prompt, through, ...summary } = message
-            const covered = seqs.filter((entry) => entry.from <= through).at(-1)
-            const restated = prompt !== undefined ? ids.get(prompt) : undefined
-            out.push(
-              draft(SessionEvent.Compacted, {
-                message: {
-                  ...summary,
-                  id: messageID,
-                  sessionID,
-                  through: covered?.to ?? 0,
-                  ...(restated !== undefined ? { prompt: restated } : {}),
-                },
-              }),
-            )
-            continue
-          }
-          const { seq: _, ...input } = message
-          out.push(draft(SessionEvent.MessageAdmitted, { message: { ...input, id: messageID, sessionID } }))
         }
         return out
       }
@@ -110,15 +226,13 @@ export class Transfer extends Context.Service<Transfer, TransferShape>()("@openc
             const messages: Array<Message> = []
             let cursor: string | undefined
             do {
-              const page = yield* session.messages(sessionID, {
-                limit: PAGE,
-                order: "asc",
-                ...(cursor ? { cursor } : {}),
-              })
-              messages.push(...page.items)
-              cursor = page.cursor
+              const page = yield* session
+                .messages(sessionID, { limit: PAGE, order: "asc", ...(cursor ? { cursor } : {}) })
+                .pipe(Effect.catchTag("Session.InvalidInputError", Effect.die))
+              messages.push(...page.data)
+              cursor = page.cursor.next
             } while (cursor)
-            return { format: "opencode2.session" as const, version: 1 as const, session: info, messages }
+            return { format: "opencode2.session" as const, version: 2 as const, session: info, messages }
           }),
         import: (input) =>
           Effect.gen(function* () {
@@ -129,8 +243,11 @@ export class Transfer extends Context.Service<Transfer, TransferShape>()("@openc
               ),
             )
             const sessionID = ascending("ses")
+            const seqs = document.messages.map((m) => m.seq)
+            if (new Set(seqs).size !== seqs.length)
+              return yield* new InvalidInputError({ message: "not a session export: two messages share a seq", field: "document" })
             yield* bus
-              .commit(sessionID, drafts(document, sessionID))
+              .commit(sessionID, drafts(document))
               .pipe(Effect.mapError((error) => new InvalidInputError({ message: `cannot restore: ${error.message}` })))
             return yield* session.get(sessionID).pipe(Effect.orDie)
           }),

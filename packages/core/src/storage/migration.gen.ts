@@ -16,4 +16,13 @@ export const migrations: ReadonlyArray<{ readonly tag: string; readonly statemen
     "CREATE TABLE `session_permission` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`session_id` text NOT NULL,\n\t`message_id` text NOT NULL,\n\t`part_id` text NOT NULL,\n\t`seq` integer NOT NULL,\n\t`data` text NOT NULL,\n\t`reply` text,\n\t`message` text,\n\tFOREIGN KEY (`session_id`) REFERENCES `session`(`id`) ON UPDATE no action ON DELETE cascade\n);",
     "CREATE INDEX `session_permission_session` ON `session_permission` (`session_id`,`seq`);"
   ] },
+  { tag: "0002_upstream_wire", statements: [
+    "ALTER TABLE `session` ADD `parent_id` text;",
+    "ALTER TABLE `session` ADD `cost` real DEFAULT 0 NOT NULL;",
+    "ALTER TABLE `session` ADD `tokens_input` integer DEFAULT 0 NOT NULL;",
+    "ALTER TABLE `session` ADD `tokens_output` integer DEFAULT 0 NOT NULL;",
+    "ALTER TABLE `session` ADD `tokens_reasoning` integer DEFAULT 0 NOT NULL;",
+    "ALTER TABLE `session` ADD `tokens_cache_read` integer DEFAULT 0 NOT NULL;",
+    "ALTER TABLE `session` ADD `tokens_cache_write` integer DEFAULT 0 NOT NULL;"
+  ] },
 ]

@@ -2,6 +2,30 @@ import type { Database as SQLite } from "bun:sqlite"
 import { migrations } from "./migration.gen.ts"
 
 /**
+ * The migration that moved stored messages and journaled events to upstream OpenCode v2's shapes
+ * (`session.next.*` events, messages with `content` items). Rows written before it cannot be read by
+ * this version, so a database that holds any is refused with a clear message instead of half-read.
+ */
+const WIRE_BREAK = "0002_upstream_wire"
+
+/** A database written by an earlier storage format, with sessions or journaled events in it. */
+export class EarlierFormatError extends Error {
+  override readonly name = "EarlierFormatError"
+}
+
+const refuseEarlierFormat = (client: SQLite) => {
+  const count = (table: string) => client.query<{ n: number }, []>(`SELECT count(*) AS n FROM \`${table}\``).get()!.n
+  const sessions = count("session")
+  const events = count("event")
+  if (sessions === 0 && events === 0) return
+  throw new EarlierFormatError(
+    `this database holds ${sessions} session(s) and ${events} journaled event(s) in the storage format of ` +
+      `opencode2-host 0.1 (before the upstream v2 wire); this version cannot read them. Export them with the ` +
+      `earlier version (\`opencode2 session export\`), or start with a new database (\`--db <path>\`).`,
+  )
+}
+
+/**
  * Applies drizzle-kit's migrations, in order, each in its own transaction, recording applied tags.
  * Shipped as generated source (not read from a folder) so the compiled binary carries them.
  */
@@ -15,6 +39,7 @@ export const migrate = (client: SQLite) => {
   )
   for (const migration of migrations) {
     if (applied.has(migration.tag)) continue
+    if (migration.tag === WIRE_BREAK && applied.size > 0) refuseEarlierFormat(client)
     client
       .transaction(() => {
         for (const statement of migration.statements) client.run(statement)

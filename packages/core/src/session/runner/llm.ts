@@ -12,9 +12,9 @@ import { Permissions } from "../../permission/permission.ts"
 import { childEnvironment } from "../../tool/env.ts"
 import { builtinTools, toModelTool } from "../../tool/registry.ts"
 import { selectAgent } from "../agent.ts"
-import type { TurnReason } from "../admission.ts"
+import { steer, type TurnReason } from "../admission.ts"
 import { SessionEvent } from "../event.ts"
-import type { MessageError, Part, ToolPart } from "../message.ts"
+import type { ErrorInfo, ToolItem } from "../message.ts"
 import type { ModelMessage, ModelRef, ModelRequest, ModelTool, SystemPart } from "../model-request.ts"
 import { Session } from "../session.ts"
 import { retryStatus } from "../retry-status.ts"
@@ -35,7 +35,7 @@ export interface Turn {
 
 export interface TurnOutcome {
   readonly outcome: "completed" | "failed"
-  readonly error?: MessageError
+  readonly error?: ErrorInfo
 }
 
 /**
@@ -53,7 +53,7 @@ export class Runner extends Context.Service<
     /** A compaction turn (`POST .../compact`): summarises the older transcript, no answer. */
     compact(turn: Turn): Effect.Effect<TurnOutcome>
     /** Ends a turn without a model request, recording `error` on an assistant message. */
-    fail(turn: Turn, error: MessageError): Effect.Effect<TurnOutcome>
+    fail(turn: Turn, error: ErrorInfo): Effect.Effect<TurnOutcome>
   }
 >()("@opencode-ai/core/session/runner/Runner") {
   static readonly layer = Layer.effect(
@@ -154,7 +154,7 @@ export class Runner extends Context.Service<
 
           const messageID = ascending("msg")
           yield* commit(turn.sessionID, [
-            draft(SessionEvent.AssistantStarted, { messageID, turnID: turn.turnID, agent: agent.id, model }),
+            draft(SessionEvent.StepStarted, { assistantMessageID: messageID, turnID: turn.turnID, agent: agent.id, model }),
           ])
           const state = new StreamState(messageID)
           const finished = yield* Effect.gen(function* () {
@@ -164,9 +164,7 @@ export class Runner extends Context.Service<
               Stream.takeWhile(() => !state.capped),
               Stream.runForEach((event) =>
                 Effect.suspend(() => {
-                  const drafts = state.apply(event, (delta) =>
-                    bus.publish(SessionEvent.PartDelta, turn.sessionID, delta),
-                  )
+                  const drafts = state.apply(event, (delta) => publishDelta(turn.sessionID, delta))
                   return drafts.length > 0 ? commit(turn.sessionID, drafts) : Effect.void
                 }),
               ),
@@ -175,9 +173,8 @@ export class Runner extends Context.Service<
             let stopped = false
             for (const call of state.toolCalls()) {
               const scope = { sessionID: turn.sessionID, messageID, agentID: agent.id, directory: row.directory }
-              const { part: result, stop } = yield* caller.run(scope, call)
-              yield* commit(turn.sessionID, [draft(SessionEvent.PartUpdated, { messageID, part: result })])
-              state.settle(result)
+              const { stop } = yield* caller.run(scope, call)
+              state.settle(call)
               if (stop) {
                 // A reject without a message ends the turn; later calls of this answer never run.
                 stopped = true
@@ -186,10 +183,11 @@ export class Runner extends Context.Service<
               }
             }
             yield* commit(turn.sessionID, [
-              draft(SessionEvent.AssistantCompleted, {
-                messageID,
+              draft(SessionEvent.StepEnded, {
+                assistantMessageID: messageID,
                 finish: state.capped ? "length" : (state.finish ?? "stop"),
-                ...(state.usage ? { usage: state.usage } : {}),
+                cost: 0,
+                tokens: state.tokens(),
               }),
             ])
             return state.toolCalls().length > 0 && !stopped
@@ -202,22 +200,41 @@ export class Runner extends Context.Service<
               // message open, so the next start finishes it (see tool-call.ts `resume`).
               if (interrupted && caller.waiting(turn.sessionID, messageID)) return Effect.void
               const failure = Cause.squash(exit.cause) as { _tag?: string; message?: string }
-              const error: MessageError = interrupted
-                ? { name: "Interrupted", message: "the turn was interrupted" }
-                : { name: failure?._tag ?? "UnknownError", message: failure?.message ?? String(failure) }
+              const error: ErrorInfo = interrupted
+                ? { type: "unknown", name: "Interrupted", message: "the turn was interrupted" }
+                : { type: "unknown", name: failure?._tag ?? "UnknownError", message: failure?.message ?? String(failure) }
               return commit(turn.sessionID, [
                 ...state.flush(),
                 ...state.abandon(error.message),
-                draft(SessionEvent.AssistantCompleted, {
-                  messageID,
+                draft(SessionEvent.StepFailed, {
+                  assistantMessageID: messageID,
                   finish: interrupted ? "interrupted" : "error",
                   error,
+                  ...(state.usage ? { tokens: state.tokens() } : {}),
                 }),
               ]).pipe(Effect.ignore)
             }),
           )
           return finished
         })
+
+      /** Streamed text and reasoning reach live subscribers only; the checkpoints and the end are durable. */
+      const publishDelta = (sessionID: string, delta: Delta) =>
+        delta.kind === "text"
+          ? bus.publish(SessionEvent.TextDelta, sessionID, {
+              assistantMessageID: delta.messageID,
+              textID: delta.itemID,
+              delta: delta.delta,
+            })
+          : bus.publish(SessionEvent.ReasoningDelta, sessionID, {
+              assistantMessageID: delta.messageID,
+              reasoningID: delta.itemID,
+              delta: delta.delta,
+            })
+
+      /** Prompts sent with `delivery: "steer"` join before the turn's next request. */
+      const deliverSteering = (sessionID: string) =>
+        bus.transact<never>(sessionID, () => steer(session.sync, sessionID)).pipe(Effect.orDie)
 
       const run = (turn: Turn) =>
         Effect.gen(function* () {
@@ -230,6 +247,7 @@ export class Runner extends Context.Service<
           }
           for (let index = 1; index <= selection.steps; index++) {
             const reason = index === 1 && turn.reason !== "compact" ? turn.reason : "continue"
+            if (index > 1) yield* deliverSteering(turn.sessionID)
             // A request the provider refused as too long is retried once after compacting.
             const more = yield* step(turn, reason, index, selection).pipe(
               Effect.catchIf(isOverflow, (error) =>
@@ -241,10 +259,10 @@ export class Runner extends Context.Service<
           return { outcome: "completed" } as TurnOutcome
         }).pipe(
           Effect.catch((failure: { _tag: string; message: string }) => {
-            const error: MessageError =
+            const error: ErrorInfo =
               failure instanceof HookError
                 ? recordedHookError(failure)
-                : { name: failure._tag, message: failure.message }
+                : { type: "unknown", name: failure._tag, message: failure.message }
             // A failure before the assistant message existed (preflight, context hook, unknown model) is
             // recorded on a message of its own; a failure mid-stream was already recorded on its message.
             const last = session.sync.transcript(turn.sessionID).at(-1)
@@ -255,23 +273,27 @@ export class Runner extends Context.Service<
           Effect.catchDefect((defect) =>
             Effect.succeed<TurnOutcome>({
               outcome: "failed",
-              error: { name: "UnknownError", message: defect instanceof Error ? defect.message : String(defect) },
+              error: {
+                type: "unknown",
+                name: "UnknownError",
+                message: defect instanceof Error ? defect.message : String(defect),
+              },
             }),
           ),
         )
 
-      const fail = (turn: Turn, error: MessageError) =>
+      const fail = (turn: Turn, error: ErrorInfo) =>
         Effect.gen(function* () {
           const messageID = ascending("msg")
           const { agent, model } = resolve(turn.sessionID)
           yield* commit(turn.sessionID, [
-            draft(SessionEvent.AssistantStarted, {
-              messageID,
+            draft(SessionEvent.StepStarted, {
+              assistantMessageID: messageID,
               turnID: turn.turnID,
               agent: agent.id,
               model,
             }),
-            draft(SessionEvent.AssistantCompleted, { messageID, finish: "error", error }),
+            draft(SessionEvent.StepFailed, { assistantMessageID: messageID, finish: "error", error }),
           ])
           return { outcome: "failed", error } as TurnOutcome
         })
@@ -279,7 +301,7 @@ export class Runner extends Context.Service<
       const compact = (turn: Turn) =>
         compactor.compact({ sessionID: turn.sessionID, reason: "manual" }).pipe(
           Effect.as<TurnOutcome>({ outcome: "completed" }),
-          Effect.catch((failure) => fail(turn, { name: failure._tag, message: failure.message })),
+          Effect.catch((failure) => fail(turn, { type: "unknown", name: failure._tag, message: failure.message })),
         )
 
       return Runner.of({ run, fail, compact })
@@ -287,62 +309,91 @@ export class Runner extends Context.Service<
   )
 }
 
-/** How often a streaming text/reasoning part is checkpointed into the projection. */
+/** How often a streaming text/reasoning item is checkpointed into the projection. */
 const CHECKPOINT_MS = 1_000
 
+/** One streamed piece of text or reasoning, for live subscribers. */
+interface Delta {
+  readonly kind: "text" | "reasoning"
+  readonly messageID: string
+  readonly itemID: string
+  readonly delta: string
+}
+
 /**
- * Accumulates one streamed answer: text and reasoning grow from deltas (published live), and become
- * durable parts when the stream moves on to another part or ends. Tool calls become durable as soon as
- * they arrive, in `running` state, and are settled after they run.
+ * Accumulates one streamed answer. Text and reasoning items start durably (`text.started`), grow from
+ * deltas (published live), are checkpointed with what was appended since the last checkpoint (at least
+ * every second, so a crash loses at most that much), and end with their whole text. A tool call starts
+ * as a pending item when it arrives (`tool.input.started` / `ended`); the caller runs it afterwards.
  */
 class StreamState {
   finish: string | undefined
   usage: Usage | undefined
-  /** A part reached `PART_MAX_CHARS`: the runner stops reading the answer, which finishes as `length`. */
+  /** An item reached `PART_MAX_CHARS`: the runner stops reading the answer, which finishes as `length`. */
   capped = false
-  private open: { id: string; type: "text" | "reasoning"; text: string; checkpoint: number } | undefined
-  private readonly calls: Array<ToolPart> = []
+  private open:
+    | { id: string; type: "text" | "reasoning"; text: string; checkpoint: number; committed: number }
+    | undefined
+  private readonly calls: Array<ToolItem> = []
   private readonly settled = new Set<string>()
 
   constructor(private readonly messageID: string) {}
 
-  apply(
-    event: ProviderEvent,
-    publish: (delta: { messageID: string; partID: string; field: "text" | "reasoning"; delta: string }) => void,
-  ): Array<Draft> {
+  apply(event: ProviderEvent, publish: (delta: Delta) => void): Array<Draft> {
     switch (event.type) {
       case "text-delta":
       case "reasoning-delta": {
         const type = event.type === "text-delta" ? "text" : "reasoning"
         const drafts = this.open && this.open.type !== type ? this.flush() : []
-        if (!this.open) this.open = { id: ascending("prt"), type, text: "", checkpoint: Date.now() }
-        const kept = fitDelta(this.open.text.length, event.text)
-        this.open.text += kept.text
-        if (kept.text) publish({ messageID: this.messageID, partID: this.open.id, field: type, delta: kept.text })
-        if (kept.full) this.capped = true
-        // A crash must not lose what was streamed: the open part is committed (same id) at least every
-        // CHECKPOINT_MS, so a killed process leaves at most that much text behind for the resumed turn.
-        if (Date.now() - this.open.checkpoint >= CHECKPOINT_MS) {
-          this.open.checkpoint = Date.now()
-          const { id, type: partType, text } = this.open
+        if (!this.open) {
+          const id = ascending("prt")
+          this.open = { id, type, text: "", checkpoint: Date.now(), committed: 0 }
           drafts.push(
-            draft(SessionEvent.PartUpdated, { messageID: this.messageID, part: { id, type: partType, text } }),
+            type === "text"
+              ? draft(SessionEvent.TextStarted, { assistantMessageID: this.messageID, textID: id })
+              : draft(SessionEvent.ReasoningStarted, { assistantMessageID: this.messageID, reasoningID: id }),
           )
+        }
+        const open = this.open
+        const kept = fitDelta(open.text.length, event.text)
+        open.text += kept.text
+        if (kept.text) publish({ kind: type, messageID: this.messageID, itemID: open.id, delta: kept.text })
+        if (kept.full) this.capped = true
+        // A crash must not lose what was streamed: what was appended since the last checkpoint is committed
+        // at least every CHECKPOINT_MS, so a killed process leaves at most that much text behind.
+        if (Date.now() - open.checkpoint >= CHECKPOINT_MS && open.text.length > open.committed) {
+          open.checkpoint = Date.now()
+          drafts.push(this.appended(open))
         }
         return drafts
       }
       case "tool-call": {
         const drafts = this.flush()
-        const part: ToolPart = {
-          id: ascending("prt"),
+        const input = (
+          typeof event.input === "object" && event.input !== null && !Array.isArray(event.input) ? event.input : {}
+        ) as Record<string, unknown>
+        const item: ToolItem = {
           type: "tool",
+          id: ascending("prt"),
           callID: event.callID,
-          tool: event.tool,
-          input: event.input ?? {},
-          state: "running",
+          name: event.tool,
+          state: { status: "running", input, structured: {}, content: [] },
+          time: { created: Date.now() },
         }
-        this.calls.push(part)
-        drafts.push(draft(SessionEvent.PartUpdated, { messageID: this.messageID, part }))
+        this.calls.push(item)
+        drafts.push(
+          draft(SessionEvent.ToolInputStarted, {
+            assistantMessageID: this.messageID,
+            callID: item.callID,
+            name: item.name,
+            itemID: item.id,
+          }),
+          draft(SessionEvent.ToolInputEnded, {
+            assistantMessageID: this.messageID,
+            callID: item.callID,
+            text: JSON.stringify(event.input ?? {}),
+          }),
+        )
         return drafts
       }
       case "finish":
@@ -352,32 +403,60 @@ class StreamState {
     }
   }
 
-  /** The open text/reasoning part as a durable draft, if any. */
+  private appended(open: NonNullable<StreamState["open"]>): Draft {
+    const offset = open.committed
+    open.committed = open.text.length
+    const text = open.text.slice(offset)
+    return open.type === "text"
+      ? draft(SessionEvent.TextAppended, { assistantMessageID: this.messageID, textID: open.id, offset, text })
+      : draft(SessionEvent.ReasoningAppended, { assistantMessageID: this.messageID, reasoningID: open.id, offset, text })
+  }
+
+  /** Ends the open text/reasoning item, if any. */
   flush(): Array<Draft> {
     const open = this.open
     this.open = undefined
-    if (!open || !open.text) return []
-    const part: Part = { id: open.id, type: open.type, text: open.text }
-    return [draft(SessionEvent.PartUpdated, { messageID: this.messageID, part })]
+    if (!open) return []
+    return [
+      open.type === "text"
+        ? draft(SessionEvent.TextEnded, { assistantMessageID: this.messageID, textID: open.id, text: open.text })
+        : draft(SessionEvent.ReasoningEnded, {
+            assistantMessageID: this.messageID,
+            reasoningID: open.id,
+            text: open.text,
+          }),
+    ]
   }
 
-  toolCalls(): ReadonlyArray<ToolPart> {
+  /** The token counts of the answer, in upstream's shape (zeros where the provider reported none). */
+  tokens() {
+    return {
+      input: this.usage?.input ?? 0,
+      output: this.usage?.output ?? 0,
+      reasoning: this.usage?.reasoning ?? 0,
+      cache: { read: this.usage?.cacheRead ?? 0, write: this.usage?.cacheWrite ?? 0 },
+    }
+  }
+
+  toolCalls(): ReadonlyArray<ToolItem> {
     return this.calls
   }
 
-  settle(part: ToolPart) {
-    this.settled.add(part.id)
+  settle(call: ToolItem) {
+    this.settled.add(call.id)
   }
 
-  /** Marks tool calls that never settled as failed, so no part stays `running` forever. */
+  /** Fails tool calls that never settled, so no item stays pending or running forever. */
   abandon(reason: string): Array<Draft> {
     return this.calls
       .filter((call) => !this.settled.has(call.id))
       .map((call) => {
         this.settled.add(call.id)
-        return draft(SessionEvent.PartUpdated, {
-          messageID: this.messageID,
-          part: { ...call, state: "error", error: reason },
+        return draft(SessionEvent.ToolFailed, {
+          assistantMessageID: this.messageID,
+          callID: call.callID,
+          error: { type: "unknown", message: reason },
+          provider: { executed: false },
         })
       })
   }

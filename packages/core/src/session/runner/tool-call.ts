@@ -4,10 +4,10 @@ import { type Answer, Permissions, type PermissionRequest } from "../../permissi
 import { planTool } from "../../tool/registry.ts"
 import type { Tool, ToolPlan } from "../../tool/tool.ts"
 import { SessionEvent } from "../event.ts"
-import type { ToolPart } from "../message.ts"
+import type { ErrorInfo, ToolItem } from "../message.ts"
 import type { Session } from "../session.ts"
 
-/** Where a call runs: the session, its directory, the assistant message holding the part, the agent. */
+/** Where a call runs: the session, its directory, the assistant message holding the item, the agent. */
 export interface CallScope {
   readonly sessionID: string
   readonly messageID: string
@@ -15,32 +15,44 @@ export interface CallScope {
   readonly directory: string
 }
 
-/** A settled tool part, and whether the turn must stop after it (a reject without a message). */
+/** Whether the turn must stop after a call (a reject without a message). */
 export interface CallOutcome {
-  readonly part: ToolPart
   readonly stop: boolean
 }
 
 /** Set on calls after a rejected one in the same message: they never ran. */
 export const SKIPPED_AFTER_REJECT = "not run: an earlier tool call in this answer was rejected"
 
-const errorPart = (call: ToolPart, error: string, metadata?: ToolPart["metadata"]): ToolPart => ({
-  ...call,
-  state: "error",
-  error,
-  ...(metadata ? { metadata } : {}),
-})
-
 const rejection = (answer: Answer) =>
   answer.message !== undefined && answer.message.trim() !== ""
     ? `the user rejected this call: ${answer.message}`
     : "the user rejected this call"
 
+const errorInfo = (message: string, name?: string): ErrorInfo => ({
+  type: "unknown",
+  message,
+  ...(name ? { name } : {}),
+})
+
+/** The arguments a stored tool item was called with. */
+export const callInput = (item: ToolItem): Record<string, unknown> => {
+  if (item.state.status !== "pending") return item.state.input
+  try {
+    const parsed: unknown = JSON.parse(item.state.input || "{}")
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : {}
+  } catch {
+    return {}
+  }
+}
+
 /**
- * Runs tool calls behind the permission layer (DESIGN "Tools and permissions"): plan (nothing touched
- * yet; a call that cannot succeed fails here without asking), decide (rules, session grants, plugin
- * hook), ask durably and wait when the decision is `ask`, then run. Also finishes, after a restart, an
- * answer whose call waited for permission: the stored call runs once, the model is not asked again.
+ * Runs tool calls behind the permission layer: plan (nothing touched yet; a call that cannot succeed fails
+ * here without asking), decide (rules, session grants, plugin hook), ask durably and wait when the
+ * decision is `ask`, then run. Each call commits `tool.called` when it runs and `tool.success` or
+ * `tool.failed` when it settles. Also finishes, after a restart, an answer whose call waited for
+ * permission: the stored call runs once, the model is not asked again.
  */
 export const makeToolCaller = (deps: {
   readonly tools: ReadonlyArray<Tool>
@@ -53,101 +65,112 @@ export const makeToolCaller = (deps: {
   const byName = new Map(deps.tools.map((tool) => [tool.name, tool]))
 
   /** One call. `pending` is the ask a previous process left for it (restart). */
-  const run = (scope: CallScope, call: ToolPart, pending?: PermissionRequest): Effect.Effect<CallOutcome> => {
+  const run = (scope: CallScope, call: ToolItem, pending?: PermissionRequest): Effect.Effect<CallOutcome> => {
     const controller = new AbortController()
+    const input = pending?.input ?? callInput(call)
+    const base = { assistantMessageID: scope.messageID, callID: call.callID }
+    const failed = (message: string, extra: { structured?: Record<string, unknown>; title?: string } = {}) =>
+      commit(scope.sessionID, [
+        draft(SessionEvent.ToolFailed, {
+          ...base,
+          error: errorInfo(message),
+          provider: { executed: false },
+          ...(extra.structured ? { structured: extra.structured } : {}),
+          ...(extra.title !== undefined ? { title: extra.title } : {}),
+        }),
+      ])
     return Effect.gen(function* () {
-      const tool = byName.get(call.tool)
-      if (!tool) return { part: errorPart(call, `unknown tool "${call.tool}"`), stop: false }
+      const tool = byName.get(call.name)
+      if (!tool) {
+        yield* failed(`unknown tool "${call.name}"`)
+        return { stop: false }
+      }
       const ctx = { sessionID: scope.sessionID, directory: scope.directory, signal: controller.signal, env: deps.env }
-      const planned = yield* Effect.result(planTool(tool, call.input, ctx))
+      const planned = yield* Effect.result(planTool(tool, input, ctx))
       if (planned._tag === "Failure") {
         // A pending ask whose call can no longer be planned still needs its answer consumed first.
         if (pending) yield* permissions.answer(pending.id)
-        return { part: errorPart(call, planned.failure.message), stop: false }
+        yield* failed(planned.failure.message)
+        return { stop: false }
       }
       const plan: ToolPlan = planned.success
+      const structured = plan.metadata ? { ...plan.metadata } : {}
       let answer: Answer | undefined
       if (pending) {
         answer = yield* permissions.answer(pending.id)
       } else {
         const decided = yield* Effect.result(
-          permissions.decide({
-            sessionID: scope.sessionID,
-            agentID: scope.agentID,
-            tool: call.tool,
-            input: call.input,
-            plan,
-          }),
+          permissions.decide({ sessionID: scope.sessionID, agentID: scope.agentID, tool: call.name, input, plan }),
         )
         if (decided._tag === "Failure") {
           const failure = decided.failure
-          return {
-            part: errorPart(
-              call,
-              `the permission hook of plugin "${failure.pluginID}" failed: ${failure.message}; the call was not run`,
-            ),
-            stop: false,
-          }
+          yield* failed(
+            `the permission hook of plugin "${failure.pluginID}" failed: ${failure.message}; the call was not run`,
+            { title: plan.title },
+          )
+          return { stop: false }
         }
         if (decided.success === "deny") {
-          return {
-            part: errorPart(
-              call,
-              `permission denied: "${plan.title}" is not allowed by the ${plan.permission} permission rules`,
-            ),
-            stop: false,
-          }
+          yield* failed(`permission denied: "${plan.title}" is not allowed by the ${plan.permission} permission rules`, {
+            title: plan.title,
+          })
+          return { stop: false }
         }
         if (decided.success === "ask") {
-          const permissionID = yield* permissions.ask({
+          const requestID = yield* permissions.ask({
             sessionID: scope.sessionID,
             messageID: scope.messageID,
-            partID: call.id,
+            itemID: call.id,
             callID: call.callID,
-            tool: call.tool,
-            input: call.input,
+            tool: call.name,
+            input,
             plan,
           })
-          answer = yield* permissions.answer(permissionID)
+          answer = yield* permissions.answer(requestID)
         }
       }
       if (answer?.reply === "reject") {
-        return {
-          part: errorPart(call, rejection(answer), plan.metadata),
-          stop: answer.message === undefined || answer.message.trim() === "",
-        }
+        yield* failed(rejection(answer), { structured, title: plan.title })
+        return { stop: answer.message === undefined || answer.message.trim() === "" }
       }
-      if (pending && JSON.stringify(pending.metadata["diff"]) !== JSON.stringify(plan.metadata?.["diff"])) {
-        return {
-          part: errorPart(
-            call,
-            "the files changed after permission was asked; nothing was changed, read them again and redo the call",
-          ),
-          stop: false,
-        }
+      if (pending && JSON.stringify(pending.metadata?.["diff"]) !== JSON.stringify(plan.metadata?.["diff"])) {
+        yield* failed(
+          "the files changed after permission was asked; nothing was changed, read them again and redo the call",
+          { title: plan.title },
+        )
+        return { stop: false }
       }
+      yield* commit(scope.sessionID, [
+        draft(SessionEvent.ToolCalled, {
+          ...base,
+          tool: call.name,
+          input,
+          provider: { executed: false },
+          itemID: call.id,
+          title: plan.title,
+        }),
+      ])
       const result = yield* Effect.result(plan.run())
-      if (result._tag === "Failure")
-        return { part: errorPart(call, result.failure.message, plan.metadata), stop: false }
-      const metadata = result.success.metadata
-      return {
-        part: {
-          ...call,
-          state: "completed" as const,
-          output: result.success.output,
-          ...(metadata ? { metadata: { ...metadata } } : {}),
-        },
-        stop: false,
+      if (result._tag === "Failure") {
+        yield* failed(result.failure.message, { structured, title: plan.title })
+        return { stop: false }
       }
+      const metadata = result.success.metadata
+      yield* commit(scope.sessionID, [
+        draft(SessionEvent.ToolSuccess, {
+          ...base,
+          structured: metadata ? { ...metadata } : structured,
+          content: [{ type: "text", text: result.success.output }],
+          provider: { executed: false },
+          title: plan.title,
+        }),
+      ])
+      return { stop: false }
     }).pipe(
       Effect.catchDefect((defect) =>
-        Effect.succeed<CallOutcome>({
-          part: errorPart(
-            call,
-            `tool "${call.tool}" failed unexpectedly: ${defect instanceof Error ? defect.message : String(defect)}`,
-          ),
-          stop: false,
-        }),
+        failed(
+          `tool "${call.name}" failed unexpectedly: ${defect instanceof Error ? defect.message : String(defect)}`,
+        ).pipe(Effect.as<CallOutcome>({ stop: false })),
       ),
       Effect.onInterrupt(() => Effect.sync(() => controller.abort())),
     )
@@ -155,7 +178,7 @@ export const makeToolCaller = (deps: {
 
   /** Whether an assistant message has an ask still waiting (it must stay open across a shutdown). */
   const waiting = (sessionID: string, messageID: string) =>
-    permissions.sync.pending(sessionID).some((ask) => ask.messageID === messageID)
+    permissions.sync.pending(sessionID).some((ask) => ask.source.messageID === messageID)
 
   /**
    * After a restart: an answer of `turnID` cut off while a call waited for permission is finished — the
@@ -167,31 +190,45 @@ export const makeToolCaller = (deps: {
       const asks = permissions.sync.pending(turn.sessionID)
       const messages = session.sync
         .incomplete(turn.sessionID, turn.turnID)
-        .filter((m) => asks.some((a) => a.messageID === m.id))
+        .filter((m) => asks.some((a) => a.source.messageID === m.id))
       let more = true
       for (const message of messages) {
         const scope: CallScope = { sessionID: turn.sessionID, messageID: message.id, agentID: message.agent, directory }
-        const open = message.parts.filter((p): p is ToolPart => p.type === "tool" && p.state === "running")
+        const open = message.content.filter(
+          (item): item is ToolItem =>
+            item.type === "tool" && (item.state.status === "pending" || item.state.status === "running"),
+        )
         const settled = new Set<string>()
         yield* Effect.gen(function* () {
           let stopped = false
           for (const call of open) {
-            const outcome: CallOutcome = stopped
-              ? { part: errorPart(call, SKIPPED_AFTER_REJECT), stop: true }
-              : yield* run(
-                  scope,
-                  call,
-                  asks.find((a) => a.partID === call.id),
-                )
-            yield* commit(turn.sessionID, [
-              draft(SessionEvent.PartUpdated, { messageID: message.id, part: outcome.part }),
-            ])
+            if (stopped) {
+              yield* commit(turn.sessionID, [
+                draft(SessionEvent.ToolFailed, {
+                  assistantMessageID: message.id,
+                  callID: call.callID,
+                  error: errorInfo(SKIPPED_AFTER_REJECT),
+                  provider: { executed: false },
+                }),
+              ])
+            } else {
+              const outcome = yield* run(
+                scope,
+                call,
+                asks.find((a) => a.itemID === call.id),
+              )
+              if (outcome.stop) stopped = true
+            }
             settled.add(call.id)
-            if (outcome.stop) stopped = true
           }
           if (stopped) more = false
           yield* commit(turn.sessionID, [
-            draft(SessionEvent.AssistantCompleted, { messageID: message.id, finish: "tool-calls" }),
+            draft(SessionEvent.StepEnded, {
+              assistantMessageID: message.id,
+              finish: "tool-calls",
+              cost: message.cost ?? 0,
+              tokens: message.tokens ?? { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+            }),
           ])
         }).pipe(
           Effect.onExit((exit) => {
@@ -203,12 +240,17 @@ export const makeToolCaller = (deps: {
               ...open
                 .filter((call) => !settled.has(call.id))
                 .map((call) =>
-                  draft(SessionEvent.PartUpdated, { messageID: message.id, part: errorPart(call, reason) }),
+                  draft(SessionEvent.ToolFailed, {
+                    assistantMessageID: message.id,
+                    callID: call.callID,
+                    error: errorInfo(reason),
+                    provider: { executed: false },
+                  }),
                 ),
-              draft(SessionEvent.AssistantCompleted, {
-                messageID: message.id,
+              draft(SessionEvent.StepFailed, {
+                assistantMessageID: message.id,
                 finish: "interrupted",
-                error: { name: "Interrupted", message: reason },
+                error: errorInfo(reason, "Interrupted"),
               }),
             ]).pipe(Effect.ignore)
           }),
