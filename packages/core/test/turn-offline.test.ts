@@ -8,7 +8,7 @@ import { Session } from "../src/session/session.ts"
 import { makeHost } from "./support/host.ts"
 
 describe("a turn with the offline provider", () => {
-  it("runs text, a tool call, its result and a final text, stored as parts with ids", async () => {
+  it("runs text, a tool call, its result and a final text, stored as content items with ids", async () => {
     const host = makeHost()
     writeFileSync(join(host.directory, "notes.txt"), "first line of notes\nsecond\n")
     const messages = await host.run(
@@ -18,11 +18,11 @@ describe("a turn with the offline provider", () => {
         const info = yield* session.create({ directory: host.directory })
         yield* execution.prompt({
           sessionID: info.id,
-          text: 'read it\n/think I should read the file\n/tool read {"path":"notes.txt"}',
+          prompt: { text: 'read it\n/think I should read the file\n/tool read {"path":"notes.txt"}' },
         })
         yield* execution.wait(info.id)
         const status = (yield* session.get(info.id)).status
-        return { status, items: (yield* session.messages(info.id)).items }
+        return { status, items: (yield* session.messages(info.id)).data }
       }),
     )
     expect(messages.status).toBe("idle")
@@ -30,19 +30,26 @@ describe("a turn with the offline provider", () => {
     expect(messages.items).toHaveLength(3)
     expect(user.type).toBe("user")
     expect(first.type).toBe("assistant")
-    expect(first.parts.map((p) => p.type)).toEqual(["reasoning", "text", "tool"])
-    const tool = first.parts[2]!
-    expect(tool).toMatchObject({ type: "tool", tool: "read", state: "completed", input: { path: "notes.txt" } })
-    expect(tool.type === "tool" && tool.output).toContain("first line of notes")
+    expect(first.content.map((p) => p.type)).toEqual(["reasoning", "text", "tool"])
+    const tool = first.content[2]!
+    expect(tool).toMatchObject({
+      type: "tool",
+      name: "read",
+      state: { status: "completed", input: { path: "notes.txt" } },
+    })
+    expect(tool.type === "tool" && tool.state.status === "completed" && tool.state.content[0]).toMatchObject({
+      type: "text",
+      text: expect.stringContaining("first line of notes"),
+    })
     expect(first.finish).toBe("tool-calls")
     expect(first.time.completed).toBeDefined()
-    expect(second.parts).toEqual([
+    expect(second.content).toEqual([
       { id: expect.stringMatching(/^prt_/), type: "text", text: expect.stringContaining("read returned:") },
     ])
     expect(second.finish).toBe("stop")
     for (const message of messages.items) {
       expect(message.id).toMatch(/^msg_/)
-      for (const part of message.parts) expect(part.id).toMatch(/^prt_/)
+      if (message.type === "assistant") for (const item of message.content) expect(item.id).toMatch(/^prt_/)
     }
     await host.dispose()
   })
@@ -54,18 +61,18 @@ describe("a turn with the offline provider", () => {
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory })
-        yield* execution.prompt({ sessionID: info.id, text: "/error the model fell over" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "/error the model fell over" } })
         yield* execution.wait(info.id)
-        yield* execution.prompt({ sessionID: info.id, text: "again" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "again" } })
         yield* execution.wait(info.id)
-        return { info: yield* session.get(info.id), items: (yield* session.messages(info.id)).items }
+        return { info: yield* session.get(info.id), items: (yield* session.messages(info.id)).data }
       }),
     )
     expect(result.info.status).toBe("idle")
     const assistants = result.items.filter((m): m is AssistantMessage => m.type === "assistant")
-    expect(assistants[0]!.error).toEqual({ name: "Provider.Error", message: "the model fell over" })
+    expect(assistants[0]!.error).toEqual({ type: "unknown", name: "Provider.Error", message: "the model fell over" })
     expect(assistants[1]!.error).toBeUndefined()
-    expect(assistants[1]!.parts[0]).toMatchObject({ type: "text", text: "You said: again" })
+    expect(assistants[1]!.content[0]).toMatchObject({ type: "text", text: "You said: again" })
     await host.dispose()
   })
 })
