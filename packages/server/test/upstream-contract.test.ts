@@ -179,6 +179,25 @@ describe("the upstream contract", () => {
       ])
     })
 
+    it("holds inside an answer: session.history's data with additions", () => {
+      const page = { data: [prompted, turnStarted, textStarted], hasMore: false }
+      const additions = ["session.next.turn.started"]
+      expect(contract.validateResponse("session.history", page, 200, additions)).toEqual([])
+      expect(contract.validateResponse("session.history", page)).toEqual([
+        expect.stringMatching(/^\/data\/1 value of tag "type" must be in oneOf/),
+      ])
+      const unknown = { ...page, data: [prompted, { ...turnStarted, type: "session.next.unheard.of" }] }
+      expect(contract.validateResponse("session.history", unknown, 200, additions)).toContainEqual(
+        expect.stringMatching(/^\/data\/1\/type must be equal to one of the allowed values/),
+      )
+      const broken = { ...page, data: [{ ...prompted, data: without(prompted.data, "prompt") }, turnStarted] }
+      expect(contract.validateResponse("session.history", broken, 200, additions)).toContainEqual(
+        expect.stringMatching(/^\/data\/0\/data must have required property 'prompt'/),
+      )
+      expect(contract.validateType("V2Event", turnStarted, additions)).toEqual([])
+      expect(contract.validateType("V2Event", turnStarted)).not.toEqual([])
+    })
+
     it("judges membership by the union given: a live-only type is an addition in history", () => {
       const delta = {
         id: "evt_4",

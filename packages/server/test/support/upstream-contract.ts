@@ -17,7 +17,9 @@
  *   no member for (e.g. `session.next.turn.started`, `session.next.text.corrected`). `validateEvents` checks
  *   an item whose `type` is a member of the union (`SessionDurableEvent` for history and per-session SSE,
  *   `V2Event` for the global stream) against that member, and an item of any other type only against the
- *   caller's list of allowed additions: an unknown type that is not listed fails.
+ *   caller's list of allowed additions: an unknown type that is not listed fails. The same rule holds for
+ *   events inside an answer (`session.history`'s `data`) when `validateResponse` or `validateType` is
+ *   given the additions: there every place upstream types as one of the event unions is checked this way.
  * - **`void` answers are empty.** An operation upstream declares `204: void` must answer with no body (the
  *   upstream client turns an empty body into `{}`, so `undefined`, `null`, `""` and `{}` all count as empty).
  * - **`fs.read` answers raw bytes.** Upstream types it `Blob | File`, where `File` is upstream's own diff-file
@@ -39,6 +41,8 @@ import { Ajv, type ErrorObject, type ValidateFunction } from "ajv"
 const FORMAT = 1
 const SCHEMA_ID = "upstream"
 const TAG_PROPERTIES = ["type", "_tag", "status"] as const
+/** Upstream's event unions: where additions may stand in for a member. */
+const EVENT_UNIONS = ["SessionDurableEvent", "V2Event"] as const
 
 type JsonSchema = {
   $ref?: string
@@ -67,11 +71,15 @@ export interface UpstreamContract {
   /**
    * Errors of `body` against upstream's 2xx answer of `operation` (a path under `client.v2`, e.g.
    * `session.list`, `session.permission.reply`); empty when it conforms. With `status`, that status must be
-   * one upstream declares for the operation, and the body is checked against its type.
+   * one upstream declares for the operation, and the body is checked against its type. Events inside the
+   * body may be of a type in `additions` (see above).
    */
-  validateResponse(operation: string, body: unknown, status?: number): Array<string>
-  /** Errors of `value` against one named upstream type (`SessionMessage`, `V2Event`, ...); empty when it conforms. */
-  validateType(typeName: string, value: unknown): Array<string>
+  validateResponse(operation: string, body: unknown, status?: number, additions?: ReadonlyArray<string>): Array<string>
+  /**
+   * Errors of `value` against one named upstream type (`SessionMessage`, `V2Event`, ...); empty when it
+   * conforms. Events inside it may be of a type in `additions`.
+   */
+  validateType(typeName: string, value: unknown, additions?: ReadonlyArray<string>): Array<string>
   /** Errors of a list of events, each checked against its union member or the allowed additions (see above). */
   validateEvents(events: ReadonlyArray<unknown>, options: EventListOptions): Array<string>
   /** The `type` values the members of an upstream event union declare. */
@@ -217,29 +225,6 @@ const build = (version: string, generated: Definitions): UpstreamContract => {
   const definitions = tagUnions(generated)
   const ajv = new Ajv({ allErrors: true, strict: false, discriminator: true })
   ajv.addSchema({ $id: SCHEMA_ID, definitions })
-  const compiled = new Map<string, ValidateFunction>()
-  const validator = (pointer: string) => {
-    let validate = compiled.get(pointer)
-    if (!validate) {
-      validate = ajv.compile({ $ref: `${SCHEMA_ID}#/definitions/${pointer}` })
-      compiled.set(pointer, validate)
-    }
-    return validate
-  }
-  const run = (pointer: string, value: unknown) => {
-    const validate = validator(pointer)
-    return validate(value) ? [] : (validate.errors ?? []).map(describeError)
-  }
-
-  const responses = (operation: string) => {
-    const name = responsesTypeName(operation)
-    const schema = definitions[name]
-    if (!schema) throw new Error(`upstream ${version} has no v2 operation ${operation} (no type ${name})`)
-    const statuses = Object.keys(schema.properties ?? {})
-      .filter((key) => /^2\d\d$/.test(key))
-      .map(Number)
-    return { name, schema, statuses }
-  }
 
   const members = new Map<string, Map<string, Array<string>>>()
   const membersOf = (unionType: string) => {
@@ -259,10 +244,66 @@ const build = (version: string, generated: Definitions): UpstreamContract => {
     return byType
   }
 
+  /**
+   * The schema document for a list of additions: upstream's, except that each event union accepts, beside
+   * its members, an object whose `type` is a listed addition upstream does not declare.
+   */
+  const documents = new Map<string, string>()
+  const documentFor = (additions: ReadonlyArray<string>) => {
+    const key = [...new Set(additions)].sort().join("\n")
+    if (key === "") return SCHEMA_ID
+    let id = documents.get(key)
+    if (id === undefined) {
+      id = `${SCHEMA_ID}-with-additions-${documents.size + 1}`
+      const extended: Definitions = { ...definitions }
+      for (const union of EVENT_UNIONS) {
+        const declared = [...membersOf(union).keys()]
+        const extra = [...new Set(additions)].filter((type) => !declared.includes(type))
+        extended[`${union}Declared`] = definitions[union]!
+        extended[union] = {
+          if: { type: "object", required: ["type"], properties: { type: { enum: declared } } },
+          then: { $ref: `#/definitions/${union}Declared` },
+          else:
+            extra.length === 0
+              ? { not: {} }
+              : { type: "object", required: ["type"], properties: { type: { enum: extra } } },
+        }
+      }
+      ajv.addSchema({ $id: id, definitions: extended })
+      documents.set(key, id)
+    }
+    return id
+  }
+
+  const compiled = new Map<string, ValidateFunction>()
+  const validator = (document: string, pointer: string) => {
+    const ref = `${document}#/definitions/${pointer}`
+    let validate = compiled.get(ref)
+    if (!validate) {
+      validate = ajv.compile({ $ref: ref })
+      compiled.set(ref, validate)
+    }
+    return validate
+  }
+  const run = (pointer: string, value: unknown, additions: ReadonlyArray<string> = []) => {
+    const validate = validator(documentFor(additions), pointer)
+    return validate(value) ? [] : (validate.errors ?? []).map(describeError)
+  }
+
+  const responses = (operation: string) => {
+    const name = responsesTypeName(operation)
+    const schema = definitions[name]
+    if (!schema) throw new Error(`upstream ${version} has no v2 operation ${operation} (no type ${name})`)
+    const statuses = Object.keys(schema.properties ?? {})
+      .filter((key) => /^2\d\d$/.test(key))
+      .map(Number)
+    return { name, schema, statuses }
+  }
+
   return {
     version,
     successStatuses: (operation) => responses(operation).statuses,
-    validateResponse: (operation, body, status) => {
+    validateResponse: (operation, body, status, additions) => {
       const { name, schema, statuses } = responses(operation)
       if (status !== undefined && !statuses.includes(status)) {
         return [`status ${status}: upstream answers ${operation} with ${statuses.join(" or ")}`]
@@ -275,11 +316,11 @@ const build = (version: string, generated: Definitions): UpstreamContract => {
       if (schema.properties?.[String(chosen)]?.type === "null") {
         return isEmptyBody(body) ? [] : [`(root) must be empty (upstream answers ${chosen} with no body)`]
       }
-      return run(`${name}/properties/${chosen}`, body)
+      return run(`${name}/properties/${chosen}`, body, additions)
     },
-    validateType: (typeName, value) => {
+    validateType: (typeName, value, additions) => {
       if (!definitions[typeName]) throw new Error(`upstream ${version} has no type ${typeName}`)
-      return run(typeName, value)
+      return run(typeName, value, additions)
     },
     validateEvents: (events, { unionType, additions }) => {
       const byType = membersOf(unionType)
