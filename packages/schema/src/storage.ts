@@ -21,3 +21,33 @@ export const EraseSummary = Schema.Struct({
   bytes: Schema.Number,
 }).annotate({ identifier: "EraseSummary" })
 export type EraseSummary = typeof EraseSummary.Type
+
+/** Bytes by content item type (their JSON encoding). */
+export const ItemBytes = Schema.Struct({
+  text: Schema.Number,
+  reasoning: Schema.Number,
+  tool: Schema.Number,
+}).annotate({ identifier: "ItemBytes" })
+
+/** One session's bytes: message rows, content items by type, journaled payloads. */
+export const SessionBytes = Schema.Struct({
+  sessionID: Schema.String,
+  title: Schema.String,
+  messages: Schema.Number,
+  /** Bytes of stored message rows (JSON), all items included. */
+  bytes: Schema.Number,
+  items: ItemBytes,
+  /** Bytes of this session's journaled payloads (0 with the journal off). */
+  journal: Schema.Number,
+}).annotate({ identifier: "SessionBytes" })
+
+/** Where the database's bytes are: files, pages, the journal, item types and sessions. */
+export const DatabaseStats = Schema.Struct({
+  path: Schema.String,
+  files: Schema.Struct({ database: Schema.Number, wal: Schema.Number, shm: Schema.Number }),
+  pages: Schema.Struct({ size: Schema.Number, count: Schema.Number, free: Schema.Number }),
+  journal: Schema.Struct({ events: Schema.Number, bytes: Schema.Number }),
+  items: ItemBytes,
+  sessions: Schema.Array(SessionBytes),
+}).annotate({ identifier: "DatabaseStats" })
+export type DatabaseStats = typeof DatabaseStats.Type

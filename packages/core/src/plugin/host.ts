@@ -1,5 +1,6 @@
 import type { EffectPlugin, Plugin, PromisePlugin } from "@opencode-ai/plugin"
-import { Context, Effect, Exit, Layer, Schema, Scope } from "effect"
+import { PluginStatus } from "@opencode-ai/schema"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { isAbsolute, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { Config } from "../config/config.ts"
@@ -13,14 +14,7 @@ import { Session } from "../session/session.ts"
 import { effectSession, promiseSession, type TranscriptRights } from "./context.ts"
 import { Hooks } from "./hooks.ts"
 
-export const PluginStatus = Schema.Struct({
-  id: Schema.optional(Schema.String),
-  source: Schema.String,
-  status: Schema.Literals(["loaded", "failed"]),
-  flavour: Schema.optional(Schema.Literals(["promise", "effect"])),
-  error: Schema.optional(Schema.String),
-})
-export type PluginStatus = typeof PluginStatus.Type
+export { PluginStatus }
 
 /** A plugin handed to the host in code rather than named in config (embedding, tests). */
 export interface InlinePlugin {

@@ -1,34 +1,9 @@
-import { Context, Effect, Layer, Schema } from "effect"
+import { DatabaseStats, SessionBytes } from "@opencode-ai/schema"
+import { Context, Effect, Layer } from "effect"
 import { statSync } from "node:fs"
 import { Database, type DatabaseShape } from "./database.ts"
 
-const PartBytes = Schema.Struct({
-  text: Schema.Number,
-  reasoning: Schema.Number,
-  tool: Schema.Number,
-})
-
-export const SessionBytes = Schema.Struct({
-  sessionID: Schema.String,
-  title: Schema.String,
-  messages: Schema.Number,
-  /** Bytes of stored message rows (JSON), all parts included. */
-  bytes: Schema.Number,
-  /** Bytes of parts by type (their JSON encoding). */
-  parts: PartBytes,
-  /** Bytes of this session's journaled payloads (0 with the journal off). */
-  journal: Schema.Number,
-})
-
-export const DatabaseStats = Schema.Struct({
-  path: Schema.String,
-  files: Schema.Struct({ database: Schema.Number, wal: Schema.Number, shm: Schema.Number }),
-  pages: Schema.Struct({ size: Schema.Number, count: Schema.Number, free: Schema.Number }),
-  journal: Schema.Struct({ events: Schema.Number, bytes: Schema.Number }),
-  parts: PartBytes,
-  sessions: Schema.Array(SessionBytes),
-})
-export type DatabaseStats = typeof DatabaseStats.Type
+export { DatabaseStats, SessionBytes }
 
 const fileSize = (path: string) => {
   try {
@@ -39,7 +14,7 @@ const fileSize = (path: string) => {
 }
 
 /**
- * Where the bytes are: per session and per part type, the journal, free pages and file sizes. Reads
+ * Where the bytes are: per session and per item type, the journal, free pages and file sizes. Reads
  * message rows one at a time, so memory stays bounded by the largest message.
  */
 export const databaseStats = (
@@ -55,7 +30,7 @@ export const databaseStats = (
       title: string
       messages: number
       bytes: number
-      parts: { text: number; reasoning: number; tool: number }
+      items: { text: number; reasoning: number; tool: number }
       journal: number
     }
   >()
@@ -70,7 +45,7 @@ export const databaseStats = (
       title: row.title,
       messages: 0,
       bytes: 0,
-      parts: { text: 0, reasoning: 0, tool: 0 },
+      items: { text: 0, reasoning: 0, tool: 0 },
       journal: 0,
     })
   }
@@ -87,11 +62,11 @@ export const databaseStats = (
     if (!entry) continue
     entry.messages++
     entry.bytes += Buffer.byteLength(row.data)
-    const message = JSON.parse(row.data) as { parts: Array<{ type: "text" | "reasoning" | "tool" }> }
-    for (const part of message.parts) {
-      const size = Buffer.byteLength(JSON.stringify(part))
-      entry.parts[part.type] += size
-      totals[part.type] += size
+    const message = JSON.parse(row.data) as { content?: Array<{ type: "text" | "reasoning" | "tool" }> }
+    for (const item of message.content ?? []) {
+      const size = Buffer.byteLength(JSON.stringify(item))
+      entry.items[item.type] += size
+      totals[item.type] += size
     }
   }
   const journalRows = client
@@ -117,7 +92,7 @@ export const databaseStats = (
         : { database: fileSize(path), wal: fileSize(`${path}-wal`), shm: fileSize(`${path}-shm`) },
     pages: { size: pragma("page_size"), count: pragma("page_count"), free: pragma("freelist_count") },
     journal: { events: journalEvents, bytes: journalBytes },
-    parts: totals,
+    items: totals,
     sessions: [...sessions.values()],
   }
 }

@@ -1,5 +1,5 @@
+import { ID_PREFIXES, type IdName, idPattern } from "@opencode-ai/schema"
 import { HttpApi, OpenApi } from "effect/http-api"
-import { idPattern } from "../http/path.ts"
 import { Api } from "./api.ts"
 
 type Json = null | boolean | number | string | Array<Json> | { [key: string]: Json }
@@ -18,79 +18,82 @@ const eventStream = (schema: string, description: string) => ({
   content: { "text/event-stream": { schema: ref(schema) } },
 })
 
-/** Error bodies only the stream routes send, so no HttpApi endpoint registers them. */
-const streamErrorSchemas = {
-  JournalDisabledError: {
-    type: "object",
-    properties: {
-      _tag: { type: "string", enum: ["JournalDisabledError"] },
-      message: { type: "string" },
-    },
-    required: ["_tag", "message"],
-    additionalProperties: false,
-  },
-}
-
 const common = {
   "401": json(errors("UnauthorizedError"), "UnauthorizedError"),
   "403": json(errors("ForbiddenError"), "ForbiddenError"),
   "500": json(errors("UnknownError"), "UnknownError"),
 }
 
+const locationParameter = {
+  name: "location",
+  in: "query",
+  required: false,
+  style: "deepObject",
+  explode: true,
+  schema: {
+    type: "object",
+    properties: { directory: { type: "string" }, workspace: { type: "string" } },
+    additionalProperties: false,
+  },
+  description: "The location to work in (`location[directory]=...`); default the server's own.",
+}
+
 /**
- * The two server-sent-event routes, which are served outside HttpApi (their response is a live stream
- * with heartbeats and slow-consumer handling, see `src/sse.ts`), written here by hand.
+ * The routes served beside the HttpApi ones, written here by hand: the two server-sent-event streams (a
+ * live response with heartbeats and slow-consumer handling) and `fs.read` (a file's bytes).
  */
 const streamPaths = {
   "/api/event": {
     get: {
-      tags: ["event"],
-      operationId: "event.subscribe",
-      summary: "Live events: `server.connected`, then every durable event and streaming delta",
+      tags: ["v2.event"],
+      operationId: "v2.event.subscribe",
+      summary: "Subscribe to events",
       description:
-        "A server-sent-event stream; each `data:` line is one JSON `ServerEvent`, discriminated on `type`. " +
-        "A comment line is sent every 15 s. " +
-        "A subscriber that falls too far behind receives a `server.error` event and the stream ends.",
+        "A server-sent-event stream of upstream's `V2Event` union: `server.connected`, then every durable event " +
+        "(with its `durable { aggregateID, seq, version }`) and live event (deltas, status). Each `data:` line is one " +
+        "JSON event; a comment line is sent every 15 s. A subscriber that falls too far behind receives a " +
+        "`server.error` event and the stream ends. Addition: `sessionID` narrows it to one session.",
       parameters: [
         {
           name: "sessionID",
           in: "query",
           required: false,
-          schema: { type: "string" },
+          schema: { type: "string", pattern: idPattern("sessionID") },
           description: "Only this session's events",
         },
       ],
       security: [{ basic: [] }],
       responses: {
-        "200": eventStream("ServerEvent", "ServerEvent stream"),
+        "200": eventStream("V2Event", "Event stream"),
         "400": json(errors("InvalidRequestError"), "InvalidRequestError"),
         "404": json(errors("SessionNotFoundError"), "SessionNotFoundError"),
         ...common,
       },
     },
   },
-  "/api/session/{sessionID}/log": {
+  "/api/session/{sessionID}/event": {
     get: {
-      tags: ["session"],
-      operationId: "session.log",
-      summary: "The session's durable events after a seq, from the journal without gaps, then live",
+      tags: ["v2.session"],
+      operationId: "v2.session.events",
+      summary: "Subscribe to session events",
       description:
-        "A server-sent-event stream of `DurableEvent`s (after `server.connected`), each with `id: <seq>`. " +
-        "Needs the event journal (`events.persist: true`); otherwise answers 409 `JournalDisabledError`. " +
-        "Without `after`, the `Last-Event-ID` header is used, else 0.",
+        "Replays the session's durable events after the seq `after` (exclusive; else the `Last-Event-ID` header, " +
+        "else 0), from the journal without gaps, then continues with new durable events. Frames carry " +
+        "`id: <seq>`, `event: <type>` and one JSON `SessionDurableEvent`. Needs the event journal " +
+        "(`events.persist`, on by default); otherwise 409 `JournalDisabledError`.",
       parameters: [
-        { name: "sessionID", in: "path", required: true, schema: { type: "string" } },
+        { name: "sessionID", in: "path", required: true, schema: { type: "string", pattern: idPattern("sessionID") } },
         {
           name: "after",
           in: "query",
           required: false,
-          schema: { type: "integer", minimum: 0 },
+          schema: { type: "string", pattern: "^\\d+$" },
           description: "Send events with a greater seq (exclusive)",
         },
       ],
       security: [{ basic: [] }],
       responses: {
-        "200": eventStream("LogEvent", "LogEvent stream"),
+        "200": eventStream("SessionDurableEvent", "Durable event stream"),
         "400": json(errors("InvalidRequestError"), "InvalidRequestError"),
         "404": json(errors("SessionNotFoundError"), "SessionNotFoundError"),
         "409": json(errors("JournalDisabledError"), "JournalDisabledError"),
@@ -98,6 +101,61 @@ const streamPaths = {
       },
     },
   },
+  "/api/fs/read/*": {
+    get: {
+      tags: ["v2.fs"],
+      operationId: "v2.fs.read",
+      summary: "Read file",
+      description:
+        "The bytes of one file, its path (after `/api/fs/read/`) relative to the location. Confined like the tools: " +
+        "a path that resolves outside the location is 400 `InvalidRequestError`.",
+      parameters: [locationParameter],
+      security: [{ basic: [] }],
+      responses: {
+        "200": {
+          description: "The file",
+          content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } },
+        },
+        "400": json(errors("InvalidRequestError"), "InvalidRequestError"),
+        ...common,
+      },
+    },
+  },
+}
+
+/**
+ * Upstream's clients send a location as one deep-object query parameter (`location[directory]=...`), which
+ * the server declares as two literal keys: the document shows the one parameter, as upstream's does, so the
+ * generated method takes `location: { directory }`. The plain `directory` alias is accepted but not shown.
+ */
+const locationParameters = (paths: JsonObject): JsonObject => {
+  const out: JsonObject = {}
+  for (const [path, item] of Object.entries(paths)) {
+    if (!isObject(item)) continue
+    const methods: JsonObject = {}
+    for (const [method, operation] of Object.entries(item)) {
+      if (!isObject(operation) || !Array.isArray(operation.parameters)) {
+        methods[method] = operation
+        continue
+      }
+      const parameters = operation.parameters.filter(isObject)
+      const located = parameters.some((p) => p.in === "query" && p.name === "location[directory]")
+      methods[method] = located
+        ? {
+            ...operation,
+            parameters: [
+              locationParameter,
+              ...parameters.filter(
+                (p) =>
+                  !(p.in === "query" && ["location[directory]", "location[workspace]", "directory"].includes(String(p.name))),
+              ),
+            ],
+          }
+        : operation
+    }
+    out[path] = methods
+  }
+  return out
 }
 
 const NON_FINITE = ["Infinity", "-Infinity", "NaN"]
@@ -140,8 +198,11 @@ const normalize = (node: Json): Json => {
         members.length === 1 && isObject(members[0]) ? { ...members[0], ...rest } : { ...rest, anyOf: members }
     }
   }
-  // Path ids are checked against their prefix and alphabet before routing (src/http/path.ts).
-  const id = out.in === "path" && typeof out.name === "string" ? idPattern(out.name) : undefined
+  // Path ids are checked against their prefix and alphabet before routing.
+  const id =
+    out.in === "path" && typeof out.name === "string" && out.name in ID_PREFIXES
+      ? idPattern(out.name as IdName)
+      : undefined
   if (id !== undefined && isObject(out.schema) && out.schema.type === "string")
     out.schema = { ...out.schema, pattern: id }
   if (typeof out.in === "string" && isObject(out.schema) && out.schema.type === "string") {
@@ -195,12 +256,12 @@ export const openApiDocument = (): JsonObject => {
   return {
     openapi: spec.openapi!,
     info: spec.info!,
-    tags: [...tags, { name: "event", description: "Live events (server-sent events)" }],
+    tags: [...tags, { name: "v2.event", description: "Live events (server-sent events)" }],
     security: spec.security ?? [],
-    paths: sortKeys({ ...(spec.paths as JsonObject), ...(streamPaths as unknown as JsonObject) }),
+    paths: sortKeys({ ...locationParameters(spec.paths as JsonObject), ...(streamPaths as unknown as JsonObject) }),
     components: {
       ...components,
-      schemas: sortKeys({ ...renameErrorComponents(components.schemas), ...streamErrorSchemas }),
+      schemas: sortKeys(renameErrorComponents(components.schemas)),
       securitySchemes: sortKeys(components.securitySchemes),
     },
   }

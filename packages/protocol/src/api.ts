@@ -1,0 +1,55 @@
+import { SessionDurableEvent, V2Event } from "@opencode-ai/schema"
+import { HttpApi, OpenApi } from "effect/http-api"
+import {
+  AgentGroup,
+  CommandGroup,
+  HealthGroup,
+  LocationGroup,
+  ModelGroup,
+  PermissionRequestGroup,
+  ProviderGroup,
+  SkillGroup,
+} from "./discovery.ts"
+import { FsGroup } from "./fs.ts"
+import { ConfigGroup, PluginGroup } from "./host.ts"
+import { Authorization, RequestErrors } from "./middleware.ts"
+import { SessionPermissionGroup } from "./permission.ts"
+import { SessionGroup } from "./session.ts"
+import { StorageGroup } from "./storage.ts"
+
+/** The API contract's version (not the package version, so releases do not churn the document). */
+export const API_VERSION = "2"
+
+/**
+ * The opencode2 host HTTP API: upstream OpenCode v2's operations (`v2.session.prompt`, `v2.agent.list`...)
+ * plus the host's additions. Operation ids are the generated SDK's method paths (`client.v2.session.prompt`),
+ * so they are part of the public contract.
+ */
+export class Api extends HttpApi.make("opencode2")
+  .add(HealthGroup)
+  .add(LocationGroup)
+  .add(AgentGroup)
+  .add(SessionGroup)
+  .add(SessionPermissionGroup)
+  .add(ModelGroup)
+  .add(ProviderGroup)
+  .add(PermissionRequestGroup)
+  .add(FsGroup)
+  .add(CommandGroup)
+  .add(SkillGroup)
+  .add(StorageGroup)
+  .add(PluginGroup)
+  .add(ConfigGroup)
+  .middleware(RequestErrors)
+  .middleware(Authorization)
+  // The event streams and `fs.read` are served beside the HttpApi routes; their payload schemas are
+  // registered here so the document can reference them.
+  .annotate(HttpApi.AdditionalSchemas, [V2Event, SessionDurableEvent])
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "opencode2",
+      version: API_VERSION,
+      description:
+        "The opencode2 host: upstream OpenCode v2's API, plus the transcript mutation contract, storage operations and plugins.",
+    }),
+  ) {}
