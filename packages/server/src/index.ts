@@ -2,7 +2,7 @@
 export { Api, API_VERSION } from "./api/api.ts"
 export * from "./api/errors.ts"
 export { ServerEvent, DurableEvent, LogEvent } from "./api/event.ts"
-export { openApiDocument, openApiText } from "./api/openapi.ts"
+export { openApiDocument, openApiText } from "@opencode-ai/protocol"
 export {
   AUTH_USER,
   isLoopback,

@@ -1,4 +1,4 @@
-import { openApiText } from "../api/openapi.ts"
+import { openApiText } from "@opencode-ai/protocol"
 import { defineCommand, EXIT_OK } from "./command.ts"
 
 /** `opencode2 openapi`: the document the SDK is generated from (as served at `GET /openapi.json`). */

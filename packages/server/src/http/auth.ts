@@ -1,7 +1,7 @@
 import { Effect, Layer, Redacted } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
-import { UnauthorizedError } from "../api/errors.ts"
-import { Authorization } from "../api/middleware.ts"
+import { UnauthorizedError } from "@opencode-ai/protocol"
+import { Authorization } from "@opencode-ai/protocol"
 
 /** The Basic-auth user name; the password is the server's (`OPENCODE_SERVER_PASSWORD` at the CLI). */
 export const AUTH_USER = "opencode"

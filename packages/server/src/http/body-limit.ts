@@ -1,4 +1,4 @@
-import { PayloadTooLargeError } from "../api/errors.ts"
+import { PayloadTooLargeError } from "@opencode-ai/protocol"
 
 /** Default request body limit: 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024

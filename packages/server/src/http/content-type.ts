@@ -1,4 +1,4 @@
-import { UnsupportedMediaTypeError } from "../api/errors.ts"
+import { UnsupportedMediaTypeError } from "@opencode-ai/protocol"
 
 /** `application/json`, with any parameters (`; charset=utf-8`); the payload decoder takes nothing else. */
 const JSON_TYPE = /^application\/json\s*(?:;.*)?$/i

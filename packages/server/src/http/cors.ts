@@ -2,7 +2,7 @@
  * CORS, off unless origins are configured. `"*"` allows any origin. Preflight requests are answered here,
  * before authentication (browsers send them without credentials).
  */
-import { ForbiddenError } from "../api/errors.ts"
+import { ForbiddenError } from "@opencode-ai/protocol"
 import { errorResponse } from "./respond.ts"
 
 export type CorsOrigins = string | ReadonlyArray<string>

@@ -1,6 +1,6 @@
 import { Cause, Effect, Option } from "effect"
 import { HttpRouter, HttpServerError, HttpServerResponse } from "effect/http"
-import { NotFoundError } from "../api/errors.ts"
+import { NotFoundError } from "@opencode-ai/protocol"
 import { unknownError } from "./errors.ts"
 import { encodeError } from "./respond.ts"
 

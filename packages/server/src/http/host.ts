@@ -1,4 +1,4 @@
-import { ForbiddenError } from "../api/errors.ts"
+import { ForbiddenError } from "@opencode-ai/protocol"
 
 /**
  * The DNS-rebinding defence (DESIGN, "Security boundary"). A web page on an attacker's domain can point

@@ -4,7 +4,7 @@ import {
   NotFoundError,
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
-} from "../api/errors.ts"
+} from "@opencode-ai/protocol"
 import { unknownErrorSync } from "./errors.ts"
 import { encodeError } from "./respond.ts"
 

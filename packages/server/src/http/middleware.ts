@@ -1,8 +1,8 @@
 import { Cause, Effect, Layer, Option, SchemaIssue } from "effect"
 import { HttpApiError } from "effect/http-api"
 import type { unhandled } from "effect/Types"
-import { InvalidRequestError, type PayloadTooLargeError, type UnknownError } from "../api/errors.ts"
-import { RequestErrors } from "../api/middleware.ts"
+import { InvalidRequestError, type PayloadTooLargeError, type UnknownError } from "@opencode-ai/protocol"
+import { RequestErrors } from "@opencode-ai/protocol"
 import { unknownError } from "./errors.ts"
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()

@@ -1,5 +1,5 @@
 import { Schema, SchemaAST } from "effect"
-import { HttpErrors, type HttpError } from "../api/errors.ts"
+import { HttpErrors, type HttpError } from "@opencode-ai/protocol"
 
 const codecs = new Map<string, { status: number; encode: (error: HttpError) => unknown }>(
   HttpErrors.map((schema) => {
