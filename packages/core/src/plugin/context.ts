@@ -17,6 +17,8 @@ export interface HostServices {
   readonly prune: Prune["Service"]
   readonly erase: Erase["Service"]
   readonly hooks: Hooks["Service"]
+  /** The admission check of an agent (and model) choice, as for prompts (see `session/choice.ts`). */
+  readonly choice: (choice: { readonly agent?: string | undefined }) => Effect.Effect<void, InvalidInputError>
 }
 
 const PRUNABLE: ReadonlyArray<PrunableType> = ["tool", "reasoning"]
@@ -91,8 +93,9 @@ export const effectSession = (
         const title = yield* opt<string>(input, "title", "string")
         const given = yield* opt<string>(input, "directory", "string")
         const agent = yield* opt<string>(input, "agent", "string")
-        // The same rule as `POST /api/session`: tools are confined to this path, so it is stored as the
-        // realpath of an existing directory, and a refusal stores nothing.
+        // The same rules as `POST /api/session`: an unknown agent is refused, and tools are confined to
+        // the directory, so it is stored as the realpath of an existing one; a refusal stores nothing.
+        yield* services.choice({ agent })
         const directory = given === undefined ? undefined : yield* resolveDirectory(given)
         return yield* session.create({
           ...(title !== undefined ? { title } : {}),

@@ -3,6 +3,8 @@ import { Context, Effect, Exit, Layer, Schema, Scope } from "effect"
 import { isAbsolute, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { Config } from "../config/config.ts"
+import { Providers } from "../provider/registry.ts"
+import { checkChoice } from "../session/choice.ts"
 import { Execution } from "../session/execution.ts"
 import { Erase } from "../session/erase.ts"
 import { Mutation } from "../session/mutation.ts"
@@ -49,6 +51,7 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
       PluginHost,
       Effect.gen(function* () {
         const config = yield* Config
+        const providers = yield* Providers
         const services = {
           session: yield* Session,
           execution: yield* Execution,
@@ -56,6 +59,7 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
           prune: yield* Prune,
           erase: yield* Erase,
           hooks: yield* Hooks,
+          choice: (choice: { readonly agent?: string | undefined }) => checkChoice(config.data, providers, choice),
         }
         const layerScope = yield* Effect.scope
         // A Promise plugin's `ctx.log` is called outside any fiber: it runs with the host's logger and level.
