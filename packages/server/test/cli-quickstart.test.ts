@@ -97,7 +97,9 @@ describe("the README's quick start, on a machine with Node and npm", () => {
     writeFileSync(join(here, "bunfig.toml"), 'preload = ["./preload.ts"]\n')
     writeFileSync(join(here, "preload.ts"), 'console.log("PRELOADED")\n')
     writeFileSync(join(here, ".env"), "OPENCODE_LOG_LEVEL=from-dotenv\n")
-    const result = await runCli(["run", "--db", "local.db", "--allow", "edit", edit], {
+    // The directory's opencode.json applies: its agent exists.
+    writeFileSync(join(here, "opencode.json"), JSON.stringify({ agent: { here: {} } }))
+    const result = await runCli(["run", "--db", "local.db", "--agent", "here", "--allow", "edit", edit], {
       cwd: here,
       env: { PATH: NODE_PATH },
       command: [NODE, SHIM],

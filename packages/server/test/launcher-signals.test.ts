@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs"
-import { join } from "node:path"
+import { existsSync, readFileSync } from "node:fs"
+import { delimiter, join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { LISTENING, readRest, readUntil, spawnCli } from "./support/cli.ts"
 import { before } from "./support/deadline.ts"
@@ -22,14 +22,52 @@ const answers = (url: string) =>
     () => false,
   )
 
+/** npm, as found on a Node-only PATH. */
+const NPM = NODE_PATH.split(delimiter)
+  .map((dir) => join(dir, "npm"))
+  .find((file) => existsSync(file))
+
 /**
- * `serve` started through a Node launcher (`npm start`'s command line, or the `opencode2` shim) on a free
- * port; resolves once it listens, with the server's pid from its registration beside the database.
+ * How a launcher starts `serve ...args`, and from where: `npm start` runs in the checkout (its own files
+ * are kept out of it: npm's home is a temporary directory), the others anywhere.
  */
-const launch = async (command: ReadonlyArray<string>) => {
-  const cwd = tempDir()
-  const db = join(cwd, "launched.db")
-  const child = spawnCli(["serve", "--port", "0", "--db", db], { cwd, env: { PATH: NODE_PATH }, command })
+interface Launcher {
+  readonly name: string
+  readonly argv: (serveArgs: ReadonlyArray<string>) => ReadonlyArray<string>
+  readonly inRoot?: boolean
+}
+
+const LAUNCHERS: ReadonlyArray<Launcher> = [
+  { name: "npm start", argv: (args) => [NPM!, "start", "--", ...args], inRoot: true },
+  {
+    name: "npm start's command (node scripts/bun.mjs run opencode2 serve)",
+    argv: (args) => [NODE, join(ROOT, "scripts", "bun.mjs"), "run", "opencode2", "serve", ...args],
+  },
+  {
+    name: "the opencode2 shim (node bin/opencode2 serve)",
+    argv: (args) => [NODE, join(ROOT, "bin", "opencode2"), "serve", ...args],
+  },
+]
+
+/**
+ * `serve` started through a Node launcher on a free port; resolves once it listens, with the server's pid
+ * from its registration beside the database.
+ */
+const launch = async (launcher: Launcher) => {
+  const dir = tempDir()
+  const db = join(dir, "launched.db")
+  const [program, ...args] = launcher.argv(["--port", "0", "--db", db])
+  const child = spawnCli(args, {
+    cwd: launcher.inRoot ? ROOT : dir,
+    env: {
+      PATH: NODE_PATH,
+      HOME: dir,
+      XDG_CONFIG_HOME: join(dir, "config"),
+      XDG_DATA_HOME: join(dir, "data"),
+      NPM_CONFIG_UPDATE_NOTIFIER: "false",
+    },
+    command: [program!],
+  })
   const { text, reader } = await before(
     readUntil(child.stdout, (out) => LISTENING.test(out)),
     60_000,
@@ -43,17 +81,14 @@ const launch = async (command: ReadonlyArray<string>) => {
 }
 
 describe("the Node launchers hand signals on to Bun", () => {
-  const launchers: Array<[string, ReadonlyArray<string>]> = [
-    [
-      "npm start (node scripts/bun.mjs run opencode2 serve)",
-      [NODE, join(ROOT, "scripts", "bun.mjs"), "run", "opencode2"],
-    ],
-    ["the opencode2 shim (node bin/opencode2 serve)", [NODE, join(ROOT, "bin", "opencode2")]],
-  ]
-  for (const [name, command] of launchers) {
+  it("npm is on the PATH", () => {
+    expect(NPM).toBeDefined()
+  })
+
+  for (const launcher of LAUNCHERS) {
     for (const signal of ["SIGTERM", "SIGINT"] as const) {
-      it(`${name}: ${signal} stops the server too, and the launcher exits with its code`, async () => {
-        const { child, url, server } = await launch(command)
+      it(`${launcher.name}: ${signal} stops the server too, and the launcher exits with its code`, async () => {
+        const { child, url, server } = await launch(launcher)
         expect(server).not.toBe(child.pid)
         expect(alive(server)).toBe(true)
         expect(await answers(url)).toBe(true)
