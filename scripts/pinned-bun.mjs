@@ -82,8 +82,9 @@ export const launch = (args, { cwd = root } = {}) => {
   child.on("exit", (code, signal) => {
     for (const name of FORWARDED) process.off(name, forward)
     if (signal === null) process.exit(code ?? 1)
-    // Die of the same signal, so a shell or supervisor sees what happened; the exit code says it otherwise.
-    process.kill(process.pid, signal)
+    // Stopped by one of the forwarded signals: die of it too, so a shell or supervisor sees what happened.
+    // Otherwise (or should that not end this process) the shell's convention, 128 + the signal's number.
+    if (FORWARDED.includes(signal)) process.kill(process.pid, signal)
     process.exit(128 + (constants.signals[signal] ?? 0))
   })
 }
