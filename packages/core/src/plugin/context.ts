@@ -17,7 +17,7 @@ export interface HostServices {
   readonly prune: Prune["Service"]
   readonly erase: Erase["Service"]
   readonly hooks: Hooks["Service"]
-  /** The admission check of an agent (and model) choice, as for prompts (see `session/choice.ts`). */
+  /** The admission check of an agent choice, as for prompts (see `session/choice.ts`). */
   readonly choice: (choice: { readonly agent?: string | undefined }) => Effect.Effect<void, InvalidInputError>
 }
 

@@ -111,8 +111,8 @@ export class Providers extends Context.Service<Providers, ProvidersShape>()("@op
         )
       }
 
-      // A missing key is named, with the variable that supplies it: `anthropic` and `openai` exist without
-      // config only once their variable is set, so without it they are reported as such, not as unknown.
+      // A missing key is named with the variable that supplies it: a `{env:VAR}` of the entry, else the
+      // protocol's conventional variable.
       const keyProblem = (provider: Resolved): string | undefined => {
         if (provider.missing.length === 1)
           return `provider "${provider.id}" needs the environment variable ${provider.missing[0]}, which is not set`
@@ -126,6 +126,8 @@ export class Providers extends Context.Service<Providers, ProvidersShape>()("@op
       const check = (model: ModelRef): string | undefined => {
         const provider = resolved.get(model.providerID)
         if (!provider) {
+          // `anthropic` and `openai` exist without config only once their variable is set: without it they
+          // are reported as missing their key, not as unknown.
           const builtin = Object.hasOwn(KEY_VARIABLE, model.providerID)
           return builtin
             ? missingKey(model.providerID, KEY_VARIABLE[model.providerID as ProviderType]!)
