@@ -46,4 +46,30 @@ describe("admission checks the chosen agent and model", () => {
     })
     await host.dispose()
   })
+
+  it("a plugin creating a session with an unknown agent is refused with the field, and no session is stored", async () => {
+    let ctx: PromisePluginContext | undefined
+    const host = makeHost({
+      config: { agent: { plan: {} } },
+      plugins: [{ source: "inline:creator", plugin: { id: "creator", setup: (c) => void (ctx = c) } }],
+    })
+    const count = () =>
+      host.run(
+        Effect.gen(function* () {
+          return (yield* (yield* Session).list({ limit: 200 })).items.length
+        }),
+      )
+    const before = await count()
+    const rejected = await ctx!.session
+      .create({ title: "typo", directory: host.directory, agent: "ghost" })
+      .catch((e: unknown) => e)
+    expect(rejected).toMatchObject({ _tag: "Session.InvalidInputError", field: "agent" })
+    expect((rejected as { message: string }).message).toContain('unknown agent "ghost" (known: build, plan)')
+    expect(await count()).toBe(before)
+
+    const created = await ctx!.session.create({ title: "ok", directory: host.directory, agent: "plan" })
+    expect(created.agent).toBe("plan")
+    expect(await count()).toBe(before + 1)
+    await host.dispose()
+  })
 })

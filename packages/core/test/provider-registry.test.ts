@@ -31,7 +31,13 @@ describe("the provider registry", () => {
     delete process.env.OPENAI_API_KEY
     const none = await providers({ data: {}, directory: tempDir() })
     expect(none.list().map((p) => p.id)).toEqual(["offline"])
-    expect(none.check({ providerID: "anthropic", modelID: "claude-sonnet-4-5" })).toBe('unknown provider "anthropic"')
+    // Without their variable they are not offered, and using one says which variable to set.
+    expect(none.check({ providerID: "anthropic", modelID: "claude-sonnet-4-5" })).toBe(
+      'provider "anthropic" needs an API key: set ANTHROPIC_API_KEY (or provider.anthropic.apiKey in opencode.json)',
+    )
+    expect(none.check({ providerID: "openai", modelID: "gpt-5" })).toBe(
+      'provider "openai" needs an API key: set OPENAI_API_KEY (or provider.openai.apiKey in opencode.json)',
+    )
 
     process.env.ANTHROPIC_API_KEY = "sk-ant-test"
     process.env.OPENAI_API_KEY = "sk-openai-test"
@@ -51,6 +57,52 @@ describe("the provider registry", () => {
     expect(both.check({ providerID: "openai", modelID: "nope" })).toBe('provider "openai" has no model "nope"')
     const client = await Effect.runPromise(both.client({ providerID: "anthropic", modelID: "claude-sonnet-4-5" }))
     expect(client.endpoint).toBe("api.anthropic.com:443")
+  })
+
+  it("names the missing key's variable for every provider, at admission and when a turn would use it", async () => {
+    // The conventional anthropic variable is set, but the config names its own one.
+    process.env.ANTHROPIC_API_KEY = "sk-ant-test"
+    delete process.env.OPENAI_API_KEY
+    const dir = tempDir()
+    writeFileSync(
+      join(dir, "opencode.json"),
+      JSON.stringify({
+        provider: {
+          openai: { models: { "gpt-next": {} } },
+          anthropic: { apiKey: "{env:OC2_TEST_ANTHROPIC_KEY}" },
+          local: { baseURL: "http://127.0.0.1:9/v1", apiKey: "{env:OC2_TEST_LOCAL_KEY}" },
+          both: { baseURL: "http://127.0.0.1:9/v1", apiKey: "{env:OC2_TEST_A}", headers: { x: "{env:OC2_TEST_B}" } },
+          open: { baseURL: "http://127.0.0.1:9/v1" },
+        },
+      }),
+    )
+    const registry = await providers(await Effect.runPromise(Config.load(dir, {})))
+    const problem = async (providerID: string, modelID: string) => {
+      const checked = registry.check({ providerID, modelID })
+      // The turn's client refuses with the same words, so a default model fails its turn naming it too.
+      const exit = await Effect.runPromiseExit(registry.client({ providerID, modelID }))
+      expect(Exit.isFailure(exit)).toBe(checked !== undefined)
+      if (checked !== undefined) expect(JSON.stringify(exit)).toContain(JSON.stringify(checked).slice(1, -1))
+      return checked
+    }
+    // Configured without a key, and the conventional variable unset.
+    expect(await problem("openai", "gpt-next")).toBe(
+      'provider "openai" needs an API key: set OPENAI_API_KEY (or provider.openai.apiKey in opencode.json)',
+    )
+    // `{env:VAR}` is what the config asked for: its variable is named, not the conventional one.
+    expect(await problem("anthropic", "claude-sonnet-4-5")).toBe(
+      'provider "anthropic" needs the environment variable OC2_TEST_ANTHROPIC_KEY, which is not set',
+    )
+    expect(await problem("local", "any")).toBe(
+      'provider "local" needs the environment variable OC2_TEST_LOCAL_KEY, which is not set',
+    )
+    expect(await problem("both", "any")).toBe(
+      'provider "both" needs the environment variables OC2_TEST_A, OC2_TEST_B, which are not set',
+    )
+    // An openai-compatible server may need no key at all; an id that is no provider stays unknown.
+    expect(await problem("open", "any")).toBeUndefined()
+    expect(registry.check({ providerID: "nope", modelID: "x" })).toBe('unknown provider "nope"')
+    expect(registry.check({ providerID: "toString", modelID: "x" })).toBe('unknown provider "toString"')
   })
 
   it("merges configured models and limits over the catalog and applies retries and timeout", async () => {

@@ -64,7 +64,7 @@ describe("opencode2 run shows its work", () => {
     expect(result.screen).toMatch(/usage: \d+ in, \d+ out tokens · \d+\.\ds/)
   })
 
-  it("on a terminal, reject leaves the file and shows the error", async () => {
+  it("on a terminal, reject leaves the file, shows the error and exits 1: the turn stopped", async () => {
     const cwd = tempDir()
     writeFileSync(join(cwd, "a.txt"), "hello\n")
     const result = await runInPty(
@@ -75,9 +75,27 @@ describe("opencode2 run shows its work", () => {
         ["Tell the model why", "\n"],
       ],
     )
-    expect(result.code, result.screen).toBe(0)
+    expect(result.code, result.screen).toBe(1)
     expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("hello\n")
     expect(result.screen).toContain("✗ edit a.txt  the user rejected this call")
+    expect(result.screen).toMatch(/turn stopped: permission for edit a\.txt was rejected\r?\n.*usage: /)
+  })
+
+  it("on a terminal, a reject with a message for the model lets the turn go on and complete: exit 0", async () => {
+    const cwd = tempDir()
+    writeFileSync(join(cwd, "a.txt"), "hello\n")
+    const result = await runInPty(
+      cwd,
+      ["run", "--db", join(cwd, "pty.db"), edit("a.txt", "hello", "bye")],
+      [
+        ["Allow?", "r\n"],
+        ["Tell the model why", "keep it\n"],
+      ],
+    )
+    expect(result.code, result.screen).toBe(0)
+    expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("hello\n")
+    expect(result.screen).toContain("✗ edit a.txt  the user rejected this call: keep it")
+    expect(result.screen).not.toContain("turn stopped")
   })
 
   it("without a terminal an ask is rejected with a clear message; --allow and --yes answer once", async () => {
@@ -85,7 +103,8 @@ describe("opencode2 run shows its work", () => {
     const db = join(cwd, "run.db")
     writeFileSync(join(cwd, "a.txt"), "hello\n")
     const refused = await runCli(["run", "--db", db, edit("a.txt", "hello", "bye")], { cwd })
-    expect(refused.code, refused.stderr).toBe(0)
+    expect(refused.code, refused.stderr).toBe(1)
+    expect(refused.stderr).toContain("turn stopped: permission for edit a.txt was rejected")
     expect(refused.stderr).toContain(
       "permission needed for edit a.txt: rejected, there is no terminal to ask on (pass --allow edit or --yes",
     )

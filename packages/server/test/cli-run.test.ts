@@ -70,11 +70,46 @@ describe("opencode2 run", () => {
     expect(result.stderr).toContain("error: Session ses_missing not found")
   })
 
-  it("exits 1 with the recorded error when the turn fails", async () => {
+  it("exits 1 with the recorded error when the turn fails, said before the closing usage line", async () => {
     const cwd = tempDir()
     const result = await runCli(["run", "/error the model broke", "--db", join(cwd, "x.db")], { cwd })
     expect(result.code).toBe(1)
-    expect(result.stderr).toMatch(/turn failed: .*the model broke/)
+    const lines = result.stderr.trimEnd().split("\n")
+    expect(lines.at(-2)).toMatch(/^turn failed: .*the model broke$/)
+    expect(lines.at(-1)).toMatch(/^done in \d+\.\ds$/)
+  })
+
+  it("refuses an unknown --model or --agent, or a provider without its key, before creating a session", async () => {
+    const cwd = tempDir()
+    const db = join(cwd, "x.db")
+    const config = join(cwd, "opencode.json")
+    writeFileSync(
+      config,
+      JSON.stringify({ provider: { local: { baseURL: "http://127.0.0.1:9/v1", apiKey: "{env:OC2_TEST_UNSET_KEY}" } } }),
+    )
+    const env = { OPENCODE_CONFIG: config, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" }
+    for (const [flags, said] of [
+      [["--model", "offline/nope"], 'model "offline/nope" cannot be used: provider "offline" has no model "nope"'],
+      [["--model", "nope/x"], 'model "nope/x" cannot be used: unknown provider "nope"'],
+      [["--model", "openai/gpt-5"], 'provider "openai" needs an API key: set OPENAI_API_KEY'],
+      [["--model", "anthropic/claude-sonnet-4-5"], 'provider "anthropic" needs an API key: set ANTHROPIC_API_KEY'],
+      [["--model", "local/m"], 'provider "local" needs the environment variable OC2_TEST_UNSET_KEY, which is not set'],
+      [["--agent", "ghost"], 'unknown agent "ghost" (known: build)'],
+    ] as const) {
+      const result = await runCli(["run", "hi", "--db", db, ...flags], { cwd, env })
+      expect(result.code, result.stderr).toBe(1)
+      expect(result.stderr).toContain(said)
+      expect(result.stderr).not.toMatch(SESSION)
+    }
+    const list = await runCli(["session", "list", "--db", db], { cwd })
+    expect(list.code, list.stderr).toBe(0)
+    expect(list.stdout).toBe("")
+
+    // A known choice is recorded on the session run creates, so `--continue` keeps using it.
+    const ok = await runCli(["run", "hi", "--db", db, "--model", "offline/echo", "--agent", "build"], { cwd, env })
+    expect(ok.code, ok.stderr).toBe(0)
+    const show = await runCli(["session", "show", SESSION.exec(ok.stderr)![1]!, "--db", db], { cwd })
+    expect(show.stdout).toMatch(/^ {2}directory .*, agent build, model offline\/echo$/m)
   })
 
   it("talks to a running server with --attach, with the password from OPENCODE_SERVER_PASSWORD", async () => {

@@ -17,8 +17,8 @@ export interface HostServices {
   readonly prune: Prune["Service"]
   readonly erase: Erase["Service"]
   readonly hooks: Hooks["Service"]
-  /** Checks an agent a plugin names (the same check as a prompt's choice). */
-  readonly choose: (agent: string) => Effect.Effect<void, InvalidInputError>
+  /** The admission check of an agent choice, as for prompts (see `session/choice.ts`). */
+  readonly choice: (choice: { readonly agent?: string | undefined }) => Effect.Effect<void, InvalidInputError>
 }
 
 const PRUNABLE: ReadonlyArray<PrunableType> = ["tool", "reasoning"]
@@ -94,10 +94,10 @@ export const effectSession = (
         const title = yield* opt<string>(input, "title", "string")
         const given = yield* opt<string>(input, "directory", "string")
         const agent = yield* opt<string>(input, "agent", "string")
-        // The same rule as `POST /api/session`: tools are confined to this path, so it is stored as the
-        // realpath of an existing directory, and a refusal stores nothing.
+        // The same rules as `POST /api/session`: an unknown agent is refused, and tools are confined to
+        // the directory, so it is stored as the realpath of an existing one; a refusal stores nothing.
+        yield* services.choice({ agent })
         const directory = yield* resolveDirectory(given ?? process.cwd(), "directory")
-        if (agent !== undefined) yield* services.choose(agent)
         return yield* session.create({
           ...(title !== undefined ? { title } : {}),
           directory,

@@ -47,13 +47,13 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
         const config = yield* Config
         const providers = yield* Providers
         const services = {
-          choose: (agent: string) => checkChoice(config.data, providers, { agent }),
           session: yield* Session,
           execution: yield* Execution,
           mutation: yield* Mutation,
           prune: yield* Prune,
           erase: yield* Erase,
           hooks: yield* Hooks,
+          choice: (choice: { readonly agent?: string | undefined }) => checkChoice(config.data, providers, choice),
         }
         const layerScope = yield* Effect.scope
         // A Promise plugin's `ctx.log` is called outside any fiber: it runs with the host's logger and level.

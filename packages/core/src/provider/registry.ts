@@ -2,7 +2,7 @@ import { Context, Effect, Layer } from "effect"
 import { Config } from "../config/config.ts"
 import type { ModelRef } from "../session/model-request.ts"
 import { CATALOG, DEFAULT_BASE_URL, KEY_VARIABLE } from "./catalog.ts"
-import { type ModelLimit, providerType } from "./config.ts"
+import { type ModelLimit, type ProviderType, providerType } from "./config.ts"
 import { DEFAULT_IDLE_TIMEOUT, makeIdleFetch } from "./fetch.ts"
 import { makeOffline, OFFLINE_MODEL_ID, OFFLINE_PROVIDER_ID } from "./offline.ts"
 import type { ProtocolOptions } from "./openai-compatible.ts"
@@ -10,6 +10,10 @@ import type { ModelInfo, ProviderInfo } from "./info.ts"
 import { ProviderError, type ProviderClient } from "./provider.ts"
 import { DEFAULT_RETRIES } from "./retry.ts"
 import { endpointOf } from "./endpoint.ts"
+
+/** Why a provider cannot be used without its key, naming the variable that supplies it. */
+const missingKey = (providerID: string, variable: string) =>
+  `provider "${providerID}" needs an API key: set ${variable} (or provider.${providerID}.apiKey in opencode.json)`
 
 /** Parses `<providerID>/<modelID>`; the model id may itself contain slashes. */
 export const parseModel = (value: string): ModelRef => {
@@ -24,7 +28,10 @@ export interface ProvidersShape {
   readonly defaultModel: ModelRef
   /** Every usable provider, the offline one first. */
   list(): ReadonlyArray<ProviderInfo>
-  /** Why `model` cannot be used (unknown provider or model), or undefined when it can. */
+  /**
+   * Why `model` cannot be used (unknown provider or model, or a missing key, naming the variable that
+   * supplies it), or undefined when it can. Admission refuses a prompt's or a new session's model with it.
+   */
   check(model: ModelRef): string | undefined
   /** The model's token limits, when known (config, then the built-in catalog). */
   limit(model: ModelRef): ModelLimit | undefined
@@ -104,9 +111,30 @@ export class Providers extends Context.Service<Providers, ProvidersShape>()("@op
         )
       }
 
+      // A missing key is named with the variable that supplies it: a `{env:VAR}` of the entry, else the
+      // protocol's conventional variable.
+      const keyProblem = (provider: Resolved): string | undefined => {
+        if (provider.missing.length === 1)
+          return `provider "${provider.id}" needs the environment variable ${provider.missing[0]}, which is not set`
+        if (provider.missing.length > 1)
+          return `provider "${provider.id}" needs the environment variables ${provider.missing.join(", ")}, which are not set`
+        const keyVariable = provider.type === "offline" ? undefined : KEY_VARIABLE[provider.type]
+        if (keyVariable && !provider.apiKey) return missingKey(provider.id, keyVariable)
+        return undefined
+      }
+
       const check = (model: ModelRef): string | undefined => {
         const provider = resolved.get(model.providerID)
-        if (!provider) return `unknown provider "${model.providerID}"`
+        if (!provider) {
+          // `anthropic` and `openai` exist without config only once their variable is set: without it they
+          // are reported as missing their key, not as unknown.
+          const builtin = Object.hasOwn(KEY_VARIABLE, model.providerID)
+          return builtin
+            ? missingKey(model.providerID, KEY_VARIABLE[model.providerID as ProviderType]!)
+            : `unknown provider "${model.providerID}"`
+        }
+        const key = keyProblem(provider)
+        if (key) return key
         if (provider.anyModel || provider.models.some((m) => m.id === model.id)) return undefined
         return `provider "${model.providerID}" has no model "${model.id}"`
       }
@@ -164,24 +192,6 @@ export class Providers extends Context.Service<Providers, ProvidersShape>()("@op
             const problem = check(model)
             if (problem) return Effect.fail(new ProviderError({ providerID: model.providerID, message: problem }))
             const provider = resolved.get(model.providerID)!
-            if (provider.missing.length > 0) {
-              const names = provider.missing.join(", ")
-              return Effect.fail(
-                new ProviderError({
-                  providerID: provider.id,
-                  message: `provider "${provider.id}" needs the environment variable ${names}, which is not set`,
-                }),
-              )
-            }
-            const keyVariable = provider.type === "offline" ? undefined : KEY_VARIABLE[provider.type]
-            if (keyVariable && !provider.apiKey) {
-              return Effect.fail(
-                new ProviderError({
-                  providerID: provider.id,
-                  message: `provider "${provider.id}" has no API key: set ${keyVariable} or provider.${provider.id}.apiKey`,
-                }),
-              )
-            }
             const key = `${model.providerID}/${model.id}`
             const cached = clients.get(key)
             if (cached) return Effect.succeed(cached)

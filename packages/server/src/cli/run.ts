@@ -93,8 +93,9 @@ export const run = defineCommand({
     "an ask is rejected with a message unless --allow names its tool (or its kind: read, edit, bash) or",
     "--yes allows everything asked.",
     "--format json prints every event of the session as one JSON object per line (NDJSON) on stdout.",
-    "Exit status: 0 when the turn completed, 1 when it failed or a request was refused, 130 on Ctrl-C",
-    "(which interrupts the turn).",
+    "Exit status: 0 when the turn completed, 1 when it failed, a rejected permission ended it (a reject",
+    "without a message) or a request was refused (an unknown --model or --agent creates no session),",
+    "130 on Ctrl-C (which interrupts the turn). A failed tool call is the model's to handle: not a failure.",
   ],
   flags: {
     session: { type: "string", short: "s", value: "ID", description: "Continue this session instead of creating one" },
@@ -247,7 +248,17 @@ const turn = async (target: Target, io: Io, terminal: Terminal, input: TurnInput
       ? await call(client.session.get({ path: { sessionID: input.sessionID } }))
       : input.continue
         ? await latestHere(client, call, io)
-        : await call(client.session.create({ body: { title: titleFor(input.text), directory: realCwd(io) } }))
+        : // The model and agent go with the create, so an unknown one is refused before anything is stored.
+          await call(
+            client.session.create({
+              body: {
+                title: titleFor(input.text),
+                directory: realCwd(io),
+                ...(input.model !== undefined ? { model: input.model } : {}),
+                ...(input.agent !== undefined ? { agent: input.agent } : {}),
+              },
+            }),
+          )
   const sessionID = session.id
   io.err(`session ${sessionID}`)
 
@@ -308,6 +319,9 @@ const turn = async (target: Target, io: Io, terminal: Terminal, input: TurnInput
 
     let admitted = false
     let turnID: string | undefined
+    // Asks of this turn by id (for their titles), and the one whose reject without a message ended it.
+    const asked = new Map<string, string>()
+    let stoppedBy: string | undefined
     for (;;) {
       const next = await events.next()
       if (next.done) throw new CommandError("the event stream ended before the turn finished")
@@ -325,7 +339,12 @@ const turn = async (target: Target, io: Io, terminal: Terminal, input: TurnInput
           if (admitted && turnID === undefined) turnID = event.data.turnID
           break
         case "session.permission.asked":
+          asked.set(event.data.permissionID, event.data.title)
           await answer({ id: event.data.permissionID, ...event.data } as Ask)
+          break
+        case "session.permission.replied":
+          if (turnID !== undefined && event.data.reply === "reject" && !event.data.message?.trim())
+            stoppedBy ??= asked.get(event.data.permissionID) ?? event.data.permissionID
           break
         case "session.part.delta":
           if (turnID !== undefined) output.delta(event.data.partID, event.data.field, event.data.delta)
@@ -338,15 +357,10 @@ const turn = async (target: Target, io: Io, terminal: Terminal, input: TurnInput
           break
         case "session.turn.ended": {
           if (turnID === undefined || event.data.turnID !== turnID) break
+          // The verdict first, then the usage line, which always closes the output.
+          const code = verdict(event.data, interrupted, stoppedBy, output)
           output.end(performance.now() - started)
-          if (event.data.outcome === "completed") return EXIT_OK
-          if (event.data.outcome === "interrupted" || interrupted) {
-            io.err("turn interrupted")
-            return interrupted ? EXIT_INTERRUPTED : EXIT_FAILURE
-          }
-          const error = event.data.error as { name: string; message: string } | undefined
-          io.err(`turn failed: ${error ? `${error.name}: ${error.message}` : "unknown error"}`)
-          return EXIT_FAILURE
+          return code
         }
       }
     }
@@ -355,6 +369,30 @@ const turn = async (target: Target, io: Io, terminal: Terminal, input: TurnInput
     controller.abort()
     await events.return?.(undefined).catch(() => undefined)
   }
+}
+
+/**
+ * How the turn ended, as a line (none when it completed) and the exit status: 0 completed, 1 failed or
+ * stopped by a rejected permission (the work asked for was not done), 130 interrupted with Ctrl-C.
+ */
+const verdict = (
+  ended: { outcome: string; error?: unknown },
+  interrupted: boolean,
+  stoppedBy: string | undefined,
+  output: Output,
+): number => {
+  if (ended.outcome === "completed") {
+    if (stoppedBy === undefined) return EXIT_OK
+    output.note(`turn stopped: permission for ${stoppedBy} was rejected`)
+    return EXIT_FAILURE
+  }
+  if (ended.outcome === "interrupted" || interrupted) {
+    output.note("turn interrupted")
+    return interrupted ? EXIT_INTERRUPTED : EXIT_FAILURE
+  }
+  const error = ended.error as { name: string; message: string } | undefined
+  output.note(`turn failed: ${error ? `${error.name}: ${error.message}` : "unknown error"}`)
+  return EXIT_FAILURE
 }
 
 /** How to answer an ask: `--yes` / `--allow`, else the terminal, else a reject that says why. */

@@ -5,16 +5,15 @@ import { register } from "./registration.ts"
 
 export const DEFAULT_PORT = 4096
 
-/** Resolves once the process receives SIGINT or SIGTERM. */
+/**
+ * Resolves once the process receives SIGINT or SIGTERM. The listeners stay: the same signal often comes
+ * more than once (Ctrl-C reaches every process of the terminal's group, and launchers such as `npm start`
+ * forward it too), and a repeat must not kill the process in the middle of its clean stop.
+ */
 export const termination = () =>
   new Promise<NodeJS.Signals>((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      process.off("SIGINT", stop)
-      process.off("SIGTERM", stop)
-      resolve(signal)
-    }
-    process.on("SIGINT", stop)
-    process.on("SIGTERM", stop)
+    process.on("SIGINT", resolve)
+    process.on("SIGTERM", resolve)
   })
 
 /** `opencode2 serve`: the host and its HTTP API, until SIGINT/SIGTERM. */
