@@ -195,11 +195,13 @@ export const writeFiles = async (
 ) => {
   const staged: Array<{ change: FileChange; temp?: string }> = []
   const createdDirs: Array<string> = []
-  const dropStaged = () =>
-    Promise.all(staged.map((s) => (s.temp ? fs.unlink(s.temp).catch(() => undefined) : undefined)))
+  const dropStaged = (from = 0) =>
+    Promise.all(staged.slice(from).map((s) => (s.temp ? fs.unlink(s.temp).catch(() => undefined) : undefined)))
   try {
     for (const change of changes) {
       if (change.after === undefined) {
+        // Checked now as well, so that a parent leading outside fails the call before the first rename.
+        await checkParent(tool, root, nodePath.dirname(change.path), change)
         staged.push({ change })
         continue
       }
@@ -222,7 +224,7 @@ export const writeFiles = async (
   } catch (error) {
     // Put back what was already replaced, then drop the remaining temporaries.
     for (const change of done) await restore(tool, root, change, previous.get(change.path)).catch(() => undefined)
-    await dropStaged()
+    await dropStaged(done.length)
     if (error instanceof PathOutsideDirectoryError) throw error
     throw new ToolError({
       tool,
