@@ -6,6 +6,7 @@ import { beforeEach, describe, expect, test } from "vitest"
 import { edit } from "../src/tool/edit.ts"
 import { glob } from "../src/tool/glob.ts"
 import { patch } from "../src/tool/patch.ts"
+import { writeFiles } from "../src/tool/files.ts"
 import { planTool } from "../src/tool/registry.ts"
 import type { Tool, ToolContext } from "../src/tool/tool.ts"
 import { write } from "../src/tool/write.ts"
@@ -237,6 +238,42 @@ describe("patch", () => {
     expect(
       ((await call(patch, { patch: "--- a/a.txt\n+++ b/a.txt\n@@ -1,5 +1,1 @@\n one\n" })) as { error: string }).error,
     ).toMatch(/header says 5\/1/)
+  })
+})
+
+describe("all-or-nothing writes", () => {
+  test("a replaced file keeps its mode", async () => {
+    await fs.chmod(nodePath.join(root, "src/b.ts"), 0o750)
+    expect(await call(edit, { path: "src/b.ts", oldString: "= 1", newString: "= 2" })).toMatchObject({ ok: true })
+    expect((await fs.stat(nodePath.join(root, "src/b.ts"))).mode & 0o777).toBe(0o750)
+  })
+
+  test("a failed rename puts back the files already replaced (content and mode), leaving no temporary", async () => {
+    const a = nodePath.join(root, "a.txt")
+    await fs.chmod(a, 0o640)
+    // A directory where a file is expected: its rename fails after a.txt was already replaced.
+    const blocker = nodePath.join(root, "blocker")
+    await fs.mkdir(blocker)
+    await fs.writeFile(nodePath.join(blocker, "inner.txt"), "inner\n")
+    const before = await snapshot(root)
+    const error = await writeFiles(
+      "patch",
+      root,
+      [
+        { path: a, requested: "a.txt", shown: "a.txt", after: "replaced\n" },
+        { path: blocker, requested: "blocker", shown: "blocker", after: "file\n" },
+      ],
+      new Map([
+        [a, "one\ntwo\nthree\ntwo\n"],
+        [blocker, undefined],
+      ]),
+    ).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    )
+    expect(error?.message).toContain('nothing was changed: cannot write "blocker"')
+    expect(await snapshot(root)).toEqual(before)
+    expect((await fs.stat(a)).mode & 0o777).toBe(0o640)
   })
 })
 

@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { capDiff, unifiedDiff } from "./diff.ts"
 import { fingerprint, readTextFile, unchanged, writeFiles } from "./files.ts"
-import { displayPath, resolveWritable } from "./path.ts"
+import { confirmWritable, displayPath, resolveWritable } from "./path.ts"
 import { PathOutsideDirectoryError, ToolError, type Tool, type ToolContext, type ToolPlan } from "./tool.ts"
 
 export const EditInput = Schema.Struct({
@@ -76,6 +76,8 @@ const plan = (input: EditInput, ctx: ToolContext): Effect.Effect<ToolPlan, ToolE
       metadata: { diff },
       run: () =>
         Effect.gen(function* () {
+          // Any component may have been swapped while the call waited: confine it again before touching it.
+          yield* confirmWritable("edit", ctx.directory, input.path, { path, shown })
           // The file must still be what the diff was computed (and perhaps approved) against.
           const same = yield* Effect.tryPromise({
             try: () => unchanged("edit", path, shown, print, before),
@@ -85,8 +87,10 @@ const plan = (input: EditInput, ctx: ToolContext): Effect.Effect<ToolPlan, ToolE
             return yield* fail(`file "${shown}" changed since it was read; read it again and redo the edit`)
           }
           yield* Effect.tryPromise({
-            try: () => writeFiles("edit", [{ path, shown, after }], new Map([[path, before]])),
-            catch: (error) => (error instanceof ToolError ? error : fail(String(error))),
+            try: () =>
+              writeFiles("edit", root, [{ path, requested: input.path, shown, after }], new Map([[path, before]])),
+            catch: (error) =>
+              error instanceof ToolError || error instanceof PathOutsideDirectoryError ? error : fail(String(error)),
           })
           const replaced = input.replaceAll ? count(before ?? "", input.oldString, Number.MAX_SAFE_INTEGER) : 1
           const what =

@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { capDiff, unifiedDiff } from "./diff.ts"
 import { type FileChange, fingerprint, readTextFile, unchanged, writeFiles } from "./files.ts"
-import { displayPath, resolveWritable } from "./path.ts"
+import { confirmWritable, displayPath, resolveWritable, sessionRoot } from "./path.ts"
 import { PathOutsideDirectoryError, ToolError, type Tool, type ToolContext, type ToolPlan } from "./tool.ts"
 
 export const PatchInput = Schema.Struct({
@@ -159,6 +159,8 @@ export const applyHunks = (shown: string, before: string, hunks: ReadonlyArray<H
 
 interface Target {
   readonly path: string
+  /** The path as the patch first spelled it (re-confined with it when the patch is applied). */
+  readonly requested: string
   readonly shown: string
   readonly before: string | undefined
   readonly print: string
@@ -172,9 +174,10 @@ const plan = (input: PatchInput, ctx: ToolContext): Effect.Effect<ToolPlan, Tool
       catch: (error) => (error instanceof ToolError ? error : fail(String(error))),
     })
     const targets = new Map<string, Target>()
+    const root = yield* sessionRoot("patch", ctx.directory)
     const load = (requested: string) =>
       Effect.gen(function* () {
-        const { root, path } = yield* resolveWritable("patch", ctx.directory, requested)
+        const { path } = yield* resolveWritable("patch", ctx.directory, requested)
         const existing = targets.get(path)
         if (existing) return existing
         const shown = displayPath(root, path)
@@ -186,7 +189,7 @@ const plan = (input: PatchInput, ctx: ToolContext): Effect.Effect<ToolPlan, Tool
           try: () => readTextFile("patch", path, shown),
           catch: (error) => (error instanceof ToolError ? error : fail(`cannot read "${shown}": ${String(error)}`)),
         })
-        const target: Target = { path, shown, before, print, after: before }
+        const target: Target = { path, requested, shown, before, print, after: before }
         targets.set(path, target)
         return target
       })
@@ -230,6 +233,8 @@ const plan = (input: PatchInput, ctx: ToolContext): Effect.Effect<ToolPlan, Tool
       metadata: { diff },
       run: () =>
         Effect.gen(function* () {
+          // Every file is confined again before any is touched, so one now outside changes no file.
+          for (const target of list) yield* confirmWritable("patch", ctx.directory, target.requested, target)
           for (const target of list) {
             const same = yield* Effect.tryPromise({
               try: () => unchanged("patch", target.path, target.shown, target.print, target.before),
@@ -241,10 +246,16 @@ const plan = (input: PatchInput, ctx: ToolContext): Effect.Effect<ToolPlan, Tool
               )
             }
           }
-          const changes: Array<FileChange> = list.map((t) => ({ path: t.path, shown: t.shown, after: t.after }))
+          const changes: Array<FileChange> = list.map((t) => ({
+            path: t.path,
+            requested: t.requested,
+            shown: t.shown,
+            after: t.after,
+          }))
           yield* Effect.tryPromise({
-            try: () => writeFiles("patch", changes, new Map(list.map((t) => [t.path, t.before]))),
-            catch: (error) => (error instanceof ToolError ? error : fail(String(error))),
+            try: () => writeFiles("patch", root, changes, new Map(list.map((t) => [t.path, t.before]))),
+            catch: (error) =>
+              error instanceof ToolError || error instanceof PathOutsideDirectoryError ? error : fail(String(error)),
           })
           const summary = list.map(
             (t) => `${t.before === undefined ? "created" : t.after === undefined ? "deleted" : "patched"} ${t.shown}`,

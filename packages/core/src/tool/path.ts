@@ -144,6 +144,17 @@ const walk = async (root: string, prefixes: ReadonlyArray<string>, initial: Arra
 }
 
 /**
+ * The confinement error: `requested` (as the call spelled it) resolves outside the session directory.
+ * Exported so that the apply-time checks of the file-changing tools fail with the very same error.
+ */
+export const outsideError = (tool: string, requested: string, access: "changed" | "accessed") =>
+  new PathOutsideDirectoryError({
+    tool,
+    path: requested,
+    message: `path "${requested}" is outside the session directory; only files inside it can be ${access}`,
+  })
+
+/**
  * The common first half of path resolution: refuses NUL bytes, resolves the session root, and walks
  * `requested` below it. Returns the walk's result with the error to raise when it leaves the directory.
  */
@@ -154,11 +165,7 @@ const walkRequested = (tool: string, directory: string, requested: string, acces
     }
     const root = yield* sessionRoot(tool, directory)
     const prefixes = [root, nodePath.resolve(directory)]
-    const outside = new PathOutsideDirectoryError({
-      tool,
-      path: requested,
-      message: `path "${requested}" is outside the session directory; only files inside it can be ${access}`,
-    })
+    const outside = outsideError(tool, requested, access)
     let initial: Array<string>
     if (nodePath.isAbsolute(requested)) {
       const below = belowRoot(requested, prefixes)
@@ -271,4 +278,28 @@ export const resolveInsideWithRoot = (
     })
     if (!isInside(root, real)) return yield* outside
     return { root, path: real }
+  })
+
+/**
+ * Re-confines, when an approved call is about to write, a path that {@link resolveWritable} resolved when
+ * the call was planned. Between the two the call may have waited for permission (minutes, or a restart),
+ * and any component of the path may have been replaced meanwhile — a directory by a symlink leading out,
+ * the file itself by a link to a file outside. The whole path is resolved again, parents included: one
+ * that now leads outside fails with the confinement error; one that now leads to another place inside
+ * fails too, because that is not the file whose change was shown and approved. Nothing is written here;
+ * the writer checks the parent's real path once more right before each write (see `files.ts`).
+ */
+export const confirmWritable = (
+  tool: string,
+  directory: string,
+  requested: string,
+  planned: { readonly path: string; readonly shown: string },
+): Effect.Effect<void, PathOutsideDirectoryError | ToolError> =>
+  Effect.gen(function* () {
+    const now = yield* resolveWritable(tool, directory, requested)
+    if (now.path === planned.path) return
+    return yield* new ToolError({
+      tool,
+      message: `path "${requested}" now leads to "${displayPath(now.root, now.path)}" instead of "${planned.shown}", which was planned; nothing was changed`,
+    })
   })

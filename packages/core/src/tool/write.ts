@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { capDiff, unifiedDiff } from "./diff.ts"
 import { fingerprint, readTextFile, unchanged, writeFiles } from "./files.ts"
-import { displayPath, resolveWritable } from "./path.ts"
+import { confirmWritable, displayPath, resolveWritable } from "./path.ts"
 import { PathOutsideDirectoryError, ToolError, type Tool, type ToolContext, type ToolPlan } from "./tool.ts"
 
 export const WriteInput = Schema.Struct({
@@ -34,6 +34,8 @@ const plan = (input: WriteInput, ctx: ToolContext): Effect.Effect<ToolPlan, Tool
       metadata: { diff },
       run: () =>
         Effect.gen(function* () {
+          // Any component may have been swapped while the call waited: confine it again before touching it.
+          yield* confirmWritable("write", ctx.directory, input.path, { path, shown })
           const same = yield* Effect.tryPromise({
             try: () => unchanged("write", path, shown, print, before),
             catch: (error) => (error instanceof ToolError ? error : fail(`cannot read "${shown}": ${String(error)}`)),
@@ -41,8 +43,15 @@ const plan = (input: WriteInput, ctx: ToolContext): Effect.Effect<ToolPlan, Tool
           if (!same)
             return yield* fail(`file "${shown}" changed since it was read; read it again before overwriting it`)
           yield* Effect.tryPromise({
-            try: () => writeFiles("write", [{ path, shown, after: input.content }], new Map([[path, before]])),
-            catch: (error) => (error instanceof ToolError ? error : fail(String(error))),
+            try: () =>
+              writeFiles(
+                "write",
+                root,
+                [{ path, requested: input.path, shown, after: input.content }],
+                new Map([[path, before]]),
+              ),
+            catch: (error) =>
+              error instanceof ToolError || error instanceof PathOutsideDirectoryError ? error : fail(String(error)),
           })
           const bytes = Buffer.byteLength(input.content, "utf8")
           return {

@@ -1,0 +1,318 @@
+import * as fs from "node:fs/promises"
+import * as nodePath from "node:path"
+import { Effect } from "effect"
+import { afterEach, describe, expect, it } from "vitest"
+import { Bus, type BusEvent } from "../src/bus/bus.ts"
+import type { HostServices } from "../src/host.ts"
+import { Permissions } from "../src/permission/permission.ts"
+import { Execution } from "../src/session/execution.ts"
+import type { Message, ToolPart } from "../src/session/message.ts"
+import { Session } from "../src/session/session.ts"
+import { writeFiles } from "../src/tool/files.ts"
+import { PathOutsideDirectoryError } from "../src/tool/tool.ts"
+import { makeHost } from "./support/host.ts"
+import { tempDir } from "./support/tmp.ts"
+
+/**
+ * A file-changing call is confined when it is planned, before the permission ask, and again when the approved
+ * call runs. These tests swap a directory (or the file itself) for a symlink leading out of the session
+ * directory while the ask is pending, then approve it: nothing outside may change.
+ */
+
+const toolLine = (tool: string, input: unknown) => `/tool ${tool} ${JSON.stringify(input)}`
+
+/** Every entry under a directory (files with their content, links with their target, directories); links not followed. */
+const snapshot = async (dir: string, prefix = ""): Promise<Record<string, string>> => {
+  const out: Record<string, string> = {}
+  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+    const full = nodePath.join(dir, entry.name)
+    const rel = prefix + entry.name
+    if (entry.isSymbolicLink()) out[rel] = `-> ${await fs.readlink(full)}`
+    else if (entry.isDirectory()) Object.assign(out, { [rel]: "<dir>" }, await snapshot(full, `${rel}/`))
+    else out[rel] = await fs.readFile(full, "utf8")
+  }
+  return out
+}
+
+const disposers: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const dispose of disposers.splice(0)) await dispose()
+})
+
+/** A host with edits on "ask", a session in its directory, and a directory outside it. */
+const setup = async () => {
+  const host = makeHost({ config: { permission: { edit: "ask" } } })
+  disposers.push(() => host.dispose())
+  const directory = await fs.realpath(host.directory)
+  const outside = await fs.realpath(tempDir("apply-outside-"))
+  const events: Array<BusEvent> = []
+  const listeners = new Set<() => void>()
+  const run = <A, E>(effect: Effect.Effect<A, E, HostServices>) => host.run(effect)
+  const sessionID = await run(
+    Effect.gen(function* () {
+      ;(yield* Bus).subscribe((event) => {
+        events.push(event)
+        for (const listener of listeners) listener()
+      })
+      return (yield* (yield* Session).create({ directory })).id
+    }),
+  )
+  /** The first ask committed after `after` events (already seen or still to come). */
+  const asked = (after: number) =>
+    new Promise<string>((resolve) => {
+      const check = () => {
+        const found = events.slice(after).find((e) => e.type === "session.permission.asked")
+        if (found) {
+          listeners.delete(check)
+          resolve((found.data as { permissionID: string }).permissionID)
+        }
+      }
+      listeners.add(check)
+      check()
+    })
+  /**
+   * Prompts with one tool call, waits for its ask, runs `meanwhile` (the swap) while the ask is pending,
+   * approves it once and waits for the turn to end. Returns the call's tool part.
+   */
+  const approveAfter = async (line: string, meanwhile: () => Promise<void>): Promise<ToolPart> => {
+    const seen = events.length
+    await run(Execution.use((e) => e.prompt({ sessionID, text: line })))
+    const permissionID = await asked(seen)
+    await meanwhile()
+    await run(Permissions.use((p) => p.reply({ sessionID, permissionID, reply: "once" })))
+    await run(Execution.use((e) => e.wait(sessionID)))
+    const messages = (await run(Session.use((s) => s.messages(sessionID)))).items as ReadonlyArray<Message>
+    const parts = messages.flatMap((m) =>
+      m.type === "assistant" ? m.parts.filter((p): p is ToolPart => p.type === "tool") : [],
+    )
+    return parts.at(-1)!
+  }
+  /** Replaces the directory `name` (inside the session directory) with a symlink to `target`. */
+  const swapDir = async (name: string, target: string) => {
+    await fs.rm(nodePath.join(directory, name), { recursive: true })
+    await fs.symlink(target, nodePath.join(directory, name))
+  }
+  /** Replaces the file `name` with a symlink to `target`. */
+  const swapFile = async (name: string, target: string) => {
+    await fs.rm(nodePath.join(directory, name), { force: true })
+    await fs.symlink(target, nodePath.join(directory, name))
+  }
+  const read = (file: string) => fs.readFile(nodePath.join(directory, file), "utf8")
+  return { directory, outside, approveAfter, swapDir, swapFile, read }
+}
+
+const outsideError = (requested: string) =>
+  expect.stringContaining(`path "${requested}" is outside the session directory`)
+
+describe("an approved call whose parent directory was swapped for a symlink leading outside", () => {
+  it("write: no file is created outside, the part records the confinement error", async () => {
+    const t = await setup()
+    await fs.mkdir(nodePath.join(t.directory, "sub"))
+    await fs.writeFile(nodePath.join(t.outside, "keep.txt"), "outside\n")
+    const before = await snapshot(t.outside)
+
+    const part = await t.approveAfter(toolLine("write", { path: "sub/new.txt", content: "pwned\n" }), () =>
+      t.swapDir("sub", t.outside),
+    )
+
+    expect(part).toMatchObject({ tool: "write", state: "error", error: outsideError("sub/new.txt") })
+    expect(await snapshot(t.outside)).toEqual(before)
+  })
+
+  it("write into a directory still to be created: nothing is created outside", async () => {
+    const t = await setup()
+    await fs.mkdir(nodePath.join(t.directory, "sub"))
+    const part = await t.approveAfter(toolLine("write", { path: "sub/deeper/new.txt", content: "pwned\n" }), () =>
+      t.swapDir("sub", t.outside),
+    )
+    expect(part).toMatchObject({ state: "error", error: outsideError("sub/deeper/new.txt") })
+    expect(await snapshot(t.outside)).toEqual({})
+  })
+
+  it("edit: the outside file with the same content is not edited", async () => {
+    const t = await setup()
+    await fs.mkdir(nodePath.join(t.directory, "sub"))
+    await fs.writeFile(nodePath.join(t.directory, "sub", "a.txt"), "alpha\nbeta\n")
+    // Same content outside: the "changed since it was read" check alone would not notice the swap.
+    await fs.writeFile(nodePath.join(t.outside, "a.txt"), "alpha\nbeta\n")
+    const before = await snapshot(t.outside)
+
+    const part = await t.approveAfter(
+      toolLine("edit", { path: "sub/a.txt", oldString: "beta", newString: "pwned" }),
+      () => t.swapDir("sub", t.outside),
+    )
+
+    expect(part).toMatchObject({ tool: "edit", state: "error", error: outsideError("sub/a.txt") })
+    expect(await snapshot(t.outside)).toEqual(before)
+  })
+
+  it("patch over two files, one of them now outside: no file changes, inside or outside", async () => {
+    const t = await setup()
+    await fs.writeFile(nodePath.join(t.directory, "a.txt"), "alpha\n")
+    await fs.mkdir(nodePath.join(t.directory, "sub"))
+    await fs.writeFile(nodePath.join(t.directory, "sub", "b.txt"), "beta\n")
+    await fs.writeFile(nodePath.join(t.outside, "b.txt"), "beta\n")
+    const before = await snapshot(t.outside)
+    const diff = [
+      "--- a/a.txt",
+      "+++ b/a.txt",
+      "@@ -1,1 +1,1 @@",
+      "-alpha",
+      "+ALPHA",
+      "--- a/sub/b.txt",
+      "+++ b/sub/b.txt",
+      "@@ -1,1 +1,1 @@",
+      "-beta",
+      "+pwned",
+      "--- /dev/null",
+      "+++ b/sub/c.txt",
+      "@@ -0,0 +1,1 @@",
+      "+pwned",
+      "",
+    ].join("\n")
+
+    const part = await t.approveAfter(toolLine("patch", { patch: diff }), () => t.swapDir("sub", t.outside))
+
+    expect(part).toMatchObject({ tool: "patch", state: "error", error: outsideError("sub/b.txt") })
+    expect(await snapshot(t.outside)).toEqual(before)
+    expect(await t.read("a.txt")).toBe("alpha\n")
+    expect((await snapshot(t.directory))["a.txt"]).toBe("alpha\n")
+  })
+})
+
+describe("an approved call whose file was swapped for a symlink leading outside", () => {
+  it("write does not follow it: the link and the outside file stay as they are", async () => {
+    const t = await setup()
+    await fs.writeFile(nodePath.join(t.directory, "target.txt"), "inside\n")
+    await fs.writeFile(nodePath.join(t.outside, "secret.txt"), "inside\n")
+    const part = await t.approveAfter(toolLine("write", { path: "target.txt", content: "pwned\n" }), () =>
+      t.swapFile("target.txt", nodePath.join(t.outside, "secret.txt")),
+    )
+    expect(part).toMatchObject({ state: "error", error: outsideError("target.txt") })
+    expect(await snapshot(t.outside)).toEqual({ "secret.txt": "inside\n" })
+    expect(await fs.readlink(nodePath.join(t.directory, "target.txt"))).toBe(nodePath.join(t.outside, "secret.txt"))
+  })
+
+  it("write of a new file that now is a dangling link out: nothing is created at its target", async () => {
+    const t = await setup()
+    const part = await t.approveAfter(toolLine("write", { path: "fresh.txt", content: "pwned\n" }), () =>
+      t.swapFile("fresh.txt", nodePath.join(t.outside, "created.txt")),
+    )
+    expect(part).toMatchObject({ state: "error", error: outsideError("fresh.txt") })
+    expect(await snapshot(t.outside)).toEqual({})
+  })
+
+  it("edit does not edit through it", async () => {
+    const t = await setup()
+    await fs.writeFile(nodePath.join(t.directory, "a.txt"), "alpha\nbeta\n")
+    await fs.writeFile(nodePath.join(t.outside, "secret.txt"), "alpha\nbeta\n")
+    const part = await t.approveAfter(toolLine("edit", { path: "a.txt", oldString: "beta", newString: "pwned" }), () =>
+      t.swapFile("a.txt", nodePath.join(t.outside, "secret.txt")),
+    )
+    expect(part).toMatchObject({ state: "error", error: outsideError("a.txt") })
+    expect(await snapshot(t.outside)).toEqual({ "secret.txt": "alpha\nbeta\n" })
+    expect((await fs.lstat(nodePath.join(t.directory, "a.txt"))).isSymbolicLink()).toBe(true)
+  })
+})
+
+describe("an approved call whose path now leads elsewhere inside", () => {
+  it("fails without writing: the approved path is not the one it would change", async () => {
+    const t = await setup()
+    await fs.mkdir(nodePath.join(t.directory, "sub"))
+    await fs.mkdir(nodePath.join(t.directory, "other"))
+    const part = await t.approveAfter(toolLine("write", { path: "sub/new.txt", content: "x\n" }), () =>
+      t.swapDir("sub", nodePath.join(t.directory, "other")),
+    )
+    expect(part).toMatchObject({ state: "error", error: expect.stringContaining('"sub/new.txt" now leads to') })
+    expect(await snapshot(nodePath.join(t.directory, "other"))).toEqual({})
+  })
+})
+
+describe("approved calls without a swap still apply", () => {
+  it("write, edit and patch", async () => {
+    const t = await setup()
+    await fs.mkdir(nodePath.join(t.directory, "sub"))
+    await fs.writeFile(nodePath.join(t.directory, "sub", "a.txt"), "alpha\n")
+    const nothing = async () => {}
+    expect(
+      await t.approveAfter(toolLine("write", { path: "sub/deeper/new.txt", content: "new\n" }), nothing),
+    ).toMatchObject({ state: "completed" })
+    expect(
+      await t.approveAfter(toolLine("edit", { path: "sub/a.txt", oldString: "alpha", newString: "ALPHA" }), nothing),
+    ).toMatchObject({ state: "completed" })
+    const diff = "--- a/sub/a.txt\n+++ b/sub/a.txt\n@@ -1,1 +1,1 @@\n-ALPHA\n+omega\n"
+    expect(await t.approveAfter(toolLine("patch", { patch: diff }), nothing)).toMatchObject({ state: "completed" })
+    expect(await snapshot(t.directory)).toEqual({
+      sub: "<dir>",
+      "sub/a.txt": "omega\n",
+      "sub/deeper": "<dir>",
+      "sub/deeper/new.txt": "new\n",
+    })
+  })
+})
+
+describe("writeFiles checks the parent's real path right before it writes", () => {
+  // A swap after the apply-time re-resolution, just before the temporary file is written or renamed.
+  it("refuses a parent that now leads outside, leaving no temporary file there", async () => {
+    const root = await fs.realpath(tempDir("apply-root-"))
+    const outside = await fs.realpath(tempDir("apply-outside-"))
+    await fs.writeFile(nodePath.join(outside, "a.txt"), "alpha\n")
+    await fs.symlink(outside, nodePath.join(root, "sub"))
+    const error = await writeFiles(
+      "edit",
+      root,
+      [
+        { path: nodePath.join(root, "b.txt"), requested: "b.txt", shown: "b.txt", after: "b\n" },
+        { path: nodePath.join(root, "sub", "a.txt"), requested: "sub/a.txt", shown: "sub/a.txt", after: "pwned\n" },
+      ],
+      new Map([
+        [nodePath.join(root, "b.txt"), undefined],
+        [nodePath.join(root, "sub", "a.txt"), "alpha\n"],
+      ]),
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(error).toBeInstanceOf(PathOutsideDirectoryError)
+    expect((error as PathOutsideDirectoryError).path).toBe("sub/a.txt")
+    expect(await snapshot(outside)).toEqual({ "a.txt": "alpha\n" })
+    expect(await snapshot(root)).toEqual({ sub: `-> ${outside}` })
+  })
+
+  it("creates missing directories one by one, never below a link leading outside", async () => {
+    const root = await fs.realpath(tempDir("apply-root-"))
+    const outside = await fs.realpath(tempDir("apply-outside-"))
+    await fs.symlink(outside, nodePath.join(root, "sub"))
+    const path = nodePath.join(root, "sub", "x", "y", "new.txt")
+    const error = await writeFiles(
+      "write",
+      root,
+      [{ path, requested: "sub/x/y/new.txt", shown: "sub/x/y/new.txt", after: "pwned\n" }],
+      new Map([[path, undefined]]),
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(error).toBeInstanceOf(PathOutsideDirectoryError)
+    expect(await snapshot(outside)).toEqual({})
+  })
+
+  it("deletes nothing through a parent that now leads outside", async () => {
+    const root = await fs.realpath(tempDir("apply-root-"))
+    const outside = await fs.realpath(tempDir("apply-outside-"))
+    await fs.writeFile(nodePath.join(outside, "gone.txt"), "keep\n")
+    await fs.symlink(outside, nodePath.join(root, "sub"))
+    const path = nodePath.join(root, "sub", "gone.txt")
+    const error = await writeFiles(
+      "patch",
+      root,
+      [{ path, requested: "sub/gone.txt", shown: "sub/gone.txt", after: undefined }],
+      new Map([[path, "keep\n"]]),
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(error).toBeInstanceOf(PathOutsideDirectoryError)
+    expect(await snapshot(outside)).toEqual({ "gone.txt": "keep\n" })
+  })
+})
