@@ -70,6 +70,9 @@ export const durableEventMembers = [...durableDefinitions].sort(byType).map(dura
 export const ephemeralEventMembers = [...ephemeralDefinitions].sort(byType).map(ephemeralMember)
 
 type Declaration = (typeof SessionEvent)[keyof typeof SessionEvent]
+
+/** A union of event shapes: decodes and encodes JSON, needs no services. */
+export type WireCodec<T> = Schema.Codec<T, unknown, never, never>
 type WireData<S extends Schema.Struct<any>> = S["Type"] & { readonly sessionID: string; readonly timestamp: number }
 type WireOf<D> =
   D extends Durable<infer T, infer S>
@@ -92,8 +95,11 @@ type WireOf<D> =
       : never
 
 /** A committed session event: what `history` pages and the per-session stream replays. */
-export const SessionDurableEvent = Schema.Union(durableEventMembers).annotate({ identifier: "SessionDurableEvent" })
 export type SessionDurableEvent = WireOf<Extract<Declaration, Durable>>
+// Built from the declarations at run time, so its static type is the union of the declared wire shapes.
+export const SessionDurableEvent: WireCodec<SessionDurableEvent> = Schema.Union(durableEventMembers).annotate({
+  identifier: "SessionDurableEvent",
+}) as never
 
 /** A live-only session event (streaming deltas, status). */
 export type SessionLiveEvent = WireOf<Extract<Declaration, Ephemeral>>
@@ -113,13 +119,13 @@ export const ServerError = Schema.Struct({
 }).annotate({ identifier: "ServerError" })
 
 /** Everything the global stream (`event.subscribe`) sends. */
-export const V2Event = Schema.Union([
+export type V2Event = typeof ServerConnected.Type | typeof ServerError.Type | SessionDurableEvent | SessionLiveEvent
+export const V2Event: WireCodec<V2Event> = Schema.Union([
   ServerConnected,
   ServerError,
   ...durableEventMembers,
   ...ephemeralEventMembers,
-]).annotate({ identifier: "V2Event" })
-export type V2Event = typeof ServerConnected.Type | typeof ServerError.Type | SessionDurableEvent | SessionLiveEvent
+]).annotate({ identifier: "V2Event" }) as never
 
 /** A committed event as the host holds it (journal row or bus envelope). */
 export interface Committed<Data = unknown> {

@@ -1,8 +1,6 @@
-/** The opencode2 host HTTP server: the API definition, its OpenAPI document and `startServer`. */
-export { Api, API_VERSION } from "./api/api.ts"
-export * from "./api/errors.ts"
-export { ServerEvent, DurableEvent, LogEvent } from "./api/event.ts"
-export { openApiDocument, openApiText } from "@opencode-ai/protocol"
+/** The opencode2 host HTTP server: `startServer`, over the HTTP contract of `@opencode-ai/protocol`. */
+export { Api, API_VERSION, openApiDocument, openApiText } from "@opencode-ai/protocol"
+export * from "@opencode-ai/protocol/errors"
 export {
   AUTH_USER,
   isLoopback,

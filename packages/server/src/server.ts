@@ -1,4 +1,5 @@
-import { Bus, type ConfigShape, Database, HostLayer, type InlinePlugin, LogLayer, Session } from "@opencode-ai/core"
+import { Bus, Config, type ConfigShape, Database, HostLayer, type InlinePlugin, LogLayer, Session } from "@opencode-ai/core"
+import { apiPaths } from "@opencode-ai/protocol"
 import { Context, Effect, Layer, type LogLevel, ManagedRuntime } from "effect"
 import { HttpRouter } from "effect/http"
 import { appLayer } from "./http/app.ts"
@@ -7,11 +8,11 @@ import { DEFAULT_BODY_LIMIT, limitBody } from "./http/body-limit.ts"
 import { checkContentType } from "./http/content-type.ts"
 import { type CorsOrigins, makeCors, withHeaders } from "./http/cors.ts"
 import { unknownErrorSync } from "./http/errors.ts"
-import { type EventServices, eventStream, logStream, type OpenStream } from "./http/events.ts"
+import { type EventServices, eventStream, sessionStream, type OpenStream } from "./http/events.ts"
+import { FS_READ_PREFIX, readFileRoute } from "./http/fs.ts"
 import { makeHostRule } from "./http/host.ts"
 import { ensureJsonError } from "./http/json-errors.ts"
 import { checkParams, nonCanonical, pathTable } from "./http/path.ts"
-import { apiPaths } from "./api/openapi.ts"
 import { errorResponse } from "./http/respond.ts"
 import { webClient } from "./http/web-client.ts"
 import type { SseOptions } from "./sse.ts"
@@ -75,7 +76,7 @@ export class ServerConfigError extends Error {
 }
 
 const EVENT_PATH = "/api/event"
-const LOG_PATH = /^\/api\/session\/([^/]+)\/log\/?$/
+const SESSION_EVENT_PATH = /^\/api\/session\/([^/]+)\/event\/?$/
 const WAIT_PATH = /^\/api\/session\/[^/]+\/wait\/?$/
 
 const decodeSegment = (segment: string) => {
@@ -130,6 +131,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
   }
 
   const web = HttpRouter.toWebHandler(appLayer({ host, password, logLevel }), { disableLogger: true })
+  const config = Context.get(host, Config)
   const channels = new Set<OpenStream>()
   const events: EventServices = {
     bus: Context.get(host, Bus),
@@ -148,8 +150,8 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     params: Readonly<Record<string, string>> | undefined,
   ): Promise<Response> => {
     // First of all, before anything else can answer (DNS-rebinding defence).
-    const host = request.headers.get("host")
-    if (!hosts.allows(host)) return errorResponse(hosts.refusal(host))
+    const hostHeader = request.headers.get("host")
+    if (!hosts.allows(hostHeader)) return errorResponse(hosts.refusal(hostHeader))
     const preflight = cors.preflight(request)
     if (preflight) return preflight
     if (!authorized(password, request.headers.get("authorization"))) {
@@ -171,11 +173,12 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
         server.timeout(request, 0)
         return eventStream(events, request, url)
       }
-      const log = LOG_PATH.exec(url.pathname)
-      if (log) {
+      const stream = SESSION_EVENT_PATH.exec(url.pathname)
+      if (stream) {
         server.timeout(request, 0)
-        return logStream(events, request, url, params?.sessionID ?? decodeSegment(log[1]!))
+        return sessionStream(events, request, url, params?.sessionID ?? decodeSegment(stream[1]!))
       }
+      if (url.pathname.startsWith(FS_READ_PREFIX)) return readFileRoute(url, request.headers, config)
     }
     // Waiting for a turn may take longer than the idle timeout.
     if (request.method === "POST" && WAIT_PATH.test(url.pathname)) server.timeout(request, 0)

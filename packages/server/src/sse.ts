@@ -1,4 +1,4 @@
-import type { ServerEvent } from "./api/event.ts"
+import { ascending } from "@opencode-ai/core"
 
 /**
  * One server-sent-events subscriber: a bounded queue fed synchronously (bus listeners run inside commit
@@ -21,8 +21,16 @@ export interface SseOptions {
 export const DEFAULT_QUEUE_LIMIT = 10_000
 export const DEFAULT_HEARTBEAT_MS = 15_000
 
+/** An event as it travels: upstream's envelope (`{ id, type, durable?, data }`), already encoded. */
+export interface WireEvent {
+  readonly id: string
+  readonly type: string
+  readonly data: unknown
+}
+
+/** One SSE frame: an event (with its `id:` and `event:` fields when the stream names them) or a comment. */
 export type Frame =
-  | { readonly kind: "event"; readonly event: ServerEvent; readonly id?: string }
+  | { readonly kind: "event"; readonly event: WireEvent; readonly id?: string; readonly name?: string }
   | { readonly kind: "comment"; readonly text: string }
 
 export interface ChannelOptions extends SseOptions {
@@ -48,7 +56,7 @@ export const encodeFrame = (frame: Frame): string => {
     text =
       frame.kind === "comment"
         ? `: ${frame.text}\n\n`
-        : `${frame.id !== undefined ? `id: ${frame.id}\n` : ""}data: ${JSON.stringify(frame.event)}\n\n`
+        : `${frame.id !== undefined ? `id: ${frame.id}\n` : ""}${frame.name !== undefined ? `event: ${frame.name}\n` : ""}data: ${JSON.stringify(frame.event)}\n\n`
     encodedFrames.set(frame, text)
   }
   return text
@@ -89,6 +97,7 @@ export class SseChannel {
       this.finish({
         kind: "event",
         event: {
+          id: ascending("evt"),
           type: "server.error",
           data: {
             reason: "slow-consumer",

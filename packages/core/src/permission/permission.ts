@@ -69,6 +69,8 @@ export interface PermissionsShape {
   /** Synchronous reads for commit decisions. */
   readonly sync: {
     pending(sessionID: string): ReadonlyArray<PermissionRequest>
+    /** Every session's pending requests, oldest first. */
+    all(): ReadonlyArray<PermissionRequest>
     /** Replies rejecting every pending ask (to be committed inside the caller's transaction). */
     rejectDrafts(sessionID: string, message?: string): Array<Draft>
   }
@@ -98,6 +100,9 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
       )
       const readOne = client.query<{ reply: string | null; message: string | null; session_id: string }, [string]>(
         "SELECT reply, message, session_id FROM session_permission WHERE id = ?",
+      )
+      const readAllPending = client.query<{ data: string }, []>(
+        "SELECT data FROM session_permission WHERE reply IS NULL ORDER BY json_extract(data, '$.time'), id",
       )
       const readGrants = client.query<{ data: string }, [string]>(
         "SELECT data FROM session_permission WHERE session_id = ? AND reply = 'always' ORDER BY seq",
@@ -220,7 +225,11 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
               .pipe(Effect.orDie)
             if (options.wake !== false) for (const id of rejected) wake(id, { reply: "reject", message })
           }),
-        sync: { pending, rejectDrafts },
+        sync: {
+          pending,
+          rejectDrafts,
+          all: () => readAllPending.all().map((row) => JSON.parse(row.data) as PermissionRequest),
+        },
       })
     }),
   )

@@ -7,7 +7,7 @@ import { ascending } from "../id/id.ts"
 import type { Hooks, HookError } from "../plugin/hooks.ts"
 import type { ModelLimit } from "../provider/config.ts"
 import { ProviderError, type ProviderClient, type Usage } from "../provider/provider.ts"
-import { parseModel, type ProvidersShape } from "../provider/registry.ts"
+import type { ProvidersShape } from "../provider/registry.ts"
 import { withRetry } from "../provider/retry.ts"
 import type { Grant } from "./admission.ts"
 import { selectAgent } from "./agent.ts"
@@ -16,7 +16,7 @@ import { SessionEvent } from "./event.ts"
 import type { CompactionMessage, Message } from "./message.ts"
 import type { ModelMessage, ModelRef, ModelTool, SystemPart } from "./model-request.ts"
 import { retryStatus } from "./retry-status.ts"
-import type { SessionShape } from "./session.ts"
+import { rowModel, type SessionShape } from "./session.ts"
 import { modelView, toModelMessages } from "./transcript.ts"
 import type { Turns } from "./turns.ts"
 
@@ -55,7 +55,7 @@ export const sessionModel = (
   const row = reads.row(sessionID)
   const latest = reads.latestPrompt(sessionID)
   const agent = selectAgent(config, latest?.agent ?? row?.agent ?? undefined)
-  return latest?.model ?? agent.model ?? (row?.model ? parseModel(row.model) : providers.defaultModel)
+  return latest?.model ?? agent.model ?? ((row ? rowModel(row) : undefined) ?? providers.defaultModel)
 }
 
 /** What a compaction would cover: the messages summarised, the last seq covered, the prompt restated. */

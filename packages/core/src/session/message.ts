@@ -1,4 +1,4 @@
-import type { SessionEvent, SessionMessage, SyntheticMessage, UserMessage } from "@opencode-ai/schema"
+import type { SessionEvent, SessionMessage, SyntheticMessage, ToolItem, UserMessage } from "@opencode-ai/schema"
 
 /**
  * The transcript as stored and served: upstream OpenCode v2's `SessionMessage` union plus the host's
@@ -77,3 +77,16 @@ export const queuedMessage = (sessionID: string, item: Queued): SessionMessage =
 /** Whether a message is input a client or plugin put into the transcript (a prompt or a notice). */
 export const isInput = (message: SessionMessage): message is UserMessage | SyntheticMessage =>
   message.type === "user" || message.type === "synthetic"
+
+/** The arguments a stored tool item was called with (a pending item holds them as the streamed JSON). */
+export const callInput = (item: ToolItem): Record<string, unknown> => {
+  if (item.state.status !== "pending") return item.state.input
+  try {
+    const parsed: unknown = JSON.parse(item.state.input || "{}")
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : {}
+  } catch {
+    return {}
+  }
+}

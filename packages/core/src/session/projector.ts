@@ -4,7 +4,7 @@ import { Projectors } from "../bus/projector.ts"
 import { Database } from "../storage/database.ts"
 import { SessionEvent as E, sessionDurableEvents } from "./event.ts"
 import type { AssistantItem, AssistantMessage, Message, Queued, ToolItem } from "./message.ts"
-import { syntheticMessage, userMessage } from "./message.ts"
+import { callInput, syntheticMessage, userMessage } from "./message.ts"
 
 type DataOf<D extends { data: { Type: unknown } }> = D["data"]["Type"]
 type Handler<D extends { data: { Type: unknown } }> = (event: Envelope<DataOf<D>>) => void
@@ -116,7 +116,7 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
     if (item.type !== "tool") throw new Error(`item ${item.id} is not a tool call`)
     return item
   }
-  const toolInput = (item: ToolItem) => (item.state.status === "pending" ? {} : item.state.input)
+  const toolInput = callInput
 
   /** Drops a reasoning item and remembers its id, so a repeated removal is recognised as a retry. */
   const removeReasoning = (message: AssistantMessage, itemIDs: ReadonlySet<string>): AssistantMessage => ({

@@ -7,7 +7,7 @@ import { Database } from "../storage/database.ts"
 import { decodeCursor, type Page, paginate } from "./cursor.ts"
 import { InvalidInputError, MessageNotFoundError, SessionNotFoundError } from "./error.ts"
 import { SessionEvent } from "./event.ts"
-import { projectID } from "./location.ts"
+import { projectID } from "../location/location.ts"
 import { type AssistantMessage, type Message, type Queued, queuedMessage, type UserMessage } from "./message.ts"
 import { Turns } from "./turns.ts"
 

@@ -2,18 +2,25 @@ import { configJsonSchema, type HostServices, LogLayer } from "@opencode-ai/core
 import { type Context, Effect, Layer, type LogLevel } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../api/api.ts"
-import { openApiDocument } from "../api/openapi.ts"
+import { Api, openApiDocument } from "@opencode-ai/protocol"
 import { AuthorizationLive } from "./auth.ts"
-import { DbHandlers } from "./db.ts"
-import { AgentHandlers, ConfigHandlers, ProviderHandlers } from "./discovery.ts"
+import {
+  AgentHandlers,
+  CommandHandlers,
+  HealthHandlers,
+  LocationHandlers,
+  ModelHandlers,
+  PermissionRequestHandlers,
+  ProviderHandlers,
+  SkillHandlers,
+} from "./discovery.ts"
 import { Fallback } from "./fallback.ts"
-import { HealthHandlers } from "./health.ts"
-import { MessageHandlers, PartHandlers } from "./message.ts"
+import { FsHandlers } from "./fs.ts"
 import { RequestErrorsLive } from "./middleware.ts"
-import { PermissionHandlers } from "./permission.ts"
-import { PluginHandlers } from "./plugin.ts"
+import { SessionPermissionHandlers } from "./permission.ts"
+import { ConfigHandlers, PluginHandlers } from "./plugin.ts"
 import { SessionHandlers } from "./session.ts"
+import { StorageHandlers } from "./storage.ts"
 
 export interface AppOptions {
   readonly host: Context.Context<HostServices>
@@ -44,14 +51,18 @@ const ConfigSchemaRoute = HttpRouter.add(
 export const appLayer = (options: AppOptions) => {
   const handlers = Layer.mergeAll(
     HealthHandlers,
-    SessionHandlers,
-    MessageHandlers,
-    PartHandlers,
-    PluginHandlers,
-    PermissionHandlers,
-    DbHandlers,
-    ProviderHandlers,
+    LocationHandlers,
     AgentHandlers,
+    SessionHandlers,
+    SessionPermissionHandlers,
+    ModelHandlers,
+    ProviderHandlers,
+    PermissionRequestHandlers,
+    FsHandlers,
+    CommandHandlers,
+    SkillHandlers,
+    StorageHandlers,
+    PluginHandlers,
     ConfigHandlers,
   ).pipe(
     // Middleware is looked up in the handlers' context when routes are built.

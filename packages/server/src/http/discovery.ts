@@ -1,37 +1,117 @@
-import { Config, listAgents, Providers, redactConfig } from "@opencode-ai/core"
+import { agentInfos, Config, modelInfos, Permissions, providerInfo, Providers, Session } from "@opencode-ai/core"
+import { Api, ProviderNotFoundError } from "@opencode-ai/protocol"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../api/api.ts"
+import { VERSION } from "../version.ts"
+import { requestLocation } from "./location.ts"
 
-/** `provider.list`: the usable providers, from the core's registry (keys never leave it). */
-export const ProviderHandlers = HttpApiBuilder.group(
+/** `v2.health.get`: liveness and the server version. */
+export const HealthHandlers = HttpApiBuilder.group(Api, "v2.health", (handlers) =>
+  handlers.handle("get", () => Effect.succeed({ healthy: true as const, version: VERSION })),
+)
+
+/** `v2.location.get`: the requested location, resolved, or the server's own. */
+export const LocationHandlers = HttpApiBuilder.group(
   Api,
-  "provider",
+  "v2.location",
   Effect.fn(function* (handlers) {
-    const providers = yield* Providers
-    const model = `${providers.defaultModel.providerID}/${providers.defaultModel.modelID}`
-    return handlers.handle("list", () => Effect.sync(() => ({ default: model, items: providers.list() })))
+    const config = yield* Config
+    return handlers.handle("get", ({ query, request }) => requestLocation(query, request, config.directory))
   }),
 )
 
-/** `agent.list`: the default agent and the configured ones. */
+/** `v2.agent.list`: the default agent and the configured ones. */
 export const AgentHandlers = HttpApiBuilder.group(
   Api,
-  "agent",
+  "v2.agent",
   Effect.fn(function* (handlers) {
     const config = yield* Config
-    return handlers.handle("list", () => Effect.sync(() => ({ items: listAgents(config.data) })))
+    return handlers.handle("list", ({ query, request }) =>
+      Effect.map(requestLocation(query, request, config.directory), (location) => ({ location, data: agentInfos(config.data) })),
+    )
   }),
 )
 
-/** `config.get`: the effective config, redacted, with the default model spelled out. */
-export const ConfigHandlers = HttpApiBuilder.group(
+/** `v2.model.list`: the models of the usable providers. */
+export const ModelHandlers = HttpApiBuilder.group(
   Api,
-  "config",
+  "v2.model",
+  Effect.fn(function* (handlers) {
+    const providers = yield* Providers
+    const config = yield* Config
+    return handlers.handle("list", ({ query, request }) =>
+      Effect.map(requestLocation(query, request, config.directory), (location) => ({ location, data: modelInfos(providers) })),
+    )
+  }),
+)
+
+/** `v2.provider.*`: the usable providers, from the core's registry (keys never leave it). */
+export const ProviderHandlers = HttpApiBuilder.group(
+  Api,
+  "v2.provider",
+  Effect.fn(function* (handlers) {
+    const providers = yield* Providers
+    const config = yield* Config
+    return handlers.handleAll({
+      list: ({ query, request }) =>
+        Effect.map(requestLocation(query, request, config.directory), (location) => ({
+          location,
+          data: providers.list().map(providerInfo),
+        })),
+      get: ({ params, query, request }) =>
+        Effect.gen(function* () {
+          const location = yield* requestLocation(query, request, config.directory)
+          const provider = providers.list().find((p) => p.id === params.providerID)
+          if (!provider)
+            return yield* new ProviderNotFoundError({
+              providerID: params.providerID,
+              message: `No usable provider "${params.providerID}"`,
+            })
+          return { location, data: providerInfo(provider) }
+        }),
+    })
+  }),
+)
+
+/** `v2.command.list`: none yet; the list is real and empty. */
+export const CommandHandlers = HttpApiBuilder.group(
+  Api,
+  "v2.command",
   Effect.fn(function* (handlers) {
     const config = yield* Config
-    const providers = yield* Providers
-    const model = `${providers.defaultModel.providerID}/${providers.defaultModel.modelID}`
-    return handlers.handle("get", () => Effect.sync(() => ({ ...redactConfig(config.data), model })))
+    return handlers.handle("list", ({ query, request }) =>
+      Effect.map(requestLocation(query, request, config.directory), (location) => ({ location, data: [] })),
+    )
+  }),
+)
+
+/** `v2.skill.list`: none yet; the list is real and empty. */
+export const SkillHandlers = HttpApiBuilder.group(
+  Api,
+  "v2.skill",
+  Effect.fn(function* (handlers) {
+    const config = yield* Config
+    return handlers.handle("list", ({ query, request }) =>
+      Effect.map(requestLocation(query, request, config.directory), (location) => ({ location, data: [] })),
+    )
+  }),
+)
+
+/** `v2.permission.request.list`: pending requests of the sessions at the location. */
+export const PermissionRequestHandlers = HttpApiBuilder.group(
+  Api,
+  "v2.permission.request",
+  Effect.fn(function* (handlers) {
+    const permissions = yield* Permissions
+    const session = yield* Session
+    const config = yield* Config
+    return handlers.handle("list", ({ query, request }) =>
+      Effect.map(requestLocation(query, request, config.directory), (location) => ({
+        location,
+        data: permissions.sync
+          .all()
+          .filter((request) => session.sync.row(request.sessionID)?.directory === location.directory),
+      })),
+    )
   }),
 )

@@ -2,28 +2,29 @@ import {
   BusyError as CoreBusyError,
   InvalidInputError as CoreInvalidInputError,
   InvalidTargetError as CoreInvalidTargetError,
+  ItemNotFoundError as CoreItemNotFoundError,
   MessageNotFoundError as CoreMessageNotFoundError,
-  PartNotFoundError as CorePartNotFoundError,
   PermissionNotFoundError as CorePermissionNotFoundError,
   SessionNotFoundError as CoreSessionNotFoundError,
 } from "@opencode-ai/core"
-import { Cause, Effect } from "effect"
 import {
+  InvalidCursorError,
   InvalidRequestError,
   InvalidTargetError,
+  ItemNotFoundError,
   MessageNotFoundError,
-  PartNotFoundError,
   PermissionNotFoundError,
   SessionBusyError,
   SessionNotFoundError,
-  UnknownError,
-} from "../api/errors.ts"
+  unknown,
+} from "@opencode-ai/protocol"
+import { Cause, Effect } from "effect"
 
-/** The core's session failures, which the HTTP layer translates (DESIGN, "The mutation contract"). */
+/** The core's session failures, which the HTTP layer translates. */
 export type CoreError =
   | CoreSessionNotFoundError
   | CoreMessageNotFoundError
-  | CorePartNotFoundError
+  | CoreItemNotFoundError
   | CoreBusyError
   | CoreInvalidTargetError
   | CoreInvalidInputError
@@ -34,8 +35,8 @@ export type ToHttp<E> = E extends CoreSessionNotFoundError
   ? SessionNotFoundError
   : E extends CoreMessageNotFoundError
     ? MessageNotFoundError
-    : E extends CorePartNotFoundError
-      ? PartNotFoundError
+    : E extends CoreItemNotFoundError
+      ? ItemNotFoundError
       : E extends CoreBusyError
         ? SessionBusyError
         : E extends CoreInvalidTargetError
@@ -57,11 +58,11 @@ export const toHttpError = (error: CoreError) => {
         messageID: error.messageID,
         message: error.message,
       })
-    case "Session.PartNotFoundError":
-      return new PartNotFoundError({
+    case "Session.ItemNotFoundError":
+      return new ItemNotFoundError({
         sessionID: error.sessionID,
         messageID: error.messageID,
-        partID: error.partID,
+        itemID: error.itemID,
         message: error.message,
       })
     case "Session.BusyError":
@@ -70,27 +71,37 @@ export const toHttpError = (error: CoreError) => {
       return new InvalidTargetError({
         sessionID: error.sessionID,
         messageID: error.messageID,
-        ...(error.partID !== undefined ? { partID: error.partID } : {}),
+        ...(error.itemID !== undefined ? { itemID: error.itemID } : {}),
         reason: error.reason,
         message: error.message,
       })
     case "Permission.NotFoundError":
       return new PermissionNotFoundError({
         sessionID: error.sessionID,
-        permissionID: error.permissionID,
+        requestID: error.requestID,
         message: error.message,
       })
     case "Session.InvalidInputError":
-      return new InvalidRequestError({
-        message: error.message,
-        ...(error.field !== undefined ? { field: error.field } : {}),
-      })
+      // A cursor that does not decode, or belongs to another listing, is upstream's `InvalidCursorError`
+      // (only paged listings take one: see `fromCoreListing`).
+      return error.field === "cursor"
+        ? new InvalidCursorError({ message: error.message })
+        : new InvalidRequestError({
+            message: error.message,
+            ...(error.field !== undefined ? { field: error.field } : {}),
+          })
   }
 }
 
 /** Translates the core failures of `effect` into their HTTP counterparts. */
 export const fromCore = <A, E extends CoreError, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, ToHttp<E>, R> =>
   Effect.mapError(effect, toHttpError) as Effect.Effect<A, ToHttp<E>, R>
+
+/** `fromCore` for a paged listing, whose cursor refusals are `InvalidCursorError`. */
+export const fromCoreListing = <A, E extends CoreError, R>(
+  effect: Effect.Effect<A, E, R>,
+): Effect.Effect<A, ToHttp<E> | InvalidCursorError, R> =>
+  Effect.mapError(effect, toHttpError) as Effect.Effect<A, ToHttp<E> | InvalidCursorError, R>
 
 let counter = 0
 /** A short, unique reference for an unexpected failure, printed in the log and returned to the client. */
@@ -101,12 +112,12 @@ export const unknownError = (cause: Cause.Cause<unknown>, context: string) =>
   Effect.gen(function* () {
     const ref = makeRef()
     yield* Effect.logError(`${context} failed unexpectedly (ref ${ref})`, cause)
-    return new UnknownError({ message: `Unexpected server error (ref ${ref}); see the server log`, ref })
+    return unknown(ref)
   })
 
 /** The same as `unknownError`, for code outside an Effect (the request front door). */
 export const unknownErrorSync = (cause: unknown, context: string) => {
   const ref = makeRef()
   console.error(`${context} failed unexpectedly (ref ${ref})`, cause)
-  return new UnknownError({ message: `Unexpected server error (ref ${ref}); see the server log`, ref })
+  return unknown(ref)
 }

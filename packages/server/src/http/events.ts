@@ -1,7 +1,7 @@
-import { type Bus, type BusEvent, isDurable, type Session } from "@opencode-ai/core"
+import { ascending, type Bus, type BusEvent, isDurable, type Session } from "@opencode-ai/core"
+import { InvalidRequestError, JournalDisabledError, SessionNotFoundError } from "@opencode-ai/protocol"
+import { toWire } from "@opencode-ai/schema"
 import { Deferred, Effect, Stream } from "effect"
-import type { LogEvent, ServerEvent } from "../api/event.ts"
-import { InvalidRequestError, JournalDisabledError, SessionNotFoundError } from "../api/errors.ts"
 import {
   DEFAULT_HEARTBEAT_MS,
   DEFAULT_QUEUE_LIMIT,
@@ -10,6 +10,7 @@ import {
   SSE_HEADERS,
   SseChannel,
   type SseOptions,
+  type WireEvent,
 } from "../sse.ts"
 import { VERSION } from "../version.ts"
 import { errorResponse } from "./respond.ts"
@@ -28,14 +29,31 @@ export interface EventServices {
   readonly channels: Set<OpenStream>
 }
 
-const connected: Frame = { kind: "event", event: { type: "server.connected", data: { version: VERSION } } }
+const connected = (): Frame => ({
+  kind: "event",
+  event: { id: ascending("evt"), type: "server.connected", data: { version: VERSION } },
+})
+
+/**
+ * A bus event in upstream's envelope, its data in its JSON encoding (`Bus.encode`, the journal's): a
+ * committed one with `durable { aggregateID, seq, version }`, a live one with the time it was sent.
+ */
+export const wireEvent = (bus: Bus["Service"], event: BusEvent): WireEvent => {
+  const encoded = bus.encode(event)
+  if (isDurable(encoded)) return toWire(encoded)
+  return {
+    id: encoded.id,
+    type: encoded.type,
+    data: { ...(encoded.data as object), sessionID: encoded.sessionID, timestamp: Date.now() },
+  }
+}
 
 // One frame per bus event, shared by every subscriber, so its JSON is written once however many listen.
 const frames = new WeakMap<BusEvent, Frame>()
 const frameOf = (bus: Bus["Service"], event: BusEvent): Frame => {
   let frame = frames.get(event)
   if (!frame) {
-    frame = { kind: "event", event: bus.encode(event) as ServerEvent }
+    frame = { kind: "event", event: wireEvent(bus, event) }
     frames.set(event, frame)
   }
   return frame
@@ -45,9 +63,9 @@ const missingSession = (sessionID: string) =>
   errorResponse(new SessionNotFoundError({ sessionID, message: `Session ${sessionID} not found` }))
 
 /**
- * `GET /api/event?sessionID=`: `server.connected`, then every durable event and ephemeral delta (of one
- * session when `sessionID` is given), live, with heartbeats. Not resumable; use the session log for that.
- * Events are sent in their JSON encoding (`Bus.encode`), the same as the log's.
+ * `GET /api/event?sessionID=` (`v2.event.subscribe`): `server.connected`, then every durable and live event
+ * (of one session when `sessionID` is given), in upstream's `V2Event` envelope, with heartbeats. Not
+ * resumable; the per-session stream is.
  */
 export const eventStream = (services: EventServices, request: Request, url: URL): Response => {
   const sessionID = url.searchParams.get("sessionID") || undefined
@@ -55,7 +73,7 @@ export const eventStream = (services: EventServices, request: Request, url: URL)
   let unsubscribe: (() => void) | undefined
   const channel = new SseChannel({
     ...services.sse,
-    first: [connected],
+    first: [connected()],
     onClose: () => {
       unsubscribe?.()
       services.channels.delete(channel)
@@ -67,7 +85,7 @@ export const eventStream = (services: EventServices, request: Request, url: URL)
   unsubscribe = services.bus.subscribe((event) => {
     if (sessionID !== undefined && event.sessionID !== sessionID) return
     channel.offer(frameOf(services.bus, event))
-    if (isDurable(event) && event.type === "session.deleted" && sessionID !== undefined) channel.finish()
+    if (isDurable(event) && event.type === "session.next.deleted" && sessionID !== undefined) channel.finish()
   })
   if (channel.isEnded) unsubscribe()
   return new Response(channel.stream, { headers: SSE_HEADERS })
@@ -76,18 +94,19 @@ export const eventStream = (services: EventServices, request: Request, url: URL)
 const encoder = new TextEncoder()
 
 /**
- * `GET /api/session/:sessionID/log?after=SEQ`: the session's durable events with `seq > after` (default 0;
- * the `Last-Event-ID` header is honoured when `after` is absent), in order and without gaps, then the live
- * durable events as they commit; every event carries `id: <seq>`. The events come from the core's
- * `Bus.log` stream, pulled as the client reads (the journal page by page), with heartbeat comments merged
- * in; a follower that falls too far behind gets `server.error` and the stream ends. Needs the journal
- * (`events.persist: true`).
+ * `GET /api/session/:sessionID/event?after=SEQ` (`v2.session.events`): the session's durable events with
+ * `seq > after` (default 0; the `Last-Event-ID` header is honoured when `after` is absent), in order and
+ * without gaps, then the durable events as they commit; every frame carries `id: <seq>` and
+ * `event: <type>`. The events come from the core's `Bus.log` stream, pulled as the client reads (the
+ * journal page by page), with heartbeat comments merged in; a follower that falls too far behind gets
+ * `server.error` and the stream ends. Needs the journal (`events.persist`, on by default).
  */
-export const logStream = (services: EventServices, request: Request, url: URL, sessionID: string): Response => {
+export const sessionStream = (services: EventServices, request: Request, url: URL, sessionID: string): Response => {
   if (!services.bus.persist) {
     return errorResponse(
       new JournalDisabledError({
-        message: "The durable log needs the event journal, which is off; set `events.persist: true` in opencode.json",
+        message:
+          "The session's event stream needs the event journal, which is off; set `events.persist: true` in opencode.json",
       }),
     )
   }
@@ -105,11 +124,17 @@ export const logStream = (services: EventServices, request: Request, url: URL, s
   const stop = Deferred.makeUnsafe<void>()
   const end = () => void Deferred.doneUnsafe(stop, Effect.void)
   const open: OpenStream = { finish: end, close: end }
-  const slow = (message: string): LogEvent => ({ type: "server.error", data: { reason: "slow-consumer", message } })
+  const slow = (message: string): WireEvent => ({
+    id: ascending("evt"),
+    type: "server.error",
+    data: { reason: "slow-consumer", message },
+  })
   const events = services.bus
     .log({ sessionID, after: Number(raw), follow: true, bufferLimit: services.sse.queueLimit ?? DEFAULT_QUEUE_LIMIT })
     .pipe(
-      Stream.map((event) => encodeFrame({ kind: "event", event: event as LogEvent, id: String(event.seq) })),
+      Stream.map((event) =>
+        encodeFrame({ kind: "event", event: toWire(event), id: String(event.seq), name: event.type }),
+      ),
       Stream.catchTag("Bus.LogOverflowError", (error) =>
         Stream.make(encodeFrame({ kind: "event", event: slow(error.message) })),
       ),
@@ -121,7 +146,7 @@ export const logStream = (services: EventServices, request: Request, url: URL, s
     Stream.drop(1),
     Stream.map(() => encodeFrame({ kind: "comment", text: "heartbeat" })),
   )
-  const body = Stream.concat(Stream.make(encodeFrame(connected)), events).pipe(
+  const body = events.pipe(
     Stream.merge(heartbeats, { haltStrategy: "left" }),
     Stream.map((text) => encoder.encode(text)),
     Stream.ensuring(Effect.sync(() => services.channels.delete(open))),

@@ -1,8 +1,8 @@
-import { InvalidRequestError } from "../api/errors.ts"
+import { InvalidRequestError } from "@opencode-ai/protocol"
+import { ID_PREFIXES, type IdName, idPattern } from "@opencode-ai/schema"
 
 /**
- * Path checks made on the request target as the client sent it, before anything routes it
- * (DESIGN, "Security boundary").
+ * Path checks made on the request target as the client sent it, before anything routes it.
  *
  * Bun hands the fetch handler a URL that the URL parser has already normalised: `.` and `..` segments
  * (also spelled `%2e`, `%2E%2e`...) are resolved and `\` reads as `/`, so `DELETE .../message/%2e%2e`
@@ -14,23 +14,9 @@ import { InvalidRequestError } from "../api/errors.ts"
  * refused without being routed.
  */
 
-/** The id prefix of each path parameter (see `@opencode-ai/core` ids). */
-export const ID_PREFIXES: Readonly<Record<string, string>> = {
-  sessionID: "ses",
-  messageID: "msg",
-  partID: "prt",
-  permissionID: "per",
-}
-
-const ID_BODY = "[0-9A-Za-z]{1,64}"
-
-/** The pattern a path parameter must match, by name; undefined for a parameter that is not an id. */
-export const idPattern = (name: string): string | undefined => {
-  const prefix = ID_PREFIXES[name]
-  return prefix === undefined ? undefined : `^${prefix}_${ID_BODY}$`
-}
-
-const patterns = new Map(Object.keys(ID_PREFIXES).map((name) => [name, new RegExp(idPattern(name)!)]))
+const patterns = new Map(
+  (Object.keys(ID_PREFIXES) as Array<IdName>).map((name) => [name as string, new RegExp(idPattern(name))]),
+)
 
 const isDotSegment = (value: string) => value === "." || value === ".."
 
@@ -52,7 +38,7 @@ export const checkParam = (name: string, value: string): InvalidRequestError | u
     return pattern.test(value)
       ? undefined
       : new InvalidRequestError({
-          message: `Invalid path parameter "${name}": ${shown} is not an id of the form ${ID_PREFIXES[name]}_<letters and digits>`,
+          message: `Invalid path parameter "${name}": ${shown} is not an id of the form ${ID_PREFIXES[name as IdName]}_<letters and digits>`,
           field: name,
         })
   }
@@ -64,6 +50,8 @@ export const checkParam = (name: string, value: string): InvalidRequestError | u
 /** The first problem among a route's raw parameters, if any. */
 export const checkParams = (params: Readonly<Record<string, string>>): InvalidRequestError | undefined => {
   for (const [name, value] of Object.entries(params)) {
+    // The rest of a path (`fs.read`'s file) is checked by the file confinement rules instead.
+    if (name === "*") continue
     const problem = checkParam(name, value)
     if (problem) return problem
   }
@@ -96,12 +84,14 @@ export const pathTable = (paths: Iterable<string>): PathTable => {
   for (const path of list) {
     const pattern = toRoutePattern(path)
     routes.add(pattern)
-    if (pattern !== "/") routes.add(`${pattern}/`)
+    // A trailing `*` (the rest of the path, as `fs.read` takes a file path) already covers the slash.
+    if (pattern !== "/" && !pattern.endsWith("*")) routes.add(`${pattern}/`)
     expressions.push(
       path
         .split(/\{\w+\}/)
         .map(escape)
-        .join("[^/]+"),
+        .join("[^/]+")
+        .replace(/\\\*$/, ".+"),
     )
   }
   const matcher = new RegExp(`^(?:${expressions.join("|")})/?$`)

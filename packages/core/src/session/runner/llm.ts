@@ -6,7 +6,7 @@ import { Config } from "../../config/config.ts"
 import { ascending } from "../../id/id.ts"
 import { HookError, Hooks, recordedHookError } from "../../plugin/hooks.ts"
 import type { ProviderEvent, Usage } from "../../provider/provider.ts"
-import { parseModel, Providers } from "../../provider/registry.ts"
+import { Providers } from "../../provider/registry.ts"
 import { withRetry } from "../../provider/retry.ts"
 import { Permissions } from "../../permission/permission.ts"
 import { childEnvironment } from "../../tool/env.ts"
@@ -16,7 +16,7 @@ import { steer, type TurnReason } from "../admission.ts"
 import { SessionEvent } from "../event.ts"
 import type { ErrorInfo, ToolItem } from "../message.ts"
 import type { ModelMessage, ModelRef, ModelRequest, ModelTool, SystemPart } from "../model-request.ts"
-import { Session } from "../session.ts"
+import { rowModel, Session } from "../session.ts"
 import { retryStatus } from "../retry-status.ts"
 import { isOverflow, makeCompactor } from "../compaction.ts"
 import { Turns } from "../turns.ts"
@@ -106,7 +106,7 @@ export class Runner extends Context.Service<
         const latest = session.sync.latestPrompt(sessionID)
         const agent = selectAgent(config.data, latest?.agent ?? row?.agent ?? undefined)
         const model: ModelRef =
-          latest?.model ?? agent.model ?? (row?.model ? parseModel(row.model) : providers.defaultModel)
+          latest?.model ?? agent.model ?? ((row ? rowModel(row) : undefined) ?? providers.defaultModel)
         return { agent, model, steps: agent.steps }
       }
 

@@ -4,7 +4,7 @@ import { type Answer, Permissions, type PermissionRequest } from "../../permissi
 import { planTool } from "../../tool/registry.ts"
 import type { Tool, ToolPlan } from "../../tool/tool.ts"
 import { SessionEvent } from "../event.ts"
-import type { ErrorInfo, ToolItem } from "../message.ts"
+import { callInput, type ErrorInfo, type ToolItem } from "../message.ts"
 import type { Session } from "../session.ts"
 
 /** Where a call runs: the session, its directory, the assistant message holding the item, the agent. */
@@ -33,19 +33,6 @@ const errorInfo = (message: string, name?: string): ErrorInfo => ({
   message,
   ...(name ? { name } : {}),
 })
-
-/** The arguments a stored tool item was called with. */
-export const callInput = (item: ToolItem): Record<string, unknown> => {
-  if (item.state.status !== "pending") return item.state.input
-  try {
-    const parsed: unknown = JSON.parse(item.state.input || "{}")
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : {}
-  } catch {
-    return {}
-  }
-}
 
 /**
  * Runs tool calls behind the permission layer: plan (nothing touched yet; a call that cannot succeed fails

@@ -1,0 +1,70 @@
+import { Config, findEntries, listDirectory, openFile } from "@opencode-ai/core"
+import { Api, InvalidRequestError } from "@opencode-ai/protocol"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { fromCore } from "./errors.ts"
+import { decodeHeader, requestLocation, resolveLocation } from "./location.ts"
+import { errorResponse } from "./respond.ts"
+
+/** `v2.fs.list` and `v2.fs.find`: a location's files, confined like the tools. */
+export const FsHandlers = HttpApiBuilder.group(
+  Api,
+  "v2.fs",
+  Effect.fn(function* (handlers) {
+    const config = yield* Config
+    return handlers.handleAll({
+      list: ({ query, request }) =>
+        Effect.gen(function* () {
+          const location = yield* requestLocation(query, request, config.directory)
+          return { location, data: yield* fromCore(listDirectory(location.directory, query.path)) }
+        }),
+      find: ({ query, request }) =>
+        Effect.gen(function* () {
+          const location = yield* requestLocation(query, request, config.directory)
+          const data = yield* fromCore(
+            findEntries(location.directory, query.query, {
+              ...(query.type !== undefined ? { type: query.type } : {}),
+              ...(query.limit !== undefined ? { limit: query.limit } : {}),
+            }),
+          )
+          return { location, data }
+        }),
+    })
+  }),
+)
+
+/** Where `fs.read` takes the file's path from: everything after this prefix, percent-decoded. */
+export const FS_READ_PREFIX = "/api/fs/read/"
+
+/**
+ * `GET /api/fs/read/<path>` (`v2.fs.read`): one file's bytes, its path relative to the location. Served
+ * beside the HttpApi routes because its path is the rest of the URL. Refusals are the same JSON bodies.
+ */
+export const readFileRoute = (url: URL, headers: Headers, config: Config["Service"]): Promise<Response> =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      let path: string
+      try {
+        path = decodeURIComponent(url.pathname.slice(FS_READ_PREFIX.length))
+      } catch {
+        return yield* new InvalidRequestError({ message: "Invalid path: not percent-encoded UTF-8", field: "path" })
+      }
+      if (path === "")
+        return yield* new InvalidRequestError({ message: "Name a file after /api/fs/read/", field: "path" })
+      const query = url.searchParams
+      const location = yield* resolveLocation(
+        {
+          ...(query.get("location[directory]") !== null
+            ? { "location[directory]": query.get("location[directory]")! }
+            : {}),
+          ...(query.get("directory") !== null ? { directory: query.get("directory")! } : {}),
+        },
+        decodeHeader(headers.get("x-opencode-directory")),
+        config.directory,
+      )
+      const file = yield* fromCore(openFile(location.directory, path))
+      return new Response(Bun.file(file.path), {
+        headers: { "content-type": "application/octet-stream", "content-length": String(file.size) },
+      })
+    }).pipe(Effect.catch((error) => Effect.succeed(errorResponse(error)))),
+  )
