@@ -33,14 +33,14 @@ export type Authorize<E> = (message: Message) => E | undefined
 /**
  * The transcript mutation contract: correct a text (a user or synthetic message's, a compaction's summary,
  * or an assistant text item's), retract a user or synthetic message, remove a tool or reasoning item of a
- * completed assistant message. Each is one replayable event admitted between turns only (see `admission.ts`); ids, roles and
- * seqs never change. Each returns the updated message.
+ * completed assistant message. Each is one replayable event admitted between turns only (see
+ * `admission.ts`); ids, roles and seqs never change. Each returns the updated message.
  */
 export interface MutationShape {
   correct<E = never>(input: {
     readonly sessionID: string
     readonly messageID: string
-    /** The assistant text item to correct; omitted for a user or synthetic message's text, a compaction's summary. */
+    /** The assistant text item to correct; omitted for a user or synthetic message's text or a summary. */
     readonly itemID?: string
     readonly text: string
     readonly by: Origin
