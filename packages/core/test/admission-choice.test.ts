@@ -26,7 +26,7 @@ describe("admission checks the chosen agent and model", () => {
       .exit(
         Effect.gen(function* () {
           const execution = yield* Execution
-          return yield* execution.prompt({ sessionID, text: "hi", model: { providerID: "nope", modelID: "x" } })
+          return yield* execution.prompt({ sessionID, prompt: { text: "hi" }, model: { providerID: "nope", id: "x" } })
         }),
       )
       .then((exit) => JSON.parse(JSON.stringify(exit)))
@@ -36,13 +36,15 @@ describe("admission checks the chosen agent and model", () => {
     const stored = await host.run(
       Effect.gen(function* () {
         const session = yield* Session
-        return { info: yield* session.get(sessionID), items: (yield* session.messages(sessionID)).items }
+        return { info: yield* session.get(sessionID), items: (yield* session.messages(sessionID)).data }
       }),
     )
     expect(stored.items).toEqual([])
     expect(stored.info.seq).toBe(1)
     await expect(ctx!.session.prompt({ sessionID, text: "hi", agent: "plan" })).resolves.toMatchObject({
-      messageID: expect.any(String),
+      id: expect.stringMatching(/^msg_/),
+      sessionID,
+      prompt: { text: "hi" },
     })
     await host.dispose()
   })

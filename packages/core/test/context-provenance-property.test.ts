@@ -19,8 +19,8 @@ const mulberry32 = (seed: number) => () => {
 }
 
 const hostParts = (): Array<SystemPart> => [
-  { id: "agent:build", text: "AGENT TEXT", origin: { type: "agent", agentID: "build" } },
-  { id: "instructions:AGENTS.md", text: "INSTRUCTIONS", origin: { type: "instructions" } },
+  { type: "text", id: "agent:build", text: "AGENT TEXT", origin: { type: "agent", agentID: "build" } },
+  { type: "text", id: "instructions:AGENTS.md", text: "INSTRUCTIONS", origin: { type: "instructions" } },
 ]
 
 const FORGED: ReadonlyArray<SystemOrigin> = [
@@ -54,6 +54,8 @@ const checkSettled = (edit: Edit, settled: ReadonlyArray<SystemPart>, issuedBefo
     const part = settled[index]!
     const raw = item as { id?: unknown; text?: unknown }
     expect(part.text).toBe(typeof raw.text === "string" ? raw.text : String(raw.text ?? ""))
+    // Whatever the plugin left (no type, a copy), the settled part has upstream's system part shape.
+    expect(part.type).toBe("text")
     const known = edit.received.get(item as object)
     if (known && !seen.has(item as object)) {
       seen.add(item as object)
@@ -139,7 +141,7 @@ describe("session.context provenance under random plugin edits", () => {
       const event: ContextEvent = {
         sessionID: "ses_x",
         agentID: "build",
-        model: { providerID: "p", modelID: "m" },
+        model: { providerID: "p", id: "m" },
         system: hostParts(),
         messages: [],
         tools: [],

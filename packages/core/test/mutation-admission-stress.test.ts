@@ -19,11 +19,16 @@ const prng = (seed: number) => () => {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296
 }
 
-const MUTATIONS = new Set(["session.message.corrected", "session.message.retracted", "session.part.removed"])
+const MUTATIONS = new Set([
+  "session.next.text.corrected",
+  "session.next.message.retracted",
+  "session.next.tool.pruned",
+  "session.next.reasoning.removed",
+])
 const EXPECTED_FAILURES = new Set([
   "Session.BusyError",
   "Session.InvalidTargetError",
-  "Session.PartNotFoundError",
+  "Session.ItemNotFoundError",
   "Session.MessageNotFoundError",
 ])
 
@@ -58,7 +63,7 @@ describe("mutation and turn admission under concurrency", () => {
             if (roll < 0.12)
               attempt = execution.prompt({
                 sessionID: id,
-                text: random() < 0.3 ? "look\n/think hmm\n/tool list {}" : `hello ${client}`,
+                prompt: { text: random() < 0.3 ? "look\n/think hmm\n/tool list {}" : `hello ${client}` },
               })
             else if (roll < 0.2)
               attempt = execution.synthetic({
@@ -71,21 +76,25 @@ describe("mutation and turn admission under concurrency", () => {
               const messages = messagesOf(id)
               if (messages.length === 0) return
               const message = pick(messages)
-              const part = message.parts.length > 0 ? pick(message.parts) : undefined
+              // An assistant message's items are addressed by id; a user or synthetic message's own text
+              // without one (and now and then with an id it does not have).
+              const item =
+                message.type === "assistant" && message.content.length > 0 ? pick(message.content) : undefined
+              const itemID = item?.id ?? (message.type === "assistant" || random() < 0.2 ? "prt_none" : undefined)
               if (roll < 0.5)
                 attempt = mutation.correct({
                   sessionID: id,
                   messageID: message.id,
-                  partID: part?.id ?? "prt_none",
+                  ...(itemID !== undefined ? { itemID } : {}),
                   text: `corrected by ${client}`,
                   by,
                 })
               else if (roll < 0.75) attempt = mutation.retract({ sessionID: id, messageID: message.id, by })
               else
-                attempt = mutation.removePart({
+                attempt = mutation.removeItem({
                   sessionID: id,
                   messageID: message.id,
-                  partID: part?.id ?? "prt_none",
+                  itemID: itemID ?? "prt_none",
                   by,
                 })
             }
@@ -130,8 +139,8 @@ describe("mutation and turn admission under concurrency", () => {
       ).toEqual(list.map((_, i) => i + 1))
       let held = false
       for (const event of list) {
-        if (event.type === "session.turn.started") held = true
-        if (event.type === "session.turn.ended") held = false
+        if (event.type === "session.next.turn.started") held = true
+        if (event.type === "session.next.turn.ended") held = false
         if (MUTATIONS.has(event.type)) {
           mutationsSeen++
           expect(held, `seed ${seed}: ${event.type} at seq ${event.seq} while the claim was held`).toBe(false)

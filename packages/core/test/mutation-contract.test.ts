@@ -30,23 +30,21 @@ describe("the mutation contract in core", () => {
         const execution = yield* Execution
         const mutation = yield* Mutation
         const info = yield* session.create({ directory: host.directory })
-        const { messageID } = yield* execution.synthetic({
+        const { id: messageID } = yield* execution.synthetic({
           sessionID: info.id,
           text: "Reminder: the deploy is at 5pm",
           origin: "plugin:reminders",
           resume: false,
         })
         const before = yield* session.message(info.id, messageID)
-        const partID = before.parts[0]!.id
         const updated = yield* mutation.correct({
           sessionID: info.id,
           messageID,
-          partID,
           text: "Reminder: the deploy moved to 6pm",
           by: "plugin:reminders",
         })
         const marker = server.requests.length
-        yield* execution.prompt({ sessionID: info.id, text: "when is the deploy?" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "when is the deploy?" } })
         yield* execution.wait(info.id)
         return { before, updated, stored: yield* session.message(info.id, messageID), request: server.requests[marker] }
       }),
@@ -56,9 +54,10 @@ describe("the mutation contract in core", () => {
     expect(result.updated.seq).toBe(result.before.seq)
     expect(result.updated.type).toBe("synthetic")
     expect(result.updated.origin).toBe("plugin:reminders")
-    expect(result.updated.parts).toEqual([
-      { id: result.before.parts[0]!.id, type: "text", text: "Reminder: the deploy moved to 6pm" },
-    ])
+    expect(result.before).toMatchObject({ type: "synthetic", text: "Reminder: the deploy is at 5pm" })
+    expect(result.before.corrected).toBeUndefined()
+    expect(result.updated).toMatchObject({ type: "synthetic", text: "Reminder: the deploy moved to 6pm" })
+    expect(result.updated.corrected).toMatchObject({ by: "plugin:reminders" })
     expect(requestText(result.request)).toContain("the deploy moved to 6pm")
     expect(requestText(result.request)).not.toContain("5pm")
     await host.dispose()
@@ -72,7 +71,7 @@ describe("the mutation contract in core", () => {
         const execution = yield* Execution
         const mutation = yield* Mutation
         const info = yield* session.create({ directory: host.directory })
-        const { messageID } = yield* execution.synthetic({
+        const { id: messageID } = yield* execution.synthetic({
           sessionID: info.id,
           text: "STALE-NOTICE child task finished",
           origin: "plugin:children",
@@ -82,14 +81,14 @@ describe("the mutation contract in core", () => {
         const retracted = yield* mutation.retract({ sessionID: info.id, messageID, by: "plugin:children" })
         const again = yield* mutation.retract({ sessionID: info.id, messageID, by: "plugin:children" })
         const marker = server.requests.length
-        yield* execution.prompt({ sessionID: info.id, text: "status?" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "status?" } })
         yield* execution.wait(info.id)
         return {
           before,
           retracted,
           again,
           request: server.requests[marker],
-          list: (yield* session.messages(info.id)).items,
+          list: (yield* session.messages(info.id)).data,
         }
       }),
     )
@@ -98,7 +97,7 @@ describe("the mutation contract in core", () => {
       seq: result.before.seq,
       type: "synthetic",
       origin: "plugin:children",
-      parts: [],
+      text: "",
     })
     expect(result.retracted.placeholder).toBe("[A notice was retracted.]")
     expect(result.retracted.retracted).toMatchObject({ by: "plugin:children" })
@@ -109,7 +108,7 @@ describe("the mutation contract in core", () => {
     await host.dispose()
   })
 
-  it("removes a tool part and a reasoning part: the next request lacks them, the row shrinks by at least their payload", async () => {
+  it("prunes a tool item and removes a reasoning item: the next request lacks them, the row shrinks by at least their payload", async () => {
     const host = makeHost({ config: localModel(server) })
     const bulky = "B".repeat(20_000)
     server.enqueue(
@@ -127,9 +126,9 @@ describe("the mutation contract in core", () => {
         const mutation = yield* Mutation
         const { client } = yield* Database
         const info = yield* session.create({ directory: host.directory })
-        yield* execution.prompt({ sessionID: info.id, text: "go" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "go" } })
         yield* execution.wait(info.id)
-        const assistant = (yield* session.messages(info.id)).items[1] as AssistantMessage
+        const assistant = (yield* session.messages(info.id)).data[1] as AssistantMessage
         const size = () =>
           (
             client.query("SELECT length(data) AS n FROM session_message WHERE id = ?").get(assistant.id) as {
@@ -137,32 +136,44 @@ describe("the mutation contract in core", () => {
             }
           ).n
         const sizeBefore = size()
-        const tool = assistant.parts.find((p) => p.type === "tool")!
-        const reasoning = assistant.parts.find((p) => p.type === "reasoning")!
+        const tool = assistant.content.find((p) => p.type === "tool")!
+        const reasoning = assistant.content.find((p) => p.type === "reasoning")!
         const payload = JSON.stringify(tool).length + JSON.stringify(reasoning).length
-        yield* mutation.removePart({ sessionID: info.id, messageID: assistant.id, partID: tool.id, by: "user" })
-        const updated = yield* mutation.removePart({
+        yield* mutation.removeItem({ sessionID: info.id, messageID: assistant.id, itemID: tool.id, by: "user" })
+        const updated = yield* mutation.removeItem({
           sessionID: info.id,
           messageID: assistant.id,
-          partID: reasoning.id,
+          itemID: reasoning.id,
           by: "user",
         })
         const marker = server.requests.length
-        yield* execution.prompt({ sessionID: info.id, text: "next" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "next" } })
         yield* execution.wait(info.id)
         return { assistant, updated, sizeBefore, sizeAfter: size(), payload, request: server.requests[marker] }
       }),
     )
-    expect(result.updated.parts.map((p) => p.type)).toEqual(["text"])
-    expect(result.updated.parts[0]!.id).toBe(result.assistant.parts.find((p) => p.type === "text")!.id)
-    // The row keeps only the removed parts' ids (`removedParts`, so a repeated removal is a retry).
-    const kept = JSON.stringify({
-      removedParts: result.updated.type === "assistant" ? result.updated.removedParts : [],
-    }).length
-    expect(result.updated.type === "assistant" && result.updated.removedParts).toEqual([
-      result.assistant.parts.find((p) => p.type === "tool")!.id,
-      result.assistant.parts.find((p) => p.type === "reasoning")!.id,
-    ])
+    if (result.updated.type !== "assistant") throw new Error("expected the assistant message back")
+    const before = result.assistant
+    const tool = before.content.find((p) => p.type === "tool")!
+    const reasoning = before.content.find((p) => p.type === "reasoning")!
+    // The reasoning item leaves `content`; the tool item stays (same id, call id, name), emptied and marked.
+    expect(result.updated.content.map((p) => p.type)).toEqual(["text", "tool"])
+    expect(result.updated.content[0]!.id).toBe(before.content.find((p) => p.type === "text")!.id)
+    const pruned = result.updated.content[1]!
+    expect(pruned).toMatchObject({
+      id: tool.id,
+      type: "tool",
+      callID: "call_big",
+      name: "bash_missing",
+      time: { pruned: expect.any(Number) },
+      prunedBy: "user",
+      state: { input: {}, content: [] },
+    })
+    expect(JSON.stringify(pruned)).not.toContain("BBBBBBBBBB")
+    // The row keeps only the pruned tool item's shell and the removed reasoning id (`removed`, so a
+    // repeated removal is a retry).
+    expect(result.updated.removed).toEqual([reasoning.id])
+    const kept = JSON.stringify(pruned).length + JSON.stringify({ removed: result.updated.removed }).length
     expect(result.sizeBefore - result.sizeAfter).toBeGreaterThanOrEqual(result.payload - kept)
     const sent = requestText(result.request)
     expect(sent).not.toContain("BBBBBBBBBB")
@@ -180,31 +191,40 @@ describe("the mutation contract in core", () => {
         const mutation = yield* Mutation
         const { client } = yield* Database
         const info = yield* session.create({ directory: host.directory })
-        yield* execution.prompt({ sessionID: info.id, text: "hi\n/think hmm" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "hi\n/think hmm" } })
         yield* execution.wait(info.id)
-        const [user, assistant] = (yield* session.messages(info.id)).items as [Message, AssistantMessage]
-        const text = assistant.parts.find((p) => p.type === "text")!
-        const reasoning = assistant.parts.find((p) => p.type === "reasoning")!
+        const [user, assistant] = (yield* session.messages(info.id)).data as [Message, AssistantMessage]
+        const text = assistant.content.find((p) => p.type === "text")!
+        const reasoning = assistant.content.find((p) => p.type === "reasoning")!
         const before = projectionSnapshot(client)
         const by = "user"
         const exits = {
           unknownSession: yield* Effect.exit(mutation.retract({ sessionID: "ses_nope", messageID: user.id, by })),
           unknownMessage: yield* Effect.exit(mutation.retract({ sessionID: info.id, messageID: "msg_nope", by })),
-          unknownPart: yield* Effect.exit(
-            mutation.correct({ sessionID: info.id, messageID: user.id, partID: "prt_nope", text: "x", by }),
+          unknownItem: yield* Effect.exit(
+            mutation.correct({ sessionID: info.id, messageID: assistant.id, itemID: "prt_nope", text: "x", by }),
+          ),
+          unknownRemoval: yield* Effect.exit(
+            mutation.removeItem({ sessionID: info.id, messageID: assistant.id, itemID: "prt_nope", by }),
           ),
           retractAssistant: yield* Effect.exit(mutation.retract({ sessionID: info.id, messageID: assistant.id, by })),
           correctReasoning: yield* Effect.exit(
-            mutation.correct({ sessionID: info.id, messageID: assistant.id, partID: reasoning.id, text: "x", by }),
+            mutation.correct({ sessionID: info.id, messageID: assistant.id, itemID: reasoning.id, text: "x", by }),
+          ),
+          correctAssistantWithoutItem: yield* Effect.exit(
+            mutation.correct({ sessionID: info.id, messageID: assistant.id, text: "x", by }),
+          ),
+          correctUserItem: yield* Effect.exit(
+            mutation.correct({ sessionID: info.id, messageID: user.id, itemID: text.id, text: "x", by }),
           ),
           removeText: yield* Effect.exit(
-            mutation.removePart({ sessionID: info.id, messageID: assistant.id, partID: text.id, by }),
+            mutation.removeItem({ sessionID: info.id, messageID: assistant.id, itemID: text.id, by }),
           ),
           removeFromUser: yield* Effect.exit(
-            mutation.removePart({ sessionID: info.id, messageID: user.id, partID: user.parts[0]!.id, by }),
+            mutation.removeItem({ sessionID: info.id, messageID: user.id, itemID: text.id, by }),
           ),
           emptyCorrection: yield* Effect.exit(
-            mutation.correct({ sessionID: info.id, messageID: user.id, partID: user.parts[0]!.id, text: "", by }),
+            mutation.correct({ sessionID: info.id, messageID: user.id, text: "", by }),
           ),
         }
         return { exits, before, after: projectionSnapshot(client) }
@@ -215,8 +235,17 @@ describe("the mutation contract in core", () => {
       _tag: "Session.MessageNotFoundError",
       messageID: "msg_nope",
     })
-    expect(failure(result.exits.unknownPart)).toMatchObject({ _tag: "Session.PartNotFoundError", partID: "prt_nope" })
-    for (const key of ["retractAssistant", "correctReasoning", "removeText", "removeFromUser"] as const) {
+    for (const key of ["unknownItem", "unknownRemoval"] as const) {
+      expect(failure(result.exits[key])).toMatchObject({ _tag: "Session.ItemNotFoundError", itemID: "prt_nope" })
+    }
+    for (const key of [
+      "retractAssistant",
+      "correctReasoning",
+      "correctAssistantWithoutItem",
+      "correctUserItem",
+      "removeText",
+      "removeFromUser",
+    ] as const) {
       expect(failure(result.exits[key])).toMatchObject({
         _tag: "Session.InvalidTargetError",
         reason: expect.any(String),
@@ -237,21 +266,19 @@ describe("the mutation contract in core", () => {
         const mutation = yield* Mutation
         const { client } = yield* Database
         const info = yield* session.create({ directory: host.directory })
-        const { messageID } = yield* execution.synthetic({ sessionID: info.id, text: "notice", origin: "plugin:x" })
+        const { id: messageID } = yield* execution.synthetic({ sessionID: info.id, text: "notice", origin: "plugin:x" })
         yield* execution.wait(info.id)
         const notice = yield* session.message(info.id, messageID)
-        yield* execution.prompt({ sessionID: info.id, text: "hold please" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "hold please" } })
         yield* Effect.promise(() => server.held())
         const rows = projectionSnapshot(client)
         const journal = client.query("SELECT * FROM event ORDER BY position").all()
         const by = "plugin:x"
         const exits = [
-          yield* Effect.exit(
-            mutation.correct({ sessionID: info.id, messageID, partID: notice.parts[0]!.id, text: "new", by }),
-          ),
+          yield* Effect.exit(mutation.correct({ sessionID: info.id, messageID, text: "new", by })),
           yield* Effect.exit(mutation.retract({ sessionID: info.id, messageID, by })),
           yield* Effect.exit(
-            mutation.removePart({ sessionID: info.id, messageID: "msg_unknown", partID: "prt_x", by }),
+            mutation.removeItem({ sessionID: info.id, messageID: "msg_unknown", itemID: "prt_x", by }),
           ),
         ]
         const same = {

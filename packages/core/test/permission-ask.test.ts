@@ -7,7 +7,7 @@ import { Bus, type BusEvent } from "../src/bus/bus.ts"
 import type { ConfigData } from "../src/config/config.ts"
 import { Permissions } from "../src/permission/permission.ts"
 import { Execution } from "../src/session/execution.ts"
-import type { AssistantMessage, Message, ToolPart } from "../src/session/message.ts"
+import type { AssistantMessage, Message, ToolItem } from "../src/session/message.ts"
 import { Mutation } from "../src/session/mutation.ts"
 import { Session } from "../src/session/session.ts"
 import type { HostServices } from "../src/host.ts"
@@ -46,97 +46,95 @@ const setup = async (config: ConfigData, plugins: ReadonlyArray<PromisePlugin> =
       check()
     })
   const run = <A, E>(effect: Effect.Effect<A, E, HostServices>) => host.run(effect)
-  const prompt = (text: string) => run(Execution.use((e) => e.prompt({ sessionID, text })))
+  const prompt = (text: string) => run(Execution.use((e) => e.prompt({ sessionID, prompt: { text } })))
   const wait = () => run(Execution.use((e) => e.wait(sessionID)))
   const messages = () =>
-    run(Session.use((s) => s.messages(sessionID))).then((page) => page.items as ReadonlyArray<Message>)
-  const toolParts = async () =>
+    run(Session.use((s) => s.messages(sessionID))).then((page) => page.data as ReadonlyArray<Message>)
+  const toolItems = async () =>
     (await messages()).flatMap((m) =>
-      m.type === "assistant" ? m.parts.filter((p): p is ToolPart => p.type === "tool") : [],
+      m.type === "assistant" ? m.content.filter((p): p is ToolItem => p.type === "tool") : [],
     )
   const file = () => readFileSync(join(host.directory, "a.txt"), "utf8")
-  return { host, sessionID, events, next, run, prompt, wait, messages, toolParts, file }
+  return { host, sessionID, events, next, run, prompt, wait, messages, toolItems, file }
 }
 
+/** A failed call's error message (undefined unless it failed). */
+const errorOf = (item: ToolItem | undefined) => (item?.state.status === "error" ? item.state.error.message : undefined)
+
 describe("permissions for file edits", () => {
-  it('"allow" edits at once and stores the diff on the tool part', async () => {
+  it('"allow" edits at once and stores the diff on the tool item', async () => {
     const t = await setup({ permission: { edit: "allow" } })
     await t.prompt(editLine("a.txt", "beta", "gamma"))
     await t.wait()
     expect(t.file()).toBe("alpha\ngamma\n")
-    const [part] = await t.toolParts()
-    expect(part).toMatchObject({ tool: "edit", state: "completed" })
-    expect(part!.metadata?.["diff"]).toContain("-beta\n+gamma\n")
-    expect(t.events.some((e) => e.type === "session.permission.asked")).toBe(false)
+    const [item] = await t.toolItems()
+    expect(item).toMatchObject({ name: "edit", state: { status: "completed" } })
+    expect(item!.state.status === "completed" && item!.state.structured["diff"]).toContain("-beta\n+gamma\n")
+    expect(t.events.some((e) => e.type === "permission.v2.asked")).toBe(false)
     await t.host.dispose()
   })
 
   it('default "ask": nothing changes and mutations are busy until "once" is answered', async () => {
     const t = await setup({})
     await t.prompt(editLine("a.txt", "beta", "gamma"))
-    const asked = (await t.next("session.permission.asked")) as {
-      data: { permissionID: string; metadata: { diff: string } }
+    const asked = (await t.next("permission.v2.asked")) as {
+      data: { id: string; metadata: { diff: string }; source: { messageID: string; callID: string }; itemID: string }
     }
-    expect(asked.data.permissionID).toMatch(/^per_/)
+    expect(asked.data.id).toMatch(/^per_/)
     expect(asked.data.metadata.diff).toContain("+gamma")
     const pending = await t.run(Permissions.use((p) => p.list(t.sessionID)))
-    expect(pending.map((p) => ({ id: p.id, tool: p.tool, patterns: p.patterns }))).toEqual([
-      { id: asked.data.permissionID, tool: "edit", patterns: ["a.txt"] },
+    expect(pending.map((p) => ({ id: p.id, tool: p.tool, action: p.action, resources: p.resources }))).toEqual([
+      { id: asked.data.id, tool: "edit", action: "edit", resources: ["a.txt"] },
     ])
+    // The request names the tool item it waits for, which has not run.
+    const waiting = (await t.toolItems())[0]!
+    expect(asked.data).toMatchObject({ itemID: waiting.id, source: { type: "tool", callID: waiting.callID } })
+    expect(waiting.state.status).toBe("pending")
+    expect(waiting.time.ran).toBeUndefined()
     expect(t.file()).toBe("alpha\nbeta\n")
     // The turn holds the claim while it waits: a mutation is refused.
     const user = (await t.messages())[0]!
     const busy = await t.host.exit(
-      Mutation.use((m) =>
-        m.correct({ sessionID: t.sessionID, messageID: user.id, partID: user.parts[0]!.id, text: "x", by: "user" }),
-      ),
+      Mutation.use((m) => m.correct({ sessionID: t.sessionID, messageID: user.id, text: "x", by: "user" })),
     )
     expect(JSON.stringify(busy)).toContain("Session.BusyError")
     expect(
-      await t.run(
-        Permissions.use((p) =>
-          p.reply({ sessionID: t.sessionID, permissionID: asked.data.permissionID, reply: "once" }),
-        ),
-      ),
+      await t.run(Permissions.use((p) => p.reply({ sessionID: t.sessionID, requestID: asked.data.id, reply: "once" }))),
     ).toEqual({
-      id: asked.data.permissionID,
+      id: asked.data.id,
       reply: "once",
     })
     await t.wait()
     expect(t.file()).toBe("alpha\ngamma\n")
-    const [part] = await t.toolParts()
-    expect(part).toMatchObject({ state: "completed" })
+    const [item] = await t.toolItems()
+    expect(item).toMatchObject({ state: { status: "completed" } })
     // A second answer finds nothing pending.
     const again = await t.host.exit(
-      Permissions.use((p) => p.reply({ sessionID: t.sessionID, permissionID: asked.data.permissionID, reply: "once" })),
+      Permissions.use((p) => p.reply({ sessionID: t.sessionID, requestID: asked.data.id, reply: "once" })),
     )
     expect(JSON.stringify(again)).toContain("Permission.NotFoundError")
     await t.host.dispose()
   })
 
-  it('"reject" leaves the file, makes the part an error and ends the turn; with a message the model continues', async () => {
+  it('"reject" leaves the file, makes the item an error and ends the turn; with a message the model continues', async () => {
     const t = await setup({})
     await t.prompt(editLine("a.txt", "beta", "gamma"))
-    const asked = (await t.next("session.permission.asked")) as { data: { permissionID: string } }
-    await t.run(
-      Permissions.use((p) =>
-        p.reply({ sessionID: t.sessionID, permissionID: asked.data.permissionID, reply: "reject" }),
-      ),
-    )
+    const asked = (await t.next("permission.v2.asked")) as { data: { id: string } }
+    await t.run(Permissions.use((p) => p.reply({ sessionID: t.sessionID, requestID: asked.data.id, reply: "reject" })))
     await t.wait()
     expect(t.file()).toBe("alpha\nbeta\n")
     let messages = await t.messages()
     expect(messages.map((m) => m.type)).toEqual(["user", "assistant"])
-    expect((await t.toolParts())[0]).toMatchObject({ state: "error", error: "the user rejected this call" })
+    expect(errorOf((await t.toolItems())[0])).toBe("the user rejected this call")
 
     const seen = t.events.length
     await t.prompt(editLine("a.txt", "beta", "delta"))
-    const second = (await t.next("session.permission.asked", seen)) as { data: { permissionID: string } }
+    const second = (await t.next("permission.v2.asked", seen)) as { data: { id: string } }
     await t.run(
       Permissions.use((p) =>
         p.reply({
           sessionID: t.sessionID,
-          permissionID: second.data.permissionID,
+          requestID: second.data.id,
           reply: "reject",
           message: "use a different word",
         }),
@@ -145,10 +143,7 @@ describe("permissions for file edits", () => {
     await t.wait()
     messages = await t.messages()
     expect(messages.map((m) => m.type)).toEqual(["user", "assistant", "user", "assistant", "assistant"])
-    expect((await t.toolParts())[1]).toMatchObject({
-      state: "error",
-      error: "the user rejected this call: use a different word",
-    })
+    expect(errorOf((await t.toolItems())[1])).toBe("the user rejected this call: use a different word")
     expect(t.file()).toBe("alpha\nbeta\n")
     await t.host.dispose()
   })
@@ -171,7 +166,7 @@ describe("permissions for file edits", () => {
       ].join("\n"),
     )
     await t.wait()
-    expect((await t.toolParts()).map((p) => p.error)).toEqual([
+    expect((await t.toolItems()).map(errorOf)).toEqual([
       expect.stringContaining('oldString found 2 times in "twice.txt"'),
       expect.stringContaining('file "missing.txt" not found'),
       expect.stringContaining("outside the session directory"),
@@ -179,7 +174,7 @@ describe("permissions for file edits", () => {
       expect.stringContaining("outside the session directory"),
       expect.stringContaining('hunk 1 of "twice.txt" does not apply'),
     ])
-    expect(t.events.some((e) => e.type === "session.permission.asked")).toBe(false)
+    expect(t.events.some((e) => e.type === "permission.v2.asked")).toBe(false)
     expect(t.file()).toBe("alpha\nbeta\n")
     expect(readFileSync(join(t.host.directory, "twice.txt"), "utf8")).toBe("x\nx\n")
     expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("secret\n")
@@ -191,32 +186,23 @@ describe("permissions for file edits", () => {
     await denied.prompt(editLine("a.txt", "beta", "gamma"))
     await denied.wait()
     expect(denied.file()).toBe("alpha\nbeta\n")
-    expect((await denied.toolParts())[0]).toMatchObject({
-      state: "error",
-      error: expect.stringContaining("permission denied"),
-    })
-    expect(denied.events.some((e) => e.type === "session.permission.asked")).toBe(false)
+    expect(errorOf((await denied.toolItems())[0])).toContain("permission denied")
+    expect(denied.events.some((e) => e.type === "permission.v2.asked")).toBe(false)
     await denied.host.dispose()
 
     const t = await setup({})
     await t.prompt(editLine("a.txt", "beta", "gamma"))
-    const asked = (await t.next("session.permission.asked")) as { data: { permissionID: string } }
-    await t.run(
-      Permissions.use((p) =>
-        p.reply({ sessionID: t.sessionID, permissionID: asked.data.permissionID, reply: "always" }),
-      ),
-    )
+    const asked = (await t.next("permission.v2.asked")) as { data: { id: string } }
+    await t.run(Permissions.use((p) => p.reply({ sessionID: t.sessionID, requestID: asked.data.id, reply: "always" })))
     await t.wait()
     const seen = t.events.length
     await t.prompt(`${editLine("a.txt", "gamma", "delta")}\n${editLine("b.txt", "", "new")}`)
-    const other = (await t.next("session.permission.asked", seen)) as {
-      data: { patterns: Array<string>; permissionID: string }
+    const other = (await t.next("permission.v2.asked", seen)) as {
+      data: { resources: Array<string>; id: string }
     }
-    expect(other.data.patterns).toEqual(["b.txt"])
+    expect(other.data.resources).toEqual(["b.txt"])
     expect(t.file()).toBe("alpha\ndelta\n")
-    await t.run(
-      Permissions.use((p) => p.reply({ sessionID: t.sessionID, permissionID: other.data.permissionID, reply: "once" })),
-    )
+    await t.run(Permissions.use((p) => p.reply({ sessionID: t.sessionID, requestID: other.data.id, reply: "once" })))
     await t.wait()
     expect(readFileSync(join(t.host.directory, "b.txt"), "utf8")).toBe("new")
     await t.host.dispose()
@@ -225,12 +211,12 @@ describe("permissions for file edits", () => {
   it("interrupt rejects the pending ask and releases the session", async () => {
     const t = await setup({})
     await t.prompt(editLine("a.txt", "beta", "gamma"))
-    const asked = (await t.next("session.permission.asked")) as { data: { permissionID: string } }
+    const asked = (await t.next("permission.v2.asked")) as { data: { id: string } }
     await t.run(Execution.use((e) => e.interrupt(t.sessionID)))
     await t.wait()
-    const replied = (await t.next("session.permission.replied")) as { data: unknown }
+    const replied = (await t.next("permission.v2.replied")) as { data: unknown }
     expect(replied.data).toEqual({
-      permissionID: asked.data.permissionID,
+      requestID: asked.data.id,
       reply: "reject",
       message: "the turn was interrupted",
     })
@@ -262,7 +248,7 @@ describe("permissions for file edits", () => {
       ["edit", ["a.txt"], "ask"],
       ["read", ["a.txt"], "allow"],
     ])
-    expect((await t.toolParts()).map((p) => p.state)).toEqual(["completed", "error"])
+    expect((await t.toolItems()).map((p) => p.state.status)).toEqual(["completed", "error"])
     await t.host.dispose()
   })
 })
@@ -272,18 +258,18 @@ describe("permissions for bash", () => {
     const t = await setup({ permission: { bash: { "git status*": "allow", "rm *": "deny", "*": "ask" } } })
     const bash = (command: string) => `/tool bash ${JSON.stringify({ command })}`
     await t.prompt([bash("git status --short"), bash("rm a.txt"), bash("echo asked > asked.txt")].join("\n"))
-    const asked = (await t.next("session.permission.asked")) as {
-      data: { permissionID: string; patterns: Array<string> }
+    const asked = (await t.next("permission.v2.asked")) as {
+      data: { id: string; action: string; resources: Array<string> }
     }
-    expect(asked.data.patterns).toEqual(["echo asked > asked.txt"])
-    const parts = await t.toolParts()
-    expect(parts[0]).toMatchObject({ state: "completed" }) // ran (whatever git says outside a repository)
-    expect(parts[1]).toMatchObject({ state: "error", error: expect.stringContaining("permission denied") })
-    expect(parts[2]).toMatchObject({ state: "running" })
+    expect(asked.data).toMatchObject({ action: "bash", resources: ["echo asked > asked.txt"] })
+    const items = await t.toolItems()
+    expect(items[0]).toMatchObject({ state: { status: "completed" } }) // ran (whatever git says outside a repository)
+    expect(errorOf(items[1])).toContain("permission denied")
+    // Asked, not run: the call stays pending until it is answered.
+    expect(items[2]).toMatchObject({ state: { status: "pending" } })
+    expect(items[2]!.time.ran).toBeUndefined()
     expect(t.file()).toBe("alpha\nbeta\n")
-    await t.run(
-      Permissions.use((p) => p.reply({ sessionID: t.sessionID, permissionID: asked.data.permissionID, reply: "once" })),
-    )
+    await t.run(Permissions.use((p) => p.reply({ sessionID: t.sessionID, requestID: asked.data.id, reply: "once" })))
     await t.wait()
     expect(readFileSync(join(t.host.directory, "asked.txt"), "utf8")).toBe("asked\n")
     await t.host.dispose()

@@ -22,9 +22,9 @@ describe("plugins loaded from config", () => {
         const execution = yield* Execution
         const plugins = yield* PluginHost
         const info = yield* session.create({ title: "plugged", directory: host.directory })
-        yield* execution.prompt({ sessionID: info.id, text: "hello plugins" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "hello plugins" } })
         yield* execution.wait(info.id)
-        return { statuses: plugins.list(), items: (yield* session.messages(info.id)).items }
+        return { statuses: plugins.list(), items: (yield* session.messages(info.id)).data }
       }),
     )
     expect(result.statuses).toEqual([
@@ -35,11 +35,15 @@ describe("plugins loaded from config", () => {
     expect(promiseSeen.prompts).toEqual(["hello plugins"])
     expect(effectSeen.prompts).toEqual(["hello plugins [edited by prompt hook]"])
     const [user, answer] = result.items as [Message, AssistantMessage]
-    expect(user.parts[0]).toMatchObject({ text: "hello plugins [edited by prompt hook]" })
+    expect(user).toMatchObject({ type: "user", text: "hello plugins [edited by prompt hook]" })
 
     // The context hook saw host-built system parts with origins and the transcript as model messages.
     const context = promiseSeen.contexts[0]!
-    expect(context.system[0]).toMatchObject({ id: "host:default", origin: { type: "host", name: "default" } })
+    expect(context.system[0]).toMatchObject({
+      type: "text",
+      id: "host:default",
+      origin: { type: "host", name: "default" },
+    })
     expect(context.messages).toEqual([
       { role: "user", content: [{ type: "text", text: "hello plugins [edited by prompt hook]" }] },
     ])
@@ -59,7 +63,7 @@ describe("plugins loaded from config", () => {
     })
 
     // The context edit shaped the request (the offline provider echoes what it received) ...
-    expect(answer.parts[0]).toMatchObject({ type: "text", text: "You said: REDACTED BY CONTEXT HOOK" })
+    expect(answer.content[0]).toMatchObject({ type: "text", text: "You said: REDACTED BY CONTEXT HOOK" })
     // ... but never reached storage: only the model's echo of it is stored, as the model's own reply.
     const stored = result.items.filter((m) => m.type !== "assistant")
     expect(JSON.stringify(stored)).not.toContain("REDACTED")
@@ -98,17 +102,17 @@ describe("plugins loaded from config", () => {
         const execution = yield* Execution
         const a = yield* session.create({ directory: host.directory })
         const b = yield* session.create({ directory: host.directory })
-        yield* execution.prompt({ sessionID: a.id, text: "please explode" })
-        yield* execution.prompt({ sessionID: b.id, text: "calm" })
+        yield* execution.prompt({ sessionID: a.id, prompt: { text: "please explode" } })
+        yield* execution.prompt({ sessionID: b.id, prompt: { text: "calm" } })
         yield* execution.wait(a.id)
         yield* execution.wait(b.id)
         const statusAfterFailure = (yield* session.get(a.id)).status
-        yield* execution.prompt({ sessionID: a.id, text: "all good now" })
+        yield* execution.prompt({ sessionID: a.id, prompt: { text: "all good now" } })
         yield* execution.wait(a.id)
         return {
           statusAfterFailure,
-          a: (yield* session.messages(a.id)).items,
-          b: (yield* session.messages(b.id)).items,
+          a: (yield* session.messages(a.id)).data,
+          b: (yield* session.messages(b.id)).data,
           claim: session.sync.claimed(a.id),
         }
       }),
@@ -117,8 +121,14 @@ describe("plugins loaded from config", () => {
     expect(result.claim).toBeUndefined()
     const failed = result.a[1] as AssistantMessage
     // The recorded failure names the plugin and the hook.
-    expect(failed.error).toEqual({ name: "Plugin.HookError", message: "kaboom", pluginID: "thrower", hook: "context" })
-    expect((result.a[3] as AssistantMessage).parts[0]).toMatchObject({ text: "You said: all good now" })
+    expect(failed.error).toEqual({
+      type: "unknown",
+      name: "Plugin.HookError",
+      message: "kaboom",
+      pluginID: "thrower",
+      hook: "context",
+    })
+    expect((result.a[3] as AssistantMessage).content[0]).toMatchObject({ text: "You said: all good now" })
     expect((result.b[1] as AssistantMessage).error).toBeUndefined()
     await host.dispose()
   })

@@ -41,13 +41,13 @@ const hostWithPlugins = async () => {
   const count = () =>
     host.run(
       Effect.gen(function* () {
-        return (yield* (yield* Session).list({ limit: 200 })).items.length
+        return (yield* (yield* Session).list({ limit: 200 })).data.length
       }),
     )
   const stored = (sessionID: string) =>
     host.run(
       Effect.gen(function* () {
-        return (yield* (yield* Session).get(sessionID)).directory
+        return (yield* (yield* Session).get(sessionID)).location.directory
       }),
     )
   return { host, promise, effect, count, stored }
@@ -110,10 +110,10 @@ describe("a plugin's ctx.session.create applies the session directory rule", () 
     const before = await count()
     for (const [given, expected] of cases) {
       const viaPromise = await promise.create({ directory: given })
-      expect(viaPromise.directory, given).toBe(expected)
+      expect(viaPromise.location.directory, given).toBe(expected)
       expect(await stored(viaPromise.id), given).toBe(expected)
       const viaEffect = await Effect.runPromise(effect.create({ directory: given }))
-      expect(viaEffect.directory, given).toBe(expected)
+      expect(viaEffect.location.directory, given).toBe(expected)
       expect(await stored(viaEffect.id), given).toBe(expected)
     }
     expect(await count()).toBe(before + cases.length * 2)
@@ -122,8 +122,8 @@ describe("a plugin's ctx.session.create applies the session directory rule", () 
 
   it("without a directory keeps the default (the host process's working directory)", async () => {
     const { host, promise, effect } = await hostWithPlugins()
-    expect((await promise.create({ title: "default" })).directory).toBe(process.cwd())
-    expect((await Effect.runPromise(effect.create())).directory).toBe(process.cwd())
+    expect((await promise.create({ title: "default" })).location.directory).toBe(process.cwd())
+    expect((await Effect.runPromise(effect.create())).location.directory).toBe(process.cwd())
     await host.dispose()
   })
 })

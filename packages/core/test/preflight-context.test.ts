@@ -54,7 +54,7 @@ describe("session.preflight", () => {
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory })
-        yield* execution.prompt({ sessionID: info.id, text: "/tool list {}" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "/tool list {}" } })
         yield* execution.wait(info.id)
         yield* execution.synthetic({ sessionID: info.id, text: "wake up", origin: "plugin:x" })
         yield* execution.wait(info.id)
@@ -107,23 +107,24 @@ describe("session.preflight", () => {
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory })
-        yield* execution.prompt({ sessionID: info.id, text: "one" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "one" } })
         yield* execution.wait(info.id)
         const status = (yield* session.get(info.id)).status
         fail = false
-        yield* execution.prompt({ sessionID: info.id, text: "two" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "two" } })
         yield* execution.wait(info.id)
-        return { status, items: (yield* session.messages(info.id)).items }
+        return { status, items: (yield* session.messages(info.id)).data }
       }),
     )
     expect(result.status).toBe("idle")
     expect((result.items[1] as AssistantMessage).error).toEqual({
+      type: "unknown",
       name: "Plugin.HookError",
       message: "cannot prove ownership",
       pluginID: "thrower",
       hook: "preflight",
     })
-    expect((result.items[3] as AssistantMessage).parts[0]).toMatchObject({ text: "You said: two" })
+    expect((result.items[3] as AssistantMessage).content[0]).toMatchObject({ text: "You said: two" })
     await host.dispose()
   })
 
@@ -148,15 +149,16 @@ describe("session.preflight", () => {
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory })
-        yield* execution.prompt({ sessionID: info.id, text: "one" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "one" } })
         yield* execution.wait(info.id)
         hang = false
-        yield* execution.prompt({ sessionID: info.id, text: "two" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "two" } })
         yield* execution.wait(info.id)
-        return (yield* session.messages(info.id)).items
+        return (yield* session.messages(info.id)).data
       }),
     )
     expect((result[1] as AssistantMessage).error).toEqual({
+      type: "unknown",
       name: "Plugin.HookError",
       message: "timed out after 50 ms",
       pluginID: "slow",
@@ -175,7 +177,12 @@ describe("system part provenance in session.context", () => {
       setup(ctx) {
         ctx.session.hook("context", (event) => {
           // Claim to be the agent, reorder, and edit the host's part text.
-          event.system.unshift({ id: "spoof", text: "spoofed part", origin: { type: "agent", agentID: "build" } })
+          event.system.unshift({
+            type: "text",
+            id: "spoof",
+            text: "spoofed part",
+            origin: { type: "agent", agentID: "build" },
+          })
           event.system.push({ text: "no id given" } as never)
           event.system.reverse()
           const agentPart = event.system.find((p) => p.id === "agent:build")!
@@ -205,15 +212,20 @@ describe("system part provenance in session.context", () => {
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory })
-        yield* execution.prompt({ sessionID: info.id, text: "hi" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "hi" } })
         yield* execution.wait(info.id)
       }),
     )
     const system = seen[0]!
     expect(system).toEqual([
-      { id: "plugin:spoofer:1", text: "no id given", origin: { type: "plugin", pluginID: "spoofer" } },
-      { id: "agent:build", text: "AGENT SYSTEM TEXT (edited)", origin: { type: "agent", agentID: "build" } },
-      { id: "spoof", text: "spoofed part", origin: { type: "plugin", pluginID: "spoofer" } },
+      { type: "text", id: "plugin:spoofer:1", text: "no id given", origin: { type: "plugin", pluginID: "spoofer" } },
+      {
+        type: "text",
+        id: "agent:build",
+        text: "AGENT SYSTEM TEXT (edited)",
+        origin: { type: "agent", agentID: "build" },
+      },
+      { type: "text", id: "spoof", text: "spoofed part", origin: { type: "plugin", pluginID: "spoofer" } },
     ])
     // The request the provider received is the shaped one, in the shaped order.
     expect(server.requests[marker].messages[0].content).toBe(

@@ -2,7 +2,7 @@
  * Retracting queued input races its delivery at the turn boundary; both are decided in one transaction,
  * so each queued prompt ends exactly one way. Four sessions, 40 prompts each fired concurrently, and
  * retractions fired at random moments (seeded) while turns run (offline provider, journal on). Afterwards:
- * a prompt that was never delivered (no `session.message.admitted`) is in the transcript retracted and its
+ * a prompt that was never delivered (no `session.next.prompt.admitted`) is in the transcript retracted and its
  * text was never answered; a delivered prompt was answered unless retracted later; every retraction is
  * `ok` or `busy` (delivery won and a turn holds the session), never anything else; sessions end idle with an
  * empty inbox; and the journal replays to the live rows.
@@ -22,7 +22,8 @@ const SESSIONS = 4
 const PROMPTS = 40
 const SEED = Number(process.env.STRESS_SEED ?? 20261129)
 
-const textOf = (message: Message) => message.parts.map((p) => (p.type === "text" ? p.text : "")).join("")
+const textOf = (message: Message) =>
+  message.type === "assistant" ? message.content.map((p) => (p.type === "text" ? p.text : "")).join("") : ""
 
 describe("retracting queued input while turns run", () => {
   it(`each queued prompt is either delivered or retracted, never both unseen (${SESSIONS}x${PROMPTS} prompts, seed ${SEED})`, async () => {
@@ -45,7 +46,7 @@ describe("retracting queued input while turns run", () => {
               (i) =>
                 Effect.gen(function* () {
                   const marker = `${info.id}-prompt-${i}`
-                  const { messageID } = yield* execution.prompt({ sessionID: info.id, text: marker })
+                  const { id: messageID } = yield* execution.prompt({ sessionID: info.id, prompt: { text: marker } })
                   prompts.set(messageID, marker)
                   if ((yield* Random.nextIntBetween(0, 3)) === 0) return
                   const pause = yield* Random.nextIntBetween(0, 40)
@@ -77,7 +78,7 @@ describe("retracting queued input while turns run", () => {
     const admitted = new Set(
       database.client
         .query<{ id: string }, []>(
-          "SELECT json_extract(data, '$.message.id') AS id FROM event WHERE type = 'session.message.admitted'",
+          "SELECT json_extract(data, '$.messageID') AS id FROM event WHERE type = 'session.next.prompt.admitted'",
         )
         .all()
         .map((row) => row.id),

@@ -69,7 +69,7 @@ describe("restart resume", () => {
           Effect.gen(function* () {
             return {
               info: yield* session.get(id),
-              items: (yield* session.messages(id)).items,
+              items: (yield* session.messages(id)).data,
               claim: session.sync.claimed(id),
             }
           }),
@@ -84,9 +84,9 @@ describe("restart resume", () => {
       expect(cutOff.time.completed).toBeDefined()
       expect(cutOff).toMatchObject({ finish: "interrupted", error: { name: "Interrupted" } })
       const notice = items.find((m) => m.type === "synthetic")!
-      expect(notice).toMatchObject({ origin: "host", parts: [{ type: "text", text: RESTART_NOTICE }] })
+      expect(notice).toMatchObject({ origin: "host", text: RESTART_NOTICE })
       const last = items.at(-1) as AssistantMessage
-      expect(last.parts[0]).toMatchObject({ type: "text", text: "resumed fine" })
+      expect(last.content[0]).toMatchObject({ type: "text", text: "resumed fine" })
       expect(last.seq).toBeGreaterThan(notice.seq)
     }
     // Each resumed session's first request ran preflight(resume) before its context.
@@ -111,12 +111,12 @@ describe("restart resume", () => {
         const execution = yield* Execution
         const mutation = yield* Mutation
         const before = (yield* session.get(sessionID)).status
-        const user = (yield* session.messages(sessionID)).items[0]!
+        const user = (yield* session.messages(sessionID)).data[0]!
         const busy = yield* Effect.exit(mutation.retract({ sessionID, messageID: user.id, by: "user" }))
-        const countBefore = (yield* session.messages(sessionID)).items.length
+        const countBefore = (yield* session.messages(sessionID)).data.length
         const resumed = yield* execution.resume(sessionID)
         yield* execution.wait(sessionID)
-        const items = (yield* session.messages(sessionID)).items
+        const items = (yield* session.messages(sessionID)).data
         return { before, busy, countBefore, resumed, items, after: (yield* session.get(sessionID)).status }
       }),
     )
@@ -189,7 +189,7 @@ describe("restart resume", () => {
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory })
-        yield* execution.prompt({ sessionID: info.id, text: "go" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "go" } })
         return info.id
       }),
     )
@@ -209,7 +209,7 @@ describe("restart resume", () => {
         const session = yield* Session
         const execution = yield* Execution
         yield* execution.wait(sessionID)
-        return (yield* session.messages(sessionID)).items
+        return (yield* session.messages(sessionID)).data
       }),
     )
     expect(items.map((m) => m.type)).toEqual(["user", "assistant", "synthetic", "assistant"])

@@ -19,7 +19,7 @@ import { startOpenAIServer, type OpenAIServer } from "./support/openai-server.ts
 /**
  * Compaction against a local OpenAI-compatible server: automatic before a request that would not fit the
  * model's window, after the provider refuses one as too long, and on demand; what later requests carry;
- * what stays stored; the `compacting` hook; and compaction as a turn that holds the session.
+ * what stays stored; the `compaction` hook; and compaction as a turn that holds the session.
  */
 
 let server: OpenAIServer
@@ -63,7 +63,7 @@ describe("automatic compaction", () => {
           plugin: {
             id: "keeper",
             setup: (ctx) => {
-              ctx.session.hook("compacting", (event) => {
+              ctx.session.hook("compaction", (event) => {
                 event.context.push("the launch code is 42")
               })
             },
@@ -80,13 +80,13 @@ describe("automatic compaction", () => {
         let n = 0
         while (!server.requests.slice(start).some(isSummaryRequest) && n < 10) {
           n++
-          yield* execution.prompt({ sessionID: info.id, text: prompt(n) })
+          yield* execution.prompt({ sessionID: info.id, prompt: { text: prompt(n) } })
           yield* execution.wait(info.id)
         }
         // One more turn after the compaction.
-        yield* execution.prompt({ sessionID: info.id, text: "and now a short one" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "and now a short one" } })
         yield* execution.wait(info.id)
-        return { n, items: (yield* session.messages(info.id, { limit: 200 })).items }
+        return { n, items: (yield* session.messages(info.id, { limit: 200 })).data }
       }),
     )
     await host.dispose()
@@ -122,9 +122,10 @@ describe("automatic compaction", () => {
     expect(types.filter((t) => t === "user")).toHaveLength(result.n + 1)
     expect(types.filter((t) => t === "assistant")).toHaveLength(result.n + 1)
     const compaction = result.items.find((m): m is CompactionMessage => m.type === "compaction")!
-    expect(compaction).toMatchObject({ origin: "host", reason: "auto", model: { providerID: "local", modelID: "m" } })
-    expect(compaction.parts).toMatchObject([{ type: "text", text: "SUMMARY: the user sent several long prompts." }])
-    expect(compaction.usage).toEqual({ input: 900, output: 20 })
+    expect(compaction).toMatchObject({ origin: "host", reason: "auto", model: { providerID: "local", id: "m" } })
+    expect(compaction.overflow).toBeUndefined()
+    expect(compaction.summary).toBe("SUMMARY: the user sent several long prompts.")
+    expect(compaction.tokens).toEqual({ input: 900, output: 20, reasoning: 0, cache: { read: 0, write: 0 } })
     const latestPrompt = result.items.filter((m) => m.type === "user").at(-2)!
     expect(compaction.through).toBeLessThan(latestPrompt.seq)
     expect(compaction.seq).toBeGreaterThan(latestPrompt.seq)
@@ -139,12 +140,12 @@ describe("automatic compaction", () => {
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory })
-        yield* execution.prompt({ sessionID: info.id, text: "an earlier prompt" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "an earlier prompt" } })
         yield* execution.wait(info.id)
         server.enqueue({ status: 400, error: "This model's maximum context length is 8192 tokens." })
-        yield* execution.prompt({ sessionID: info.id, text: "the prompt that overflows" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "the prompt that overflows" } })
         yield* execution.wait(info.id)
-        return (yield* session.messages(info.id)).items
+        return (yield* session.messages(info.id)).data
       }),
     )
     await host.dispose()
@@ -154,13 +155,13 @@ describe("automatic compaction", () => {
     expect(retried[1]).toContain("SUMMARY after overflow")
     expect(retried[2]).toContain("the prompt that overflows")
     const last = items.at(-1) as AssistantMessage
-    expect(last).toMatchObject({ type: "assistant", parts: [{ type: "text", text: "noted" }] })
+    expect(last).toMatchObject({ type: "assistant", content: [{ type: "text", text: "noted" }] })
     expect(last.error).toBeUndefined()
     // The refused attempt is recorded, failed; the compaction came after it.
     const refused = items.filter((m): m is AssistantMessage => m.type === "assistant" && m.error !== undefined)
     expect(refused).toHaveLength(1)
     expect(refused[0]!.error!.message).toContain("maximum context length")
-    expect(items.find((m) => m.type === "compaction")).toMatchObject({ reason: "overflow" })
+    expect(items.find((m) => m.type === "compaction")).toMatchObject({ reason: "auto", overflow: true })
   })
 })
 
@@ -177,46 +178,39 @@ describe("manual compaction", () => {
         const mutation = yield* Mutation
         const info = yield* session.create({ directory: host.directory })
         const sessionID = info.id
-        const retracted = yield* execution.prompt({ sessionID, text: "RETRACTED-SECRET" })
+        const retracted = yield* execution.prompt({ sessionID, prompt: { text: "RETRACTED-SECRET" } })
         yield* execution.wait(sessionID)
-        const corrected = yield* execution.prompt({ sessionID, text: "OLD-TEXT" })
+        const corrected = yield* execution.prompt({ sessionID, prompt: { text: "OLD-TEXT" } })
         yield* execution.wait(sessionID)
         server.enqueue(
           { toolCalls: [{ id: "call_s", name: "read", arguments: { path: "secret.txt" } }] },
           { text: "read it" },
         )
-        yield* execution.prompt({ sessionID, text: "read the file" })
+        yield* execution.prompt({ sessionID, prompt: { text: "read the file" } })
         yield* execution.wait(sessionID)
-        const items = (yield* session.messages(sessionID)).items
+        const items = (yield* session.messages(sessionID)).data
         const withTool = items.find(
-          (m): m is AssistantMessage => m.type === "assistant" && m.parts.some((p) => p.type === "tool"),
+          (m): m is AssistantMessage => m.type === "assistant" && m.content.some((p) => p.type === "tool"),
         )!
-        yield* mutation.retract({ sessionID, messageID: retracted.messageID, by: "user" })
-        const correctedPart = (yield* session.message(sessionID, corrected.messageID)).parts[0]!
-        yield* mutation.correct({
-          sessionID,
-          messageID: corrected.messageID,
-          partID: correctedPart.id,
-          text: "NEW-TEXT",
-          by: "user",
-        })
-        yield* mutation.removePart({
+        yield* mutation.retract({ sessionID, messageID: retracted.id, by: "user" })
+        yield* mutation.correct({ sessionID, messageID: corrected.id, text: "NEW-TEXT", by: "user" })
+        yield* mutation.removeItem({
           sessionID,
           messageID: withTool.id,
-          partID: withTool.parts.find((p) => p.type === "tool")!.id,
+          itemID: withTool.content.find((p) => p.type === "tool")!.id,
           by: "user",
         })
-        yield* execution.prompt({ sessionID, text: "the latest prompt" })
+        yield* execution.prompt({ sessionID, prompt: { text: "the latest prompt" } })
         yield* execution.wait(sessionID)
 
         yield* execution.compact(sessionID)
         yield* Effect.promise(() => server.held())
         const during = (yield* session.get(sessionID)).status
-        const busy = yield* Effect.flip(mutation.retract({ sessionID, messageID: corrected.messageID, by: "user" }))
+        const busy = yield* Effect.flip(mutation.retract({ sessionID, messageID: corrected.id, by: "user" }))
         const again = yield* Effect.flip(execution.compact(sessionID))
         server.release()
         yield* execution.wait(sessionID)
-        const after = (yield* session.messages(sessionID)).items
+        const after = (yield* session.messages(sessionID)).data
         return { during, busy, again, after }
       }),
     )
@@ -232,7 +226,7 @@ describe("manual compaction", () => {
     // The latest prompt was answered and is not summarised: it stays verbatim after the summary.
     expect(summary).not.toContain("the latest prompt")
     const compaction = result.after.at(-1) as Message
-    expect(compaction).toMatchObject({ type: "compaction", reason: "manual", parts: [{ text: "SUMMARY manual" }] })
+    expect(compaction).toMatchObject({ type: "compaction", reason: "manual", summary: "SUMMARY manual" })
   })
 })
 
@@ -245,19 +239,26 @@ describe("compaction in the journal", () => {
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory })
-        yield* execution.prompt({ sessionID: info.id, text: "one" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "one" } })
         yield* execution.wait(info.id)
-        yield* execution.prompt({ sessionID: info.id, text: "two" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "two" } })
         yield* execution.wait(info.id)
         yield* execution.compact(info.id)
         yield* execution.wait(info.id)
-        const compaction = (yield* session.messages(info.id)).items.at(-1)!
-        yield* (yield* Mutation).correct({
+        const compaction = (yield* session.messages(info.id)).data.at(-1)!
+        expect(compaction).toMatchObject({ type: "compaction", summary: "SUMMARY-ORIGINAL-TEXT" })
+        const corrected = yield* (yield* Mutation).correct({
           sessionID: info.id,
           messageID: compaction.id,
-          partID: compaction.parts[0]!.id,
           text: "SUMMARY-CORRECTED",
           by: "user",
+        })
+        expect(corrected).toMatchObject({
+          id: compaction.id,
+          seq: compaction.seq,
+          type: "compaction",
+          summary: "SUMMARY-CORRECTED",
+          corrected: { by: "user" },
         })
         return { sessionID: info.id, database: yield* Database }
       }),

@@ -41,12 +41,12 @@ describe("session import", () => {
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory })
         for (const text of ["plant tulips", "water them", "add compost"]) {
-          yield* execution.prompt({ sessionID: info.id, text })
+          yield* execution.prompt({ sessionID: info.id, prompt: { text } })
           yield* execution.wait(info.id)
         }
         yield* execution.compact(info.id)
         yield* execution.wait(info.id)
-        yield* execution.prompt({ sessionID: info.id, text: "what next?" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "what next?" } })
         yield* execution.wait(info.id)
         // Export and import as the CLI does, through the maintenance service on the same database.
         const imported = yield* Effect.gen(function* () {

@@ -20,7 +20,7 @@ describe("prompts admitted concurrently on one session", () => {
         bus.subscribe((event) => {
           if (!isDurable(event) || event.sessionID !== info.id) return
           seqs.push(event.seq)
-          if (event.type === "session.turn.started") turns++
+          if (event.type === "session.next.turn.started") turns++
         })
         yield* Effect.all(
           Array.from({ length: 10 }, (_, caller) =>
@@ -28,7 +28,7 @@ describe("prompts admitted concurrently on one session", () => {
               Effect.gen(function* () {
                 const pause = yield* Random.nextIntBetween(0, 4)
                 for (let k = 0; k < pause; k++) yield* Effect.yieldNow
-                yield* execution.prompt({ sessionID: info.id, text: `caller ${caller} prompt ${i}` })
+                yield* execution.prompt({ sessionID: info.id, prompt: { text: `caller ${caller} prompt ${i}` } })
               }),
             ),
           ),
@@ -39,8 +39,8 @@ describe("prompts admitted concurrently on one session", () => {
         let cursor: string | undefined
         do {
           const page = yield* session.messages(info.id, { limit: 200, ...(cursor ? { cursor } : {}) })
-          all.push(...page.items)
-          cursor = page.cursor
+          all.push(...page.data)
+          cursor = page.cursor.next
         } while (cursor)
         return { items: all, seqs, turns }
       }),
@@ -55,13 +55,13 @@ describe("prompts admitted concurrently on one session", () => {
       const answer = items[i + 1] as AssistantMessage
       expect(prompt.type).toBe("user")
       expect(answer.type).toBe("assistant")
-      expect(answer.parts[0]).toMatchObject({
+      expect(answer.content[0]).toMatchObject({
         type: "text",
-        text: `You said: ${(prompt.parts[0] as { text: string }).text}`,
+        text: `You said: ${prompt.type === "user" ? prompt.text : ""}`,
       })
       expect(answer.seq).toBeGreaterThan(prompt.seq)
     }
-    const texts = items.filter((m) => m.type === "user").map((m) => (m.parts[0] as { text: string }).text)
+    const texts = items.flatMap((m) => (m.type === "user" ? [m.text] : []))
     expect(new Set(texts).size).toBe(50)
     await host.dispose()
   })

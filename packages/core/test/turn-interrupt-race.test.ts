@@ -25,7 +25,7 @@ describe("prompt and interrupt racing on one session", () => {
         const bus = yield* Bus
         const info = yield* session.create({ directory: host.directory })
         bus.subscribe((event) => {
-          if (isDurable(event) && event.type === "session.turn.ended") {
+          if (isDurable(event) && event.type === "session.next.turn.ended") {
             const outcome = (event.data as { outcome: string }).outcome
             outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1)
           }
@@ -34,12 +34,16 @@ describe("prompt and interrupt racing on one session", () => {
           // Randomized shape: one or two prompts, one or two interrupts, each after its own random pause;
           // now and then the racing callers are interrupted themselves (a client going away).
           const calls: Array<Effect.Effect<unknown, unknown>> = [
-            jitter(6).pipe(Effect.andThen(execution.prompt({ sessionID: info.id, text: `round ${round}` }))),
+            jitter(6).pipe(
+              Effect.andThen(execution.prompt({ sessionID: info.id, prompt: { text: `round ${round}` } })),
+            ),
             jitter(6).pipe(Effect.andThen(execution.interrupt(info.id))),
           ]
           if (round % 3 === 0)
             calls.push(
-              jitter(10).pipe(Effect.andThen(execution.prompt({ sessionID: info.id, text: `again ${round}` }))),
+              jitter(10).pipe(
+                Effect.andThen(execution.prompt({ sessionID: info.id, prompt: { text: `again ${round}` } })),
+              ),
             )
           if (round % 4 === 0) calls.push(jitter(10).pipe(Effect.andThen(execution.interrupt(info.id))))
           const fibers = yield* Effect.forEach(calls, (call) => Effect.forkChild(call))
@@ -58,11 +62,10 @@ describe("prompt and interrupt racing on one session", () => {
           if (round % 50 === 0) {
             // A mutation between rounds is admitted: nothing holds the session.
             const page = yield* session.messages(info.id, { limit: 500 })
-            const prompt = page.items.find((m) => m.type === "user")!
+            const prompt = page.data.find((m) => m.type === "user")!
             yield* mutation.correct({
               sessionID: info.id,
               messageID: prompt.id,
-              partID: prompt.parts[0]!.id,
               text: `corrected ${round}`,
               by: "user",
             })

@@ -20,7 +20,7 @@ const MEGABYTE = "x".repeat(1024 * 1024)
 const CAPPED = PART_MAX_CHARS + PART_TRUNCATED_MARKER.length
 
 describe("a runaway model answer", () => {
-  it("a 50 MB answer is kept as one part capped at the limit with a marker; deltas stop; the host stops reading", async () => {
+  it("a 50 MB answer is kept as one item capped at the limit with a marker; deltas stop; the host stops reading", async () => {
     const host = makeHost({ config: localModel(server) })
     server.enqueue({ textChunks: Array.from({ length: 50 }, (_, i) => `${i}:${MEGABYTE}`) })
     const aborted = server.aborted
@@ -32,25 +32,29 @@ describe("a runaway model answer", () => {
         const bus = yield* Bus
         const info = yield* session.create({ directory: host.directory })
         bus.subscribe((event) => {
-          if (event.type === "session.part.delta") seen.deltaChars += (event.data as { delta: string }).delta.length
-          if (event.type === "session.part.updated") {
-            const part = (event.data as { part: { text?: string } }).part
-            seen.largestDurable = Math.max(seen.largestDurable, part.text?.length ?? 0)
+          if (event.type === "session.next.text.delta")
+            seen.deltaChars += (event.data as { delta: string }).delta.length
+          // Durable text: checkpoints (a chunk at an offset) and the whole text at the end.
+          if (event.type === "session.next.text.appended") {
+            const data = event.data as { offset: number; text: string }
+            seen.largestDurable = Math.max(seen.largestDurable, data.offset + data.text.length)
           }
+          if (event.type === "session.next.text.ended")
+            seen.largestDurable = Math.max(seen.largestDurable, (event.data as { text: string }).text.length)
         })
-        yield* execution.prompt({ sessionID: info.id, text: "say a lot" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "say a lot" } })
         yield* execution.wait(info.id)
-        return (yield* session.messages(info.id)).items.find((m): m is AssistantMessage => m.type === "assistant")!
+        return (yield* session.messages(info.id)).data.find((m): m is AssistantMessage => m.type === "assistant")!
       }),
     )
     await host.dispose()
 
-    expect(message.parts).toHaveLength(1)
-    const part = message.parts[0] as { type: string; text: string }
-    expect(part.type).toBe("text")
-    expect(part.text.length).toBe(CAPPED)
-    expect(part.text.startsWith(`0:${MEGABYTE.slice(0, 100)}`)).toBe(true)
-    expect(part.text.endsWith(PART_TRUNCATED_MARKER)).toBe(true)
+    expect(message.content).toHaveLength(1)
+    const item = message.content[0] as { type: string; text: string }
+    expect(item.type).toBe("text")
+    expect(item.text.length).toBe(CAPPED)
+    expect(item.text.startsWith(`0:${MEGABYTE.slice(0, 100)}`)).toBe(true)
+    expect(item.text.endsWith(PART_TRUNCATED_MARKER)).toBe(true)
     expect(message.finish).toBe("length")
     // Live subscribers got the same capped text, never the rest.
     expect(seen.deltaChars).toBe(CAPPED)

@@ -39,16 +39,16 @@ describe("a turn resolves its agent, model and step limit once, from the latest 
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory, agent: "build" })
-        yield* execution.prompt({ sessionID: info.id, text: "go", agent: "quick" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "go" }, agent: "quick" })
         yield* execution.wait(info.id)
-        return (yield* session.messages(info.id)).items
+        return (yield* session.messages(info.id)).data
       }),
     )
     const answers = items.filter((m): m is AssistantMessage => m.type === "assistant")
     expect(answers).toHaveLength(1)
     expect(server.requests.length - before).toBe(1)
     expect(answers[0]!.agent).toBe("quick")
-    expect(answers[0]!.model).toEqual({ providerID: "local", modelID: "other-model" })
+    expect(answers[0]!.model).toEqual({ providerID: "local", id: "other-model" })
     expect(server.requests[before]!.model).toBe("other-model")
     await host.dispose()
   })
@@ -62,9 +62,9 @@ describe("a turn resolves its agent, model and step limit once, from the latest 
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory, agent: "build" })
-        yield* execution.prompt({ sessionID: info.id, text: "go" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "go" } })
         yield* execution.wait(info.id)
-        return (yield* session.messages(info.id)).items
+        return (yield* session.messages(info.id)).data
       }),
     )
     const answers = items.filter((m): m is AssistantMessage => m.type === "assistant")

@@ -39,7 +39,10 @@ export namespace SessionInput {
     readonly itemID: string
   }
   export interface Correct extends MessageTarget {
-    /** The assistant text item to correct; omit it to correct a user or synthetic message's own text. */
+    /**
+     * The assistant text item to correct; omit it to correct a user or synthetic message's own text or a
+     * compaction's summary.
+     */
     readonly itemID?: string
     readonly text: string
   }

@@ -409,7 +409,8 @@ export namespace SessionEvent {
   // ---- the transcript mutation contract (additions) ----------------------------------------------------
 
   /**
-   * A text was corrected: a user or synthetic message's `text` (no `itemID`), or an assistant text item.
+   * A text was corrected: a user or synthetic message's `text` or a compaction's `summary` (no `itemID`),
+   * or an assistant text item.
    * Ids, role and seq are unchanged.
    */
   export const TextCorrected = durable(

@@ -126,11 +126,12 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
           const message = current(messageID)
           return message?.type === "assistant" ? message.content.find(match) : undefined
         }
+        /** A message's own text as projected: a prompt's or notice's text, a compaction's summary. */
         const liveText = (messageID: string) => {
           const message = current(messageID)
-          return message && !message.retracted && (message.type === "user" || message.type === "synthetic")
-            ? message.text
-            : undefined
+          if (!message || message.retracted) return undefined
+          if (message.type === "compaction") return message.summary
+          return message.type === "user" || message.type === "synthetic" ? message.text : undefined
         }
         const byID = (id: string) => (item: AssistantItem) => item.id === id
         const byCall = (callID: string) => (item: AssistantItem) => item.type === "tool" && item.callID === callID
@@ -193,10 +194,7 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
             case E.CompactionEnded.type: {
               const message = current(d.messageID)
               const live = message?.type === "compaction" ? message : undefined
-              return [
-                ...gone(live?.summary === d.text, text),
-                ...gone(live?.recent === d.recent, ["recent", () => ""]),
-              ]
+              return [...gone(live?.summary === d.text, text), ...gone(live?.recent === d.recent, ["recent", () => ""])]
             }
             case E.PermissionAsked.type: {
               // A request goes with its call: once the tool item is pruned or holds another input, what the
@@ -245,7 +243,7 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
         // Erasure changes no projected row except an erased request's, in the transaction of its journal
         // row, and is idempotent, so an interrupted erase is finished by running it again.
         const all = positions.all(sessionID)
-        for (let index = 0; index < all.length; ) {
+        for (let index = 0; index < all.length;) {
           database.immediate(() => {
             let read = 0
             while (index < all.length && read < 8_000_000) read += erase(all[index++]!.position)

@@ -31,16 +31,16 @@ export const placeholderFor = (message: Message) =>
 export type Authorize<E> = (message: Message) => E | undefined
 
 /**
- * The transcript mutation contract: correct a text (a user or synthetic message's, or an assistant text
- * item's), retract a user or synthetic message, remove a tool or reasoning item of a completed assistant
- * message. Each is one replayable event admitted between turns only (see `admission.ts`); ids, roles and
- * seqs never change. Each returns the updated message.
+ * The transcript mutation contract: correct a text (a user or synthetic message's, a compaction's summary,
+ * or an assistant text item's), retract a user or synthetic message, remove a tool or reasoning item of a
+ * completed assistant message. Each is one replayable event admitted between turns only (see
+ * `admission.ts`); ids, roles and seqs never change. Each returns the updated message.
  */
 export interface MutationShape {
   correct<E = never>(input: {
     readonly sessionID: string
     readonly messageID: string
-    /** The assistant text item to correct; omitted for a user or synthetic message's own text. */
+    /** The assistant text item to correct; omitted for a user or synthetic message's text or a summary. */
     readonly itemID?: string
     readonly text: string
     readonly by: Origin
@@ -128,12 +128,18 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
                 messageID,
                 (message) => {
                   if (message.retracted) return invalid(message, "the message is retracted", itemID)
-                  if (message.type === "user" || message.type === "synthetic") {
+                  // A compaction's own text is its summary: correcting it fixes what later requests are sent.
+                  if (message.type === "user" || message.type === "synthetic" || message.type === "compaction") {
                     if (itemID !== undefined)
-                      return invalid(message, `${message.type} messages have no items: omit itemID to correct their text`, itemID)
+                      return invalid(
+                        message,
+                        `${message.type} messages have no items: omit itemID to correct their text`,
+                        itemID,
+                      )
                     return [draft(SessionEvent.TextCorrected, { messageID, text, by })]
                   }
-                  if (message.type !== "assistant") return invalid(message, `${message.type} messages cannot be corrected`)
+                  if (message.type !== "assistant")
+                    return invalid(message, `${message.type} messages cannot be corrected`)
                   if (itemID === undefined)
                     return invalid(message, "name the text item of the assistant message to correct (itemID)")
                   if (!completed(message)) return invalid(message, "the assistant message is not completed", itemID)

@@ -360,7 +360,10 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
       const d = event.data
       updateItem(event, d.assistantMessageID, byCall(d.callID), (item) => {
         const call = tool(item)
-        return { ...call, state: { status: "running", input: toolInput(call), structured: d.structured, content: d.content } }
+        return {
+          ...call,
+          state: { status: "running", input: toolInput(call), structured: d.structured, content: d.content },
+        }
       })
     }) satisfies Handler<typeof E.ToolProgress>,
     [E.ToolSuccess.type]: ((event) => {
@@ -446,6 +449,10 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
       const corrected = { time: event.time, by: d.by }
       const message = load(event, d.messageID)
       if (d.itemID === undefined) {
+        if (message.type === "compaction") {
+          store(event, { ...message, summary: d.text, corrected })
+          return
+        }
         if (message.type !== "user" && message.type !== "synthetic")
           throw new Error(`${event.type}: message ${d.messageID} has no text of its own`)
         store(event, { ...message, text: d.text, corrected })
@@ -474,7 +481,11 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
       const message = load(event, d.messageID)
       if (message.type !== "user" && message.type !== "synthetic")
         throw new Error(`${event.type}: message ${d.messageID} cannot be retracted`)
-      const { files: _files, agents: _agents, ...kept } = message as typeof message & {
+      const {
+        files: _files,
+        agents: _agents,
+        ...kept
+      } = message as typeof message & {
         files?: unknown
         agents?: unknown
       }
@@ -493,7 +504,9 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
       for (const { messageID, itemIDs } of event.data.messages) {
         const ids = new Set(itemIDs)
         const message = assistant(event, messageID)
-        const reasoning = new Set(message.content.filter((i) => i.type === "reasoning" && ids.has(i.id)).map((i) => i.id))
+        const reasoning = new Set(
+          message.content.filter((i) => i.type === "reasoning" && ids.has(i.id)).map((i) => i.id),
+        )
         const pruned: AssistantMessage = {
           ...message,
           content: message.content.map((item) =>

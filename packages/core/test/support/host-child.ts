@@ -15,7 +15,7 @@ const program = Effect.gen(function* () {
   const sessions: Array<string> = []
   for (const text of spec.prompts) {
     const info = yield* session.create({ directory: spec.directory })
-    yield* execution.prompt({ sessionID: info.id, text })
+    yield* execution.prompt({ sessionID: info.id, prompt: { text } })
     if (spec.compact) {
       yield* execution.wait(info.id)
       yield* execution.compact(info.id)

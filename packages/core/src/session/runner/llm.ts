@@ -154,7 +154,12 @@ export class Runner extends Context.Service<
 
           const messageID = ascending("msg")
           yield* commit(turn.sessionID, [
-            draft(SessionEvent.StepStarted, { assistantMessageID: messageID, turnID: turn.turnID, agent: agent.id, model }),
+            draft(SessionEvent.StepStarted, {
+              assistantMessageID: messageID,
+              turnID: turn.turnID,
+              agent: agent.id,
+              model,
+            }),
           ])
           const state = new StreamState(messageID)
           const finished = yield* Effect.gen(function* () {
@@ -162,11 +167,23 @@ export class Runner extends Context.Service<
             const retries = providers.retries(model.providerID)
             yield* withRetry(() => client.stream(request), retries, retryStatus(bus, turns, turn.sessionID)).pipe(
               Stream.takeWhile(() => !state.capped),
+              // Applying an event and committing what it produced is one step: an interrupt lands between
+              // events, never between an item this state holds and its durable start, so the failure record
+              // below (which ends the open item) always applies. Live deltas follow their item's start.
               Stream.runForEach((event) =>
-                Effect.suspend(() => {
-                  const drafts = state.apply(event, (delta) => publishDelta(turn.sessionID, delta))
-                  return drafts.length > 0 ? commit(turn.sessionID, drafts) : Effect.void
-                }),
+                Effect.uninterruptible(
+                  Effect.suspend(() => {
+                    const deltas: Array<Delta> = []
+                    const drafts = state.apply(event, (delta) => void deltas.push(delta))
+                    return (drafts.length > 0 ? commit(turn.sessionID, drafts) : Effect.void).pipe(
+                      Effect.andThen(
+                        Effect.sync(() => {
+                          for (const delta of deltas) publishDelta(turn.sessionID, delta)
+                        }),
+                      ),
+                    )
+                  }),
+                ),
               ),
             )
             yield* commit(turn.sessionID, state.flush())
@@ -202,7 +219,11 @@ export class Runner extends Context.Service<
               const failure = Cause.squash(exit.cause) as { _tag?: string; message?: string }
               const error: ErrorInfo = interrupted
                 ? { type: "unknown", name: "Interrupted", message: "the turn was interrupted" }
-                : { type: "unknown", name: failure?._tag ?? "UnknownError", message: failure?.message ?? String(failure) }
+                : {
+                    type: "unknown",
+                    name: failure?._tag ?? "UnknownError",
+                    message: failure?.message ?? String(failure),
+                  }
               return commit(turn.sessionID, [
                 ...state.flush(),
                 ...state.abandon(error.message),
@@ -332,8 +353,7 @@ class StreamState {
   /** An item reached `PART_MAX_CHARS`: the runner stops reading the answer, which finishes as `length`. */
   capped = false
   private open:
-    | { id: string; type: "text" | "reasoning"; text: string; checkpoint: number; committed: number }
-    | undefined
+    { id: string; type: "text" | "reasoning"; text: string; checkpoint: number; committed: number } | undefined
   private readonly calls: Array<ToolItem> = []
   private readonly settled = new Set<string>()
 
@@ -409,7 +429,12 @@ class StreamState {
     const text = open.text.slice(offset)
     return open.type === "text"
       ? draft(SessionEvent.TextAppended, { assistantMessageID: this.messageID, textID: open.id, offset, text })
-      : draft(SessionEvent.ReasoningAppended, { assistantMessageID: this.messageID, reasoningID: open.id, offset, text })
+      : draft(SessionEvent.ReasoningAppended, {
+          assistantMessageID: this.messageID,
+          reasoningID: open.id,
+          offset,
+          text,
+        })
   }
 
   /** Ends the open text/reasoning item, if any. */
