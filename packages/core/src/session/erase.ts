@@ -8,7 +8,7 @@ import { Database } from "../storage/database.ts"
 import { reclaim } from "../storage/reclaim.ts"
 import { SessionNotFoundError } from "./error.ts"
 import { SessionEvent as E } from "./event.ts"
-import type { AssistantItem, Message, Origin } from "./message.ts"
+import { type AssistantItem, type Message, type Origin, type Queued, queuedMessage } from "./message.ts"
 
 export { EraseSummary }
 
@@ -96,6 +96,9 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
       const readMessage = client.query<{ data: string }, [string, string]>(
         "SELECT data FROM session_message WHERE id = ? AND session_id = ?",
       )
+      const readQueued = client.query<{ data: string }, [string, string]>(
+        "SELECT data FROM session_inbox WHERE message_id = ? AND session_id = ?",
+      )
       const readAsk = client.query<{ data: string }, [string, string]>(
         "SELECT data FROM session_permission WHERE id = ? AND session_id = ?",
       )
@@ -115,7 +118,13 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
           let message = cache.get(messageID)
           if (message === undefined) {
             const row = readMessage.get(messageID, sessionID)
-            message = row ? (JSON.parse(row.data) as Message) : null
+            // Input still waiting in the inbox is live too: its delivery commits it as it waits.
+            const waiting = row ? undefined : readQueued.get(messageID, sessionID)
+            message = row
+              ? (JSON.parse(row.data) as Message)
+              : waiting
+                ? queuedMessage(sessionID, JSON.parse(waiting.data) as Queued)
+                : null
             if (cache.size >= 16) cache.delete(cache.keys().next().value!)
             cache.set(messageID, message)
           }
@@ -193,10 +202,7 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
             case E.CompactionEnded.type: {
               const message = current(d.messageID)
               const live = message?.type === "compaction" ? message : undefined
-              return [
-                ...gone(live?.summary === d.text, text),
-                ...gone(live?.recent === d.recent, ["recent", () => ""]),
-              ]
+              return [...gone(live?.summary === d.text, text), ...gone(live?.recent === d.recent, ["recent", () => ""])]
             }
             case E.PermissionAsked.type: {
               // A request goes with its call: once the tool item is pruned or holds another input, what the
@@ -245,7 +251,7 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
         // Erasure changes no projected row except an erased request's, in the transaction of its journal
         // row, and is idempotent, so an interrupted erase is finished by running it again.
         const all = positions.all(sessionID)
-        for (let index = 0; index < all.length; ) {
+        for (let index = 0; index < all.length;) {
           database.immediate(() => {
             let read = 0
             while (index < all.length && read < 8_000_000) read += erase(all[index++]!.position)

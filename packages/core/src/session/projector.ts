@@ -9,7 +9,10 @@ import { syntheticMessage, userMessage } from "./message.ts"
 type DataOf<D extends { data: { Type: unknown } }> = D["data"]["Type"]
 type Handler<D extends { data: { Type: unknown } }> = (event: Envelope<DataOf<D>>) => void
 
-/** A tool item whose input and output left the transcript: the item, its name and status stay. */
+/**
+ * A tool item whose input and output left the transcript: the item, its name and status stay. A failed
+ * call's error message is its output (what the model read back), so it goes too; the error's name stays.
+ */
 export const prunedTool = (item: ToolItem, time: number, by: Message["origin"]): ToolItem => {
   const state = item.state
   const emptied: ToolItem["state"] =
@@ -19,7 +22,7 @@ export const prunedTool = (item: ToolItem, time: number, by: Message["origin"]):
         ? { status: "running", input: {}, structured: {}, content: [] }
         : state.status === "completed"
           ? { status: "completed", input: {}, structured: {}, content: [] }
-          : { status: "error", input: {}, structured: {}, content: [], error: state.error }
+          : { status: "error", input: {}, structured: {}, content: [], error: { ...state.error, message: "" } }
   return { ...item, state: emptied, time: { ...item.time, pruned: time }, prunedBy: by }
 }
 
@@ -360,7 +363,10 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
       const d = event.data
       updateItem(event, d.assistantMessageID, byCall(d.callID), (item) => {
         const call = tool(item)
-        return { ...call, state: { status: "running", input: toolInput(call), structured: d.structured, content: d.content } }
+        return {
+          ...call,
+          state: { status: "running", input: toolInput(call), structured: d.structured, content: d.content },
+        }
       })
     }) satisfies Handler<typeof E.ToolProgress>,
     [E.ToolSuccess.type]: ((event) => {
@@ -474,7 +480,11 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
       const message = load(event, d.messageID)
       if (message.type !== "user" && message.type !== "synthetic")
         throw new Error(`${event.type}: message ${d.messageID} cannot be retracted`)
-      const { files: _files, agents: _agents, ...kept } = message as typeof message & {
+      const {
+        files: _files,
+        agents: _agents,
+        ...kept
+      } = message as typeof message & {
         files?: unknown
         agents?: unknown
       }
@@ -493,7 +503,9 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
       for (const { messageID, itemIDs } of event.data.messages) {
         const ids = new Set(itemIDs)
         const message = assistant(event, messageID)
-        const reasoning = new Set(message.content.filter((i) => i.type === "reasoning" && ids.has(i.id)).map((i) => i.id))
+        const reasoning = new Set(
+          message.content.filter((i) => i.type === "reasoning" && ids.has(i.id)).map((i) => i.id),
+        )
         const pruned: AssistantMessage = {
           ...message,
           content: message.content.map((item) =>
