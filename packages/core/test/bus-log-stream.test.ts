@@ -118,13 +118,25 @@ describe("Bus.log: the durable log as a stream", () => {
     const store = makeStore({ persist: true })
     const report = await store.run(
       Effect.gen(function* () {
+        const bus = yield* Bus
         const info = yield* (yield* Session).create({ title: "measured", directory: "/tmp" })
+        yield* bus.commit(info.id, [
+          draft(SessionEvent.PromptAdmitted, {
+            messageID: "msg_measured",
+            prompt: { text: "twelve chars" },
+            delivery: "queue",
+            origin: "user",
+          }),
+        ])
         return yield* (yield* Stats).report({ sessionID: info.id })
       }),
     )
     expect(report.sessions).toHaveLength(1)
     expect(report.sessions[0]!.title).toBe("measured")
-    expect(report.journal.events).toBe(1)
+    expect(report.sessions[0]!.messages).toBe(1)
+    // A prompt's text counts as text: its JSON string, quotes included.
+    expect(report.sessions[0]!.parts).toEqual({ text: 14, reasoning: 0, tool: 0 })
+    expect(report.journal.events).toBe(2)
     await store.dispose()
   })
 })

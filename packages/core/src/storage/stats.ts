@@ -1,5 +1,6 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { statSync } from "node:fs"
+import type { Message } from "../session/message.ts"
 import { Database, type DatabaseShape } from "./database.ts"
 
 const PartBytes = Schema.Struct({
@@ -14,7 +15,7 @@ export const SessionBytes = Schema.Struct({
   messages: Schema.Number,
   /** Bytes of stored message rows (JSON), all parts included. */
   bytes: Schema.Number,
-  /** Bytes of parts by type (their JSON encoding). */
+  /** Bytes of content by type: assistant items' JSON, other messages' text as `text`. */
   parts: PartBytes,
   /** Bytes of this session's journaled payloads (0 with the journal off). */
   journal: Schema.Number,
@@ -35,6 +36,26 @@ const fileSize = (path: string) => {
     return statSync(path).size
   } catch {
     return 0
+  }
+}
+
+/**
+ * The bytes of a message's content by type: an assistant message's items (their JSON), and the text of
+ * any other message (a prompt's, a notice's, a compaction's summary and restated prompt) as text.
+ */
+const contentBytes = (message: Message): Array<readonly ["text" | "reasoning" | "tool", number]> => {
+  const json = (value: unknown) => Buffer.byteLength(JSON.stringify(value))
+  switch (message.type) {
+    case "assistant":
+      return message.content.map((item) => [item.type, json(item)] as const)
+    case "compaction":
+      return [["text", json(message.summary) + json(message.recent)]]
+    case "user":
+    case "synthetic":
+    case "system":
+      return [["text", json(message.text)]]
+    default:
+      return []
   }
 }
 
@@ -87,11 +108,9 @@ export const databaseStats = (
     if (!entry) continue
     entry.messages++
     entry.bytes += Buffer.byteLength(row.data)
-    const message = JSON.parse(row.data) as { parts: Array<{ type: "text" | "reasoning" | "tool" }> }
-    for (const part of message.parts) {
-      const size = Buffer.byteLength(JSON.stringify(part))
-      entry.parts[part.type] += size
-      totals[part.type] += size
+    for (const [type, size] of contentBytes(JSON.parse(row.data) as Message)) {
+      entry.parts[type] += size
+      totals[type] += size
     }
   }
   const journalRows = client
