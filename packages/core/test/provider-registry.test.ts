@@ -31,7 +31,7 @@ describe("the provider registry", () => {
     delete process.env.OPENAI_API_KEY
     const none = await providers({ data: {}, directory: tempDir() })
     expect(none.list().map((p) => p.id)).toEqual(["offline"])
-    expect(none.check({ providerID: "anthropic", modelID: "claude-sonnet-4-5" })).toBe('unknown provider "anthropic"')
+    expect(none.check({ providerID: "anthropic", id: "claude-sonnet-4-5" })).toBe('unknown provider "anthropic"')
 
     process.env.ANTHROPIC_API_KEY = "sk-ant-test"
     process.env.OPENAI_API_KEY = "sk-openai-test"
@@ -43,13 +43,13 @@ describe("the provider registry", () => {
       ["openai", "openai", "env"],
     ])
     expect(JSON.stringify(listed)).not.toContain("sk-ant-test")
-    expect(both.limit({ providerID: "anthropic", modelID: "claude-sonnet-4-5" })).toEqual({
+    expect(both.limit({ providerID: "anthropic", id: "claude-sonnet-4-5" })).toEqual({
       context: 200_000,
       output: 64_000,
     })
-    expect(both.check({ providerID: "openai", modelID: "gpt-5" })).toBeUndefined()
-    expect(both.check({ providerID: "openai", modelID: "nope" })).toBe('provider "openai" has no model "nope"')
-    const client = await Effect.runPromise(both.client({ providerID: "anthropic", modelID: "claude-sonnet-4-5" }))
+    expect(both.check({ providerID: "openai", id: "gpt-5" })).toBeUndefined()
+    expect(both.check({ providerID: "openai", id: "nope" })).toBe('provider "openai" has no model "nope"')
+    const client = await Effect.runPromise(both.client({ providerID: "anthropic", id: "claude-sonnet-4-5" }))
     expect(client.endpoint).toBe("api.anthropic.com:443")
   })
 
@@ -77,8 +77,8 @@ describe("the provider registry", () => {
       timeout: 1234,
       baseURL: "http://127.0.0.1:9/v1",
     })
-    expect(registry.limit({ providerID: "anthropic", modelID: "claude-next" })).toEqual({ context: 1000, output: 100 })
-    expect(registry.check({ providerID: "anthropic", modelID: "claude-haiku-4-5" })).toBeUndefined()
+    expect(registry.limit({ providerID: "anthropic", id: "claude-next" })).toEqual({ context: 1000, output: 100 })
+    expect(registry.check({ providerID: "anthropic", id: "claude-haiku-4-5" })).toBeUndefined()
     // An openai-compatible entry listing no models takes any model id.
     expect(registry.list().find((p) => p.id === "local")).toMatchObject({
       type: "openai-compatible",
@@ -86,7 +86,7 @@ describe("the provider registry", () => {
       retries: 4,
       timeout: 600_000,
     })
-    expect(registry.check({ providerID: "local", modelID: "whatever" })).toBeUndefined()
+    expect(registry.check({ providerID: "local", id: "whatever" })).toBeUndefined()
   })
 
   it("refuses an openai-compatible entry without baseURL when the config is loaded", async () => {
@@ -129,9 +129,9 @@ describe("the provider registry", () => {
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory })
-        yield* execution.prompt({ sessionID: info.id, text: "hello" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "hello" } })
         yield* execution.wait(info.id)
-        return (yield* session.messages(info.id)).items
+        return (yield* session.messages(info.id)).data
       }),
     )
     const answer = items[1] as AssistantMessage

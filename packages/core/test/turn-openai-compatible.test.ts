@@ -23,7 +23,7 @@ const config = () => ({
 })
 
 describe("a turn with the OpenAI-compatible provider against a local server", () => {
-  it("streams text, a tool call, the tool result and a final text into parts with ids", async () => {
+  it("streams text, a tool call, the tool result and a final text into content items with ids", async () => {
     const host = makeHost({ config: config() })
     writeFileSync(join(host.directory, "a.txt"), "alpha\n")
     server.enqueue(
@@ -40,19 +40,28 @@ describe("a turn with the OpenAI-compatible provider against a local server", ()
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory })
-        yield* execution.prompt({ sessionID: info.id, text: "what is in a.txt?" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "what is in a.txt?" } })
         yield* execution.wait(info.id)
-        return (yield* session.messages(info.id)).items
+        return (yield* session.messages(info.id)).data
       }),
     )
     const [, first, second] = items as [unknown, AssistantMessage, AssistantMessage]
-    expect(first.parts.map((p) => p.type)).toEqual(["reasoning", "text", "tool"])
-    expect(first.parts[1]).toMatchObject({ type: "text", text: "Reading the file." })
-    expect(first.parts[2]).toMatchObject({ type: "tool", callID: "call_1", tool: "read", state: "completed" })
-    expect((first.parts[2] as { output: string }).output).toContain("alpha")
-    expect(second.parts).toMatchObject([{ type: "text", text: "The file says alpha." }])
-    expect(second.usage).toEqual({ input: 30, output: 6 })
-    expect(second.model).toEqual({ providerID: "local", modelID: "test-model" })
+    expect(first.content.map((p) => p.type)).toEqual(["reasoning", "text", "tool"])
+    expect(first.content[1]).toMatchObject({ type: "text", text: "Reading the file." })
+    expect(first.content[2]).toMatchObject({
+      type: "tool",
+      callID: "call_1",
+      name: "read",
+      state: { status: "completed", input: { path: "a.txt" } },
+    })
+    const tool = first.content[2]!
+    expect(tool.type === "tool" && tool.state.status === "completed" && tool.state.content).toEqual([
+      { type: "text", text: expect.stringContaining("alpha") },
+    ])
+    for (const item of [...first.content, ...second.content]) expect(item.id).toMatch(/^prt_/)
+    expect(second.content).toMatchObject([{ type: "text", text: "The file says alpha." }])
+    expect(second.tokens).toEqual({ input: 30, output: 6, reasoning: 0, cache: { read: 0, write: 0 } })
+    expect(second.model).toEqual({ providerID: "local", id: "test-model" })
 
     // The second request carried the tool call and its result back to the model.
     const request = server.requests[before + 1]
@@ -71,15 +80,15 @@ describe("a turn with the OpenAI-compatible provider against a local server", ()
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory })
-        yield* execution.prompt({ sessionID: info.id, text: "talk" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "talk" } })
         yield* Effect.promise(() => server.held())
         const during = (yield* session.get(info.id)).status
         yield* execution.interrupt(info.id)
         const after = yield* session.get(info.id)
         const claim = session.sync.claimed(info.id)
-        yield* execution.prompt({ sessionID: info.id, text: "next" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "next" } })
         yield* execution.wait(info.id)
-        return { during, after, claim, items: (yield* session.messages(info.id)).items }
+        return { during, after, claim, items: (yield* session.messages(info.id)).data }
       }),
     )
     server.release()
@@ -88,10 +97,10 @@ describe("a turn with the OpenAI-compatible provider against a local server", ()
     expect(result.claim).toBeUndefined()
     const interrupted = result.items[1] as AssistantMessage
     expect(interrupted.time.completed).toBeDefined()
-    expect(interrupted.error).toEqual({ name: "Interrupted", message: "the turn was interrupted" })
+    expect(interrupted.error).toEqual({ type: "unknown", name: "Interrupted", message: "the turn was interrupted" })
     expect(interrupted.finish).toBe("interrupted")
-    // The streamed prefix that arrived before the interrupt is kept as a part.
-    expect(interrupted.parts.every((p) => p.type === "text" && p.text.length > 0)).toBe(true)
+    // The streamed prefix that arrived before the interrupt is kept as a text item.
+    expect(interrupted.content.every((p) => p.type === "text" && p.text.length > 0)).toBe(true)
     expect((result.items[3] as AssistantMessage).error).toBeUndefined()
     await host.dispose()
   })
