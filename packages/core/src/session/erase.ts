@@ -29,6 +29,7 @@ type Payload = Record<string, any> & { tombstone?: Tombstone }
 type Field = readonly [path: string, empty: () => unknown]
 
 const text: Field = ["text", () => ""]
+const title: Field = ["title", () => ""]
 const emptyRecord = () => ({})
 const emptyList = () => []
 
@@ -182,8 +183,9 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
             }
             case E.ToolInputEnded.type:
               return gone(liveCall(d.assistantMessageID, d.callID) !== undefined, text)
+            // A call's title is written from its input (`bash <command>`), so it goes with the input.
             case E.ToolCalled.type:
-              return gone(liveCall(d.assistantMessageID, d.callID) !== undefined, ["input", emptyRecord])
+              return gone(liveCall(d.assistantMessageID, d.callID) !== undefined, ["input", emptyRecord], title)
             case E.ToolProgress.type:
             case E.ToolSuccess.type:
               return gone(
@@ -191,6 +193,7 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
                 ["structured", emptyRecord],
                 ["content", emptyList],
                 ["result", () => null],
+                title,
               )
             case E.ToolFailed.type:
               return gone(
@@ -198,6 +201,7 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
                 ["structured", emptyRecord],
                 ["error.message", () => ""],
                 ["result", () => null],
+                title,
               )
             case E.CompactionEnded.type: {
               const message = current(d.messageID)

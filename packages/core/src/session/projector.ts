@@ -12,8 +12,9 @@ type Handler<D extends { data: { Type: unknown } }> = (event: Envelope<DataOf<D>
 /**
  * A tool item whose input and output left the transcript: the item, its name and status stay. A failed
  * call's error message is its output (what the model read back), so it goes too; the error's name stays.
+ * The title goes as well: it is written from the input (`bash <command>`, `edit <path>`).
  */
-export const prunedTool = (item: ToolItem, time: number, by: Message["origin"]): ToolItem => {
+export const prunedTool = ({ title: _title, ...item }: ToolItem, time: number, by: Message["origin"]): ToolItem => {
   const state = item.state
   const emptied: ToolItem["state"] =
     state.status === "pending"
