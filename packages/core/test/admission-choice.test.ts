@@ -58,7 +58,7 @@ describe("admission checks the chosen agent and model", () => {
     const count = () =>
       host.run(
         Effect.gen(function* () {
-          return (yield* (yield* Session).list({ limit: 200 })).items.length
+          return (yield* (yield* Session).list({ limit: 200 })).data.length
         }),
       )
     const before = await count()

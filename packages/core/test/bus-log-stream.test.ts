@@ -15,7 +15,7 @@ describe("Bus.log: the durable log as a stream", () => {
     const { seqs, titles } = await store.run(
       Effect.gen(function* () {
         const bus = yield* Bus
-        const info = yield* (yield* Session).create({ title: "t" })
+        const info = yield* (yield* Session).create({ title: "t", directory: "/tmp" })
         for (let i = 0; i < 1200; i++) yield* bus.commit(info.id, [rename(`r${i}`)])
         const events = yield* Stream.runCollect(bus.log({ sessionID: info.id, after: 5 }))
         return {
@@ -35,7 +35,7 @@ describe("Bus.log: the durable log as a stream", () => {
     const seqs = await store.run(
       Effect.gen(function* () {
         const bus = yield* Bus
-        const info = yield* (yield* Session).create({ title: "t" })
+        const info = yield* (yield* Session).create({ title: "t", directory: "/tmp" })
         for (let i = 0; i < 700; i++) yield* bus.commit(info.id, [rename(`a${i}`)])
         const total = 1 + 700 + 300
         const reader = yield* Effect.forkChild(
@@ -63,7 +63,7 @@ describe("Bus.log: the durable log as a stream", () => {
         const live: Array<BusEvent> = []
         bus.subscribe((event) => live.push(bus.encode(event)))
         const session = yield* Session
-        const info = yield* session.create({ title: "t" })
+        const info = yield* session.create({ title: "t", directory: "/tmp" })
         yield* bus.commit(info.id, [rename("x")])
         const logged = yield* Stream.runCollect(bus.log({ sessionID: info.id }))
         return { live: live.filter(isDurable), logged: logged as ReadonlyArray<Envelope> }
@@ -77,7 +77,7 @@ describe("Bus.log: the durable log as a stream", () => {
     const off = makeStore({ persist: false })
     const disabled = await off.run(
       Effect.gen(function* () {
-        const info = yield* (yield* Session).create({ title: "t" })
+        const info = yield* (yield* Session).create({ title: "t", directory: "/tmp" })
         return yield* Effect.flip(Stream.runCollect((yield* Bus).log({ sessionID: info.id })))
       }),
     )
@@ -88,7 +88,7 @@ describe("Bus.log: the durable log as a stream", () => {
     const overflow = await on.run(
       Effect.gen(function* () {
         const bus = yield* Bus
-        const info = yield* (yield* Session).create({ title: "t" })
+        const info = yield* (yield* Session).create({ title: "t", directory: "/tmp" })
         // A reader that takes the journal, then stops pulling while 10 events commit into a buffer of 2.
         const reading = yield* Deferred.make<void>()
         const gate = yield* Deferred.make<void>()
@@ -118,13 +118,25 @@ describe("Bus.log: the durable log as a stream", () => {
     const store = makeStore({ persist: true })
     const report = await store.run(
       Effect.gen(function* () {
-        const info = yield* (yield* Session).create({ title: "measured" })
+        const bus = yield* Bus
+        const info = yield* (yield* Session).create({ title: "measured", directory: "/tmp" })
+        yield* bus.commit(info.id, [
+          draft(SessionEvent.PromptAdmitted, {
+            messageID: "msg_measured",
+            prompt: { text: "twelve chars" },
+            delivery: "queue",
+            origin: "user",
+          }),
+        ])
         return yield* (yield* Stats).report({ sessionID: info.id })
       }),
     )
     expect(report.sessions).toHaveLength(1)
     expect(report.sessions[0]!.title).toBe("measured")
-    expect(report.journal.events).toBe(1)
+    expect(report.sessions[0]!.messages).toBe(1)
+    // A prompt's text counts as text: its JSON string, quotes included.
+    expect(report.sessions[0]!.items).toEqual({ text: 14, reasoning: 0, tool: 0 })
+    expect(report.journal.events).toBe(2)
     await store.dispose()
   })
 })

@@ -10,7 +10,7 @@ import type { ModelRequest } from "../src/session/model-request.ts"
 import { startOpenAIServer, type OpenAIServer } from "./support/openai-server.ts"
 
 const request = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({
-  model: { providerID: "local", modelID: "test-model" },
+  model: { providerID: "local", id: "test-model" },
   system: [],
   messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
   tools: [],
@@ -118,8 +118,8 @@ describe("openai-compatible provider", () => {
       server.url,
       request({
         system: [
-          { id: "s1", text: "You are a careful agent.", origin: { type: "host", name: "default" } },
-          { id: "s2", text: "Project rules: be brief.", origin: { type: "instructions" } },
+          { type: "text", id: "s1", text: "You are a careful agent.", origin: { type: "host", name: "default" } },
+          { type: "text", id: "s2", text: "Project rules: be brief.", origin: { type: "instructions" } },
         ],
         messages: [
           { role: "user", content: [{ type: "text", text: "What is in a.txt?" }] },

@@ -111,38 +111,54 @@ describe.each(cases)("a turn through the $type protocol", ({ type, start, toolRe
       },
       { text: "The file says alpha.", usage: { input: 60, output: 6 } },
     )
-    const deltas: Array<{ field: string; delta: string }> = []
+    const deltas: Array<{ type: string; item: string; delta: string }> = []
     const items = await host.run(
       Effect.gen(function* () {
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory })
         const unsubscribe = (yield* Bus).subscribe((event) => {
-          if (event.type === "session.part.delta" && event.sessionID === info.id)
-            deltas.push(event.data as { field: string; delta: string })
+          if (event.sessionID !== info.id) return
+          if (event.type === "session.next.text.delta" || event.type === "session.next.reasoning.delta") {
+            const data = event.data as { textID?: string; reasoningID?: string; delta: string }
+            deltas.push({ type: event.type, item: (data.textID ?? data.reasoningID)!, delta: data.delta })
+          }
         })
-        yield* execution.prompt({ sessionID: info.id, text: "what is in a.txt?" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "what is in a.txt?" } })
         yield* execution.wait(info.id)
         unsubscribe()
-        return (yield* session.messages(info.id)).items
+        return (yield* session.messages(info.id)).data
       }),
     )
-    // Streamed: several live deltas per part, which add up to the stored text.
-    const streamed = (field: string) => deltas.filter((d) => d.field === field).map((d) => d.delta)
-    expect(streamed("text").length).toBeGreaterThan(2)
-    expect(streamed("text").join("")).toBe("Reading it now.The file says alpha.")
-    expect(streamed("reasoning").join("")).toBe("I should read the file.")
+    // Streamed: several live deltas per item, which add up to the stored text of the item they name.
+    const streamed = (type: string) => deltas.filter((d) => d.type === type).map((d) => d.delta)
+    expect(streamed("session.next.text.delta").length).toBeGreaterThan(2)
+    expect(streamed("session.next.text.delta").join("")).toBe("Reading it now.The file says alpha.")
+    expect(streamed("session.next.reasoning.delta").join("")).toBe("I should read the file.")
     const [, first, second] = items as [unknown, AssistantMessage, AssistantMessage]
+    for (const item of [...first.content, ...second.content])
+      if (item.type !== "tool")
+        expect(
+          deltas
+            .filter((d) => d.item === item.id)
+            .map((d) => d.delta)
+            .join(""),
+        ).toBe(item.text)
     expect(first.error).toBeUndefined()
-    expect(first.parts.map((p) => p.type)).toEqual(["reasoning", "text", "tool"])
-    expect(first.parts[0]).toMatchObject({ type: "reasoning", text: "I should read the file." })
-    expect(first.parts[1]).toMatchObject({ type: "text", text: "Reading it now." })
-    expect(first.parts[2]).toMatchObject({ type: "tool", callID: "call_a", tool: "read", state: "completed" })
-    expect(first.usage).toMatchObject({ input: 40, output: 11 })
+    expect(first.content.map((p) => p.type)).toEqual(["reasoning", "text", "tool"])
+    expect(first.content[0]).toMatchObject({ type: "reasoning", text: "I should read the file." })
+    expect(first.content[1]).toMatchObject({ type: "text", text: "Reading it now." })
+    expect(first.content[2]).toMatchObject({
+      type: "tool",
+      callID: "call_a",
+      name: "read",
+      state: { status: "completed", input: { path: "a.txt" } },
+    })
+    expect(first.tokens).toMatchObject({ input: 40, output: 11 })
     expect(second.error).toBeUndefined()
-    expect(second.parts).toMatchObject([{ type: "text", text: "The file says alpha." }])
-    expect(second.usage).toMatchObject({ input: 60, output: 6 })
-    expect(second.model).toEqual({ providerID: "mock", modelID: "test-model" })
+    expect(second.content).toMatchObject([{ type: "text", text: "The file says alpha." }])
+    expect(second.tokens).toMatchObject({ input: 60, output: 6 })
+    expect(second.model).toEqual({ providerID: "mock", id: "test-model" })
 
     const bodies = server.requests()
     expect(bodies).toHaveLength(2)

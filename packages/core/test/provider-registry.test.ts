@@ -32,10 +32,10 @@ describe("the provider registry", () => {
     const none = await providers({ data: {}, directory: tempDir() })
     expect(none.list().map((p) => p.id)).toEqual(["offline"])
     // Without their variable they are not offered, and using one says which variable to set.
-    expect(none.check({ providerID: "anthropic", modelID: "claude-sonnet-4-5" })).toBe(
+    expect(none.check({ providerID: "anthropic", id: "claude-sonnet-4-5" })).toBe(
       'provider "anthropic" needs an API key: set ANTHROPIC_API_KEY (or provider.anthropic.apiKey in opencode.json)',
     )
-    expect(none.check({ providerID: "openai", modelID: "gpt-5" })).toBe(
+    expect(none.check({ providerID: "openai", id: "gpt-5" })).toBe(
       'provider "openai" needs an API key: set OPENAI_API_KEY (or provider.openai.apiKey in opencode.json)',
     )
 
@@ -49,13 +49,13 @@ describe("the provider registry", () => {
       ["openai", "openai", "env"],
     ])
     expect(JSON.stringify(listed)).not.toContain("sk-ant-test")
-    expect(both.limit({ providerID: "anthropic", modelID: "claude-sonnet-4-5" })).toEqual({
+    expect(both.limit({ providerID: "anthropic", id: "claude-sonnet-4-5" })).toEqual({
       context: 200_000,
       output: 64_000,
     })
-    expect(both.check({ providerID: "openai", modelID: "gpt-5" })).toBeUndefined()
-    expect(both.check({ providerID: "openai", modelID: "nope" })).toBe('provider "openai" has no model "nope"')
-    const client = await Effect.runPromise(both.client({ providerID: "anthropic", modelID: "claude-sonnet-4-5" }))
+    expect(both.check({ providerID: "openai", id: "gpt-5" })).toBeUndefined()
+    expect(both.check({ providerID: "openai", id: "nope" })).toBe('provider "openai" has no model "nope"')
+    const client = await Effect.runPromise(both.client({ providerID: "anthropic", id: "claude-sonnet-4-5" }))
     expect(client.endpoint).toBe("api.anthropic.com:443")
   })
 
@@ -77,10 +77,10 @@ describe("the provider registry", () => {
       }),
     )
     const registry = await providers(await Effect.runPromise(Config.load(dir, {})))
-    const problem = async (providerID: string, modelID: string) => {
-      const checked = registry.check({ providerID, modelID })
+    const problem = async (providerID: string, id: string) => {
+      const checked = registry.check({ providerID, id })
       // The turn's client refuses with the same words, so a default model fails its turn naming it too.
-      const exit = await Effect.runPromiseExit(registry.client({ providerID, modelID }))
+      const exit = await Effect.runPromiseExit(registry.client({ providerID, id }))
       expect(Exit.isFailure(exit)).toBe(checked !== undefined)
       if (checked !== undefined) expect(JSON.stringify(exit)).toContain(JSON.stringify(checked).slice(1, -1))
       return checked
@@ -101,8 +101,8 @@ describe("the provider registry", () => {
     )
     // An openai-compatible server may need no key at all; an id that is no provider stays unknown.
     expect(await problem("open", "any")).toBeUndefined()
-    expect(registry.check({ providerID: "nope", modelID: "x" })).toBe('unknown provider "nope"')
-    expect(registry.check({ providerID: "toString", modelID: "x" })).toBe('unknown provider "toString"')
+    expect(registry.check({ providerID: "nope", id: "x" })).toBe('unknown provider "nope"')
+    expect(registry.check({ providerID: "toString", id: "x" })).toBe('unknown provider "toString"')
   })
 
   it("merges configured models and limits over the catalog and applies retries and timeout", async () => {
@@ -129,8 +129,8 @@ describe("the provider registry", () => {
       timeout: 1234,
       baseURL: "http://127.0.0.1:9/v1",
     })
-    expect(registry.limit({ providerID: "anthropic", modelID: "claude-next" })).toEqual({ context: 1000, output: 100 })
-    expect(registry.check({ providerID: "anthropic", modelID: "claude-haiku-4-5" })).toBeUndefined()
+    expect(registry.limit({ providerID: "anthropic", id: "claude-next" })).toEqual({ context: 1000, output: 100 })
+    expect(registry.check({ providerID: "anthropic", id: "claude-haiku-4-5" })).toBeUndefined()
     // An openai-compatible entry listing no models takes any model id.
     expect(registry.list().find((p) => p.id === "local")).toMatchObject({
       type: "openai-compatible",
@@ -138,7 +138,7 @@ describe("the provider registry", () => {
       retries: 4,
       timeout: 600_000,
     })
-    expect(registry.check({ providerID: "local", modelID: "whatever" })).toBeUndefined()
+    expect(registry.check({ providerID: "local", id: "whatever" })).toBeUndefined()
   })
 
   it("refuses an openai-compatible entry without baseURL when the config is loaded", async () => {
@@ -181,9 +181,9 @@ describe("the provider registry", () => {
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory })
-        yield* execution.prompt({ sessionID: info.id, text: "hello" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "hello" } })
         yield* execution.wait(info.id)
-        return (yield* session.messages(info.id)).items
+        return (yield* session.messages(info.id)).data
       }),
     )
     const answer = items[1] as AssistantMessage

@@ -14,7 +14,7 @@ import { startOpenAIServer } from "./support/openai-server.ts"
 
 /**
  * Resilient model streams: transient failures retried with backoff (honouring `retry-after`) and reported
- * as status `retrying` plus `session.retry`; errors that name the provider and its endpoint; and an idle
+ * as status `retrying`, a durable `session.next.retried` and a live `session.status` of type `retry`; errors that name the provider and its endpoint; and an idle
  * timeout between chunks that is the host's (default 10 minutes), never Bun's own fetch timeout.
  */
 
@@ -30,7 +30,7 @@ const provider = (
   provider: { mock: { type, baseURL, apiKey: "k", models: { m: {} }, ...extra } },
 })
 
-/** Runs one prompt to completion, collecting the session's events; `during` runs on each `session.retry`. */
+/** Runs one prompt to completion, collecting the session's events and its status at each `session.next.retried`. */
 const turn = (config: ConfigData, text = "hello") => {
   const host = makeHost({ config })
   return host
@@ -46,12 +46,12 @@ const turn = (config: ConfigData, text = "hello") => {
           if (event.sessionID !== info.id) return
           events.push(event)
           // Read synchronously while the retry waits: the session reports it.
-          if (event.type === "session.retry") statuses.push(Effect.runSync(session.get(info.id)).status)
+          if (event.type === "session.next.retried") statuses.push(Effect.runSync(session.get(info.id)).status)
         })
-        yield* execution.prompt({ sessionID: info.id, text })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text } })
         yield* execution.wait(info.id)
         unsubscribe()
-        const items = (yield* session.messages(info.id)).items
+        const items = (yield* session.messages(info.id)).data
         return { events, statuses, items, after: (yield* session.get(info.id)).status }
       }),
     )
@@ -59,7 +59,7 @@ const turn = (config: ConfigData, text = "hello") => {
 }
 
 describe("retries", () => {
-  it("a 429 with retry-after: 1, twice, then success: the turn succeeds after two session.retry events", async () => {
+  it("a 429 with retry-after: 1, twice, then success: the turn succeeds after two retries, recorded and shown live", async () => {
     const server = await startAnthropicServer()
     servers.push(server)
     server.enqueue(
@@ -68,19 +68,32 @@ describe("retries", () => {
       { text: "finally" },
     )
     const result = await turn(provider("anthropic", server.url))
-    const retries = result.events.filter((e) => e.type === "session.retry")
-    expect(retries.map((e) => e.data)).toEqual([
-      { attempt: 1, delayMs: 1000, error: expect.stringContaining("HTTP 429") },
-      { attempt: 2, delayMs: 1000, error: expect.stringContaining("HTTP 429") },
-    ])
-    expect((retries[0]!.data as { error: string }).error).toContain(`provider "mock" (127.0.0.1:${server.port})`)
-    // Ephemeral: no seq, never stored.
-    expect(retries.every((e) => !("seq" in e))).toBe(true)
+    const retries = result.events.filter((e) => e.type === "session.next.retried")
+    const retry = (attempt: number) => ({
+      attempt,
+      delayMs: 1000,
+      error: { message: expect.stringContaining("HTTP 429"), isRetryable: true, statusCode: 429 },
+    })
+    expect(retries.map((e) => e.data)).toEqual([retry(1), retry(2)])
+    expect((retries[0]!.data as { error: { message: string } }).error.message).toContain(
+      `provider "mock" (127.0.0.1:${server.port})`,
+    )
+    // The retry is a durable record of the session (a seq of its own); the live status says when the next
+    // attempt starts, and is only published (no seq, never stored).
+    expect(retries.every((e) => "seq" in e)).toBe(true)
+    const status = result.events.filter((e) => e.type === "session.status")
+    expect(status.map((e) => e.data)).toEqual(
+      [1, 2].map((attempt) => ({
+        status: { type: "retry", attempt, message: expect.stringContaining("HTTP 429"), next: expect.any(Number) },
+        name: "retrying",
+      })),
+    )
+    expect(status.every((e) => !("seq" in e))).toBe(true)
     expect(result.statuses).toEqual(["retrying", "retrying"])
     expect(result.after).toBe("idle")
     const answer = result.items[1] as AssistantMessage
     expect(answer.error).toBeUndefined()
-    expect(answer.parts).toMatchObject([{ type: "text", text: "finally" }])
+    expect(answer.content).toMatchObject([{ type: "text", text: "finally" }])
     expect(server.requests).toHaveLength(3)
   })
 
@@ -89,12 +102,12 @@ describe("retries", () => {
     servers.push(server)
     server.enqueue({ status: 400, error: "bad request" })
     const refused = await turn(provider("openai-compatible", server.url))
-    expect(refused.events.some((e) => e.type === "session.retry")).toBe(false)
+    expect(refused.events.some((e) => e.type === "session.next.retried")).toBe(false)
     expect((refused.items[1] as AssistantMessage).error?.message).toContain("HTTP 400")
 
     server.enqueue({ status: 503, error: "overloaded" })
     const off = await turn(provider("openai-compatible", server.url, { retries: 0 }))
-    expect(off.events.some((e) => e.type === "session.retry")).toBe(false)
+    expect(off.events.some((e) => e.type === "session.next.retried")).toBe(false)
     expect((off.items[1] as AssistantMessage).error?.message).toContain("HTTP 503")
     expect(server.requests).toHaveLength(2)
   })
@@ -105,7 +118,9 @@ describe("retries", () => {
     await server.close()
     const result = await turn(provider("openai-compatible", `http://127.0.0.1:${port}/v1`, { retries: 1 }))
     expect(
-      result.events.filter((e) => e.type === "session.retry").map((e) => (e.data as { attempt: number }).attempt),
+      result.events
+        .filter((e) => e.type === "session.next.retried")
+        .map((e) => (e.data as { attempt: number }).attempt),
     ).toEqual([1])
     const answer = result.items[1] as AssistantMessage
     expect(answer.finish).toBe("error")
@@ -122,7 +137,7 @@ describe("idle timeout", () => {
     const result = await turn(provider("openai-compatible", server.url, { timeout: 3_000 }))
     const answer = result.items[1] as AssistantMessage
     expect(answer.error).toBeUndefined()
-    expect(answer.parts).toMatchObject([{ type: "text", text: "a long thought, finally complete" }])
+    expect(answer.content).toMatchObject([{ type: "text", text: "a long thought, finally complete" }])
   })
 
   it("a silence longer than the timeout fails the step clearly, keeping what streamed, without retrying", async () => {
@@ -135,8 +150,8 @@ describe("idle timeout", () => {
     expect(answer.error?.message).toBe(
       `provider "mock" (127.0.0.1:${server.port}): no data from the model for 300 ms (the provider's "timeout"); the request was abandoned`,
     )
-    expect(answer.parts.length).toBeGreaterThan(0)
-    expect(result.events.some((e) => e.type === "session.retry")).toBe(false)
+    expect(answer.content.length).toBeGreaterThan(0)
+    expect(result.events.some((e) => e.type === "session.next.retried")).toBe(false)
   })
 
   it("defaults to 10 minutes, and Bun's own fetch idle timeout is switched off on every request", async () => {

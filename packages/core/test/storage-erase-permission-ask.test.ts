@@ -6,7 +6,7 @@ import type { HostServices } from "../src/host.ts"
 import { Permissions } from "../src/permission/permission.ts"
 import { Erase } from "../src/session/erase.ts"
 import { Execution } from "../src/session/execution.ts"
-import type { Message, ToolPart } from "../src/session/message.ts"
+import type { ToolItem } from "../src/session/message.ts"
 import { Mutation } from "../src/session/mutation.ts"
 import { makeSessionProjector } from "../src/session/projector.ts"
 import { Prune } from "../src/session/prune.ts"
@@ -42,7 +42,7 @@ const writeSecret: Call = {
 const scan = (path: string) => countInDatabaseFiles(path, SECRET)
 
 interface Asked {
-  readonly data: { readonly permissionID: string; readonly partID: string; readonly patterns: ReadonlyArray<string> }
+  readonly data: { readonly id: string; readonly itemID: string; readonly resources: ReadonlyArray<string> }
 }
 
 /** A host with a journal, a session, and a way to answer the asks of a prompt as they come. */
@@ -65,7 +65,7 @@ const setup = async () => {
   const ask = (index: number) =>
     new Promise<Asked>((resolve) => {
       const check = () => {
-        const found = events.filter((e) => e.type === "session.permission.asked")[index]
+        const found = events.filter((e) => e.type === "permission.v2.asked")[index]
         if (found) {
           listeners.delete(check)
           resolve(found as unknown as Asked)
@@ -75,8 +75,8 @@ const setup = async () => {
       check()
     })
   const reply = (asked: Asked, reply: "once" | "always") =>
-    run(Permissions.use((p) => p.reply({ sessionID, permissionID: asked.data.permissionID, reply })))
-  const asks = () => events.filter((e) => e.type === "session.permission.asked").length
+    run(Permissions.use((p) => p.reply({ sessionID, requestID: asked.data.id, reply })))
+  const asks = () => events.filter((e) => e.type === "permission.v2.asked").length
   /**
    * A turn in which the model makes `calls` then answers "done": each of the `asked` asks is answered
    * with `answer`, and the turn is waited for.
@@ -84,7 +84,7 @@ const setup = async () => {
   const turn = async (calls: ReadonlyArray<Call>, asked: number, answer: "once" | "always" = "once") => {
     const before = asks()
     server.enqueue({ toolCalls: calls }, { text: "done" })
-    await run(Execution.use((e) => e.prompt({ sessionID, text: "run it" })))
+    await run(Execution.use((e) => e.prompt({ sessionID, prompt: { text: "run it" } })))
     const answered: Array<Asked> = []
     for (let index = before; index < before + asked; index++) {
       const asked = await ask(index)
@@ -94,10 +94,10 @@ const setup = async () => {
     await run(Execution.use((e) => e.wait(sessionID)))
     return answered
   }
-  const toolParts = async () =>
-    ((await run(Session.use((s) => s.messages(sessionID)))).items as ReadonlyArray<Message>).flatMap((m) =>
+  const toolItems = async () =>
+    (await run(Session.use((s) => s.messages(sessionID)))).data.flatMap((m) =>
       m.type === "assistant"
-        ? m.parts.filter((p): p is ToolPart => p.type === "tool").map((part) => ({ messageID: m.id, part }))
+        ? m.content.filter((i): i is ToolItem => i.type === "tool").map((item) => ({ messageID: m.id, item }))
         : [],
     )
   const erase = () => run(Erase.use((e) => e.session({ sessionID, by: "plugin:redactor" })))
@@ -109,11 +109,11 @@ const setup = async () => {
   const askEvent = (id: string) =>
     (
       database.client
-        .query("SELECT data FROM event WHERE aggregate_id = ? AND type = 'session.permission.asked'")
+        .query("SELECT data FROM event WHERE aggregate_id = ? AND type = 'permission.v2.asked'")
         .all(sessionID) as Array<{ data: string }>
     )
       .map((row) => JSON.parse(row.data))
-      .find((data) => data.permissionID === id)
+      .find((data) => data.id === id)
   /** Replays the journal into a fresh database and compares its projection with the live one. */
   const replayed = () => {
     const target = Database.open(":memory:")
@@ -129,7 +129,7 @@ const setup = async () => {
     run,
     ask,
     turn,
-    toolParts,
+    toolItems,
     erase,
     permissionRow,
     askEvent,
@@ -141,20 +141,20 @@ describe("erasing the permission asks of superseded tool calls", () => {
   it("removed calls' asks lose the command and the diff in the journal and the projection; a live call's ask is kept", async () => {
     const t = await setup()
     const [command, edit, kept] = await t.turn([bash(SECRET_COMMAND), writeSecret, bash(KEPT_COMMAND)], 3)
-    expect(command!.data.patterns).toEqual([SECRET_COMMAND])
-    expect(JSON.stringify(t.permissionRow(edit!.data.permissionID))).toContain(SECRET)
-    expect(kept!.data.patterns).toEqual([KEPT_COMMAND])
-    const parts = await t.toolParts()
+    expect(command!.data.resources).toEqual([SECRET_COMMAND])
+    expect(JSON.stringify(t.permissionRow(edit!.data.id))).toContain(SECRET)
+    expect(kept!.data.resources).toEqual([KEPT_COMMAND])
+    const items = await t.toolItems()
     for (const asked of [command!, edit!]) {
-      const { messageID, part } = parts.find(({ part }) => part.id === asked.data.partID)!
+      const { messageID, item } = items.find(({ item }) => item.id === asked.data.itemID)!
       await t.run(
         Mutation.use((m) =>
-          m.removePart({ sessionID: t.sessionID, messageID, partID: part.id, by: "plugin:redactor" }),
+          m.removeItem({ sessionID: t.sessionID, messageID, itemID: item.id, by: "plugin:redactor" }),
         ),
       )
     }
-    const keptRow = t.permissionRow(kept!.data.permissionID)
-    const keptEvent = t.askEvent(kept!.data.permissionID)
+    const keptRow = t.permissionRow(kept!.data.id)
+    const keptEvent = t.askEvent(kept!.data.id)
     t.database.client.run("PRAGMA wal_checkpoint(PASSIVE)")
     expect(scan(t.database.path)).toBeGreaterThan(0)
 
@@ -164,29 +164,38 @@ describe("erasing the permission asks of superseded tool calls", () => {
     // Each ask's journal row keeps its ids, tool, rule kind and a tombstone; its content is emptied, and
     // its projected row is emptied the same way and keeps its answer.
     for (const [asked, tool, fields] of [
-      [command!, "bash", ["input", "patterns", "title"]],
-      [edit!, "edit", ["input", "metadata", "patterns", "title"]],
+      [command!, "bash", ["input", "resources", "save", "title"]],
+      [edit!, "edit", ["input", "metadata", "resources", "save", "title"]],
     ] as const) {
-      const event = t.askEvent(asked.data.permissionID)
+      const event = t.askEvent(asked.data.id)
       expect(event).toMatchObject({
-        permissionID: asked.data.permissionID,
-        partID: asked.data.partID,
+        id: asked.data.id,
+        itemID: asked.data.itemID,
         tool,
-        permission: tool,
+        action: tool,
+        source: { type: "tool", messageID: expect.stringMatching(/^msg_/), callID: expect.any(String) },
         title: "",
-        patterns: [],
+        resources: [],
+        save: [],
         metadata: {},
         input: {},
       })
       expect(event.tombstone.sha256).toMatch(/^[0-9a-f]{64}$/)
       expect([...event.tombstone.fields].sort()).toEqual(fields)
-      const row = t.permissionRow(asked.data.permissionID)
+      const row = t.permissionRow(asked.data.id)
       expect(row.reply).toBe("once")
-      expect(JSON.parse(row.data)).toMatchObject({ id: asked.data.permissionID, title: "", patterns: [], metadata: {} })
+      expect(JSON.parse(row.data)).toMatchObject({
+        id: asked.data.id,
+        title: "",
+        resources: [],
+        save: [],
+        metadata: {},
+        input: {},
+      })
     }
     // The live call's ask is untouched, in the journal and in the projection.
-    expect(t.permissionRow(kept!.data.permissionID)).toEqual(keptRow)
-    expect(t.askEvent(kept!.data.permissionID)).toEqual(keptEvent)
+    expect(t.permissionRow(kept!.data.id)).toEqual(keptRow)
+    expect(t.askEvent(kept!.data.id)).toEqual(keptEvent)
     // Counted like the other erased events.
     const tombstoned = t.database.client
       .query("SELECT data FROM event WHERE aggregate_id = ? AND data LIKE '%\"tombstone\"%'")
@@ -207,20 +216,20 @@ describe("erasing the permission asks of superseded tool calls", () => {
     const [granted] = await t.turn([bash(SECRET_COMMAND)], 1, "always")
     // The grant covers the same command: it runs without asking.
     await t.turn([bash(SECRET_COMMAND)], 0)
-    expect((await t.toolParts()).map(({ part }) => part.state)).toEqual(["completed", "completed"])
+    expect((await t.toolItems()).map(({ item }) => item.state.status)).toEqual(["completed", "completed"])
     const pruned = await t.run(
       Prune.use((p) => p.session({ sessionID: t.sessionID, types: ["tool"], by: "plugin:redactor" })),
     )
-    expect(pruned.parts).toBe(2)
+    expect(pruned.items).toBe(2)
 
     await t.erase()
     expect(scan(t.database.path)).toBe(0)
-    expect(JSON.parse(t.permissionRow(granted!.data.permissionID).data).patterns).toEqual([])
+    expect(JSON.parse(t.permissionRow(granted!.data.id).data)).toMatchObject({ resources: [], save: [] })
     expect(t.replayed()).toEqual(projectionSnapshot(t.database.client))
 
     // The grant held the secret as its pattern: it went with it, so the same call is asked again.
     const [again] = await t.turn([bash(SECRET_COMMAND)], 1)
-    expect(again!.data.patterns).toEqual([SECRET_COMMAND])
+    expect(again!.data.resources).toEqual([SECRET_COMMAND])
     await t.host.dispose()
   })
 
@@ -232,10 +241,10 @@ describe("erasing the permission asks of superseded tool calls", () => {
     expect(summary.events).toBeGreaterThan(0)
     expect(scan(t.database.path)).toBe(0)
     const asked = t.database.client
-      .query("SELECT data FROM event WHERE aggregate_id = ? AND type = 'session.permission.asked'")
+      .query("SELECT data FROM event WHERE aggregate_id = ? AND type = 'permission.v2.asked'")
       .all(t.sessionID) as Array<{ data: string }>
     expect(asked).toHaveLength(1)
-    expect(JSON.parse(asked[0]!.data)).toMatchObject({ title: "", patterns: [], metadata: {}, input: {} })
+    expect(JSON.parse(asked[0]!.data)).toMatchObject({ title: "", resources: [], save: [], metadata: {}, input: {} })
     await t.host.dispose()
   })
 })

@@ -9,7 +9,7 @@ import { projectionSnapshot } from "../src/bus/replay.ts"
 import { Database } from "../src/storage/database.ts"
 import { tempDb } from "./support/tmp.ts"
 
-/** Projectors that fail on any part whose text is "boom", after the real projector ran for earlier drafts. */
+/** Projectors that fail on any prompt whose text is "boom", after the real projector ran for earlier drafts. */
 const FailingProjectors = Layer.effect(
   Projectors,
   Effect.gen(function* () {
@@ -19,21 +19,15 @@ const FailingProjectors = Layer.effect(
       ...projector,
       project: (event) => {
         projector.project(event)
-        const data = event.data as { message?: { parts?: Array<{ text?: string }> } }
-        if (data.message?.parts?.some((p) => p.text === "boom")) throw new Error("projector failed")
+        const data = event.data as { prompt?: { text?: string } }
+        if (data.prompt?.text === "boom") throw new Error("projector failed")
       },
     })
   }),
 )
 
-const message = (id: string, text: string) => ({
-  id,
-  sessionID: "ses_atomic",
-  type: "user" as const,
-  origin: "user",
-  parts: [{ id: `prt_${id.slice(4)}`, type: "text" as const, text }],
-  time: { created: 1 },
-})
+const prompt = (messageID: string, text: string) =>
+  draft(SessionEvent.PromptAdmitted, { messageID, prompt: { text }, delivery: "queue", origin: "user" })
 
 describe("a durable commit is one transaction", () => {
   it("a failing projector leaves seq, rows and journal unchanged and publishes nothing", async () => {
@@ -47,8 +41,8 @@ describe("a durable commit is one transaction", () => {
     await runtime.runPromise(
       Effect.gen(function* () {
         const bus = yield* Bus
-        yield* bus.commit("ses_atomic", [draft(SessionEvent.Created, { title: "t", directory: "/tmp" })])
-        yield* bus.commit("ses_atomic", [draft(SessionEvent.MessageAdmitted, { message: message("msg_a1", "fine") })])
+        yield* bus.commit("ses_atomic", [draft(SessionEvent.Created, { title: "t", location: { directory: "/tmp" } })])
+        yield* bus.commit("ses_atomic", [prompt("msg_a1", "fine")])
         bus.subscribe((event) => seen.push(event))
       }),
     )
@@ -64,10 +58,7 @@ describe("a durable commit is one transaction", () => {
       Effect.gen(function* () {
         const bus = yield* Bus
         // The first draft projects fine, the second throws: both must vanish.
-        yield* bus.commit("ses_atomic", [
-          draft(SessionEvent.MessageAdmitted, { message: message("msg_a2", "ok") }),
-          draft(SessionEvent.MessageAdmitted, { message: message("msg_a3", "boom") }),
-        ])
+        yield* bus.commit("ses_atomic", [prompt("msg_a2", "ok"), prompt("msg_a3", "boom")])
       }),
     )
     expect(Exit.isFailure(exit)).toBe(true)
@@ -102,7 +93,7 @@ describe("a durable commit is one transaction", () => {
     await runtime.runPromise(
       Effect.gen(function* () {
         const bus = yield* Bus
-        yield* bus.commit("ses_bad", [draft(SessionEvent.Created, { title: "t", directory: "/tmp" })])
+        yield* bus.commit("ses_bad", [draft(SessionEvent.Created, { title: "t", location: { directory: "/tmp" } })])
       }),
     )
     const before = projectionSnapshot(client)

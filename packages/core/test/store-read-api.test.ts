@@ -4,22 +4,19 @@ import { Bus } from "../src/bus/bus.ts"
 import { draft } from "../src/bus/event.ts"
 import { ascending } from "../src/id/id.ts"
 import { SessionEvent } from "../src/session/event.ts"
+import type { Message } from "../src/session/message.ts"
 import { Session } from "../src/session/session.ts"
 import { makeStore } from "./support/store.ts"
 
-const admit = (sessionID: string, text: string) => {
-  const id = ascending("msg")
-  return draft(SessionEvent.MessageAdmitted, {
-    message: {
-      id,
-      sessionID,
-      type: "user",
-      origin: "user",
-      parts: [{ id: ascending("prt"), type: "text", text }],
-      time: { created: 1 },
-    },
+const admit = (text: string) =>
+  draft(SessionEvent.PromptAdmitted, {
+    messageID: ascending("msg"),
+    prompt: { text },
+    delivery: "queue",
+    origin: "user",
   })
-}
+
+const textOf = (message: Message) => (message.type === "user" ? message.text : `unexpected ${message.type}`)
 
 describe("the session read API", () => {
   it("walks a 1,000-message session with cursors, both orders, with no gap or duplicate", async () => {
@@ -28,20 +25,25 @@ describe("the session read API", () => {
       Effect.gen(function* () {
         const session = yield* Session
         const bus = yield* Bus
-        const info = yield* session.create({ title: "long" })
-        for (let i = 0; i < 1000; i++) yield* bus.commit(info.id, [admit(info.id, `m${i}`)])
+        const info = yield* session.create({ title: "long", directory: "/tmp" })
+        for (let i = 0; i < 1000; i++) yield* bus.commit(info.id, [admit(`m${i}`)])
+        /** Every page from the start, following `cursor.next`; then back from the last page with `previous`. */
         const walk = (order: "asc" | "desc", limit: number) =>
           Effect.gen(function* () {
-            const texts: Array<string> = []
-            let cursor: string | undefined
-            let pages = 0
-            do {
-              const page = yield* session.messages(info.id, { order, limit, ...(cursor ? { cursor } : {}) })
-              texts.push(...page.items.map((m) => (m.parts[0] as { text: string }).text))
-              cursor = page.cursor
-              pages++
-            } while (cursor)
-            return { texts, pages }
+            const pages: Array<Array<string>> = []
+            let page = yield* session.messages(info.id, { order, limit })
+            expect(page.cursor.previous).toBeUndefined()
+            pages.push(page.data.map(textOf))
+            while (page.cursor.next) {
+              page = yield* session.messages(info.id, { order, limit, cursor: page.cursor.next })
+              pages.push(page.data.map(textOf))
+            }
+            const back: Array<Array<string>> = [page.data.map(textOf)]
+            while (page.cursor.previous) {
+              page = yield* session.messages(info.id, { order, limit, cursor: page.cursor.previous })
+              back.unshift(page.data.map(textOf))
+            }
+            return { texts: pages.flat(), pages: pages.length, back: back.flat() }
           })
         return { asc: yield* walk("asc", 200), desc: yield* walk("desc", 37), odd: yield* walk("asc", 7) }
       }),
@@ -51,6 +53,10 @@ describe("the session read API", () => {
     expect(result.asc.pages).toBe(5)
     expect(result.desc.texts).toEqual([...expected].reverse())
     expect(result.odd.texts).toEqual(expected)
+    // Walking back with `previous` from the last page gives the same items, in the same order.
+    expect(result.asc.back).toEqual(expected)
+    expect(result.desc.back).toEqual([...expected].reverse())
+    expect(result.odd.back).toEqual(expected)
     await store.dispose()
   })
 
@@ -59,13 +65,15 @@ describe("the session read API", () => {
     const { created, listed } = await store.run(
       Effect.gen(function* () {
         const session = yield* Session
-        const created = yield* Effect.forEach(Array.from({ length: 7 }), (_, i) => session.create({ title: `s${i}` }))
+        const created = yield* Effect.forEach(Array.from({ length: 7 }), (_, i) =>
+          session.create({ title: `s${i}`, directory: "/tmp" }),
+        )
         const listed: Array<string> = []
         let cursor: string | undefined
         do {
           const page = yield* session.list({ limit: 3, ...(cursor ? { cursor } : {}) })
-          listed.push(...page.items.map((s) => s.id))
-          cursor = page.cursor
+          listed.push(...page.data.map((s) => s.id))
+          cursor = page.cursor.next
         } while (cursor)
         return { created, listed }
       }),
@@ -74,12 +82,42 @@ describe("the session read API", () => {
     await store.dispose()
   })
 
+  it("refuses a cursor of another listing, another order, or one that does not decode, as bad input on `cursor`", async () => {
+    const store = makeStore({ persist: false })
+    const failures = await store.run(
+      Effect.gen(function* () {
+        const session = yield* Session
+        const bus = yield* Bus
+        const a = yield* session.create({ title: "a", directory: "/tmp" })
+        const b = yield* session.create({ title: "b", directory: "/tmp" })
+        for (const info of [a, b]) for (let i = 0; i < 3; i++) yield* bus.commit(info.id, [admit(`m${i}`)])
+        const next = (yield* session.messages(a.id, { limit: 1 })).cursor.next!
+        const sessionsNext = (yield* session.list({ limit: 1 })).cursor.next!
+        return {
+          otherSession: yield* Effect.flip(session.messages(b.id, { limit: 1, cursor: next })),
+          otherOrder: yield* Effect.flip(session.messages(a.id, { limit: 1, order: "desc", cursor: next })),
+          malformed: yield* Effect.flip(session.messages(a.id, { cursor: "not a cursor!" })),
+          garbage: yield* Effect.flip(session.messages(a.id, { cursor: Buffer.from("[1,2]").toString("base64url") })),
+          sessionsCursorOnMessages: yield* Effect.flip(session.messages(a.id, { cursor: sessionsNext })),
+          otherFilter: yield* Effect.flip(session.list({ search: "a", cursor: sessionsNext })),
+          // The cursor still works where it belongs.
+          same: (yield* session.messages(a.id, { limit: 1, cursor: next })).data.map(textOf),
+        }
+      }),
+    )
+    const { same, ...refused } = failures
+    for (const failure of Object.values(refused))
+      expect(failure).toMatchObject({ _tag: "Session.InvalidInputError", field: "cursor" })
+    expect(same).toEqual(["m1"])
+    await store.dispose()
+  })
+
   it("answers unknown ids with the typed errors", async () => {
     const store = makeStore({ persist: false })
     const exits = await store.run(
       Effect.gen(function* () {
         const session = yield* Session
-        const info = yield* session.create({ title: "x" })
+        const info = yield* session.create({ title: "x", directory: "/tmp" })
         return {
           get: yield* Effect.exit(session.get("ses_missing")),
           messages: yield* Effect.exit(session.messages("ses_missing")),
@@ -107,8 +145,8 @@ describe("the session read API", () => {
       Effect.gen(function* () {
         const session = yield* Session
         const bus = yield* Bus
-        const info = yield* session.create({ title: "x" })
-        yield* bus.commit(info.id, [admit(info.id, "hello")])
+        const info = yield* session.create({ title: "x", directory: "/tmp" })
+        yield* bus.commit(info.id, [admit("hello")])
         yield* session.remove(info.id)
         const after = yield* Effect.exit(session.get(info.id))
         const { Database } = yield* Effect.promise(() => import("../src/storage/database.ts"))
@@ -117,7 +155,7 @@ describe("the session read API", () => {
           after: Exit.isFailure(after),
           messages: client.query("SELECT count(*) AS n FROM session_message WHERE session_id = ?").get(info.id),
           journal: client.query("SELECT seq FROM event WHERE aggregate_id = ? ORDER BY seq").all(info.id),
-          late: Exit.isFailure(yield* Effect.exit(bus.commit(info.id, [admit(info.id, "late")]))),
+          late: Exit.isFailure(yield* Effect.exit(bus.commit(info.id, [admit("late")]))),
         }
       }),
     )

@@ -1,35 +1,103 @@
-import { Effect } from "effect"
+import { Effect, ManagedRuntime } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { projectionSnapshot, replay } from "../src/bus/replay.ts"
-import { Database } from "../src/storage/database.ts"
+import { Erase } from "../src/session/erase.ts"
+import { sessionDurableEvents } from "../src/session/event.ts"
 import { makeSessionProjector } from "../src/session/projector.ts"
+import { Database } from "../src/storage/database.ts"
+import { MaintenanceLayer } from "../src/storage/layer.ts"
 import { applyOps, opsArbitrary } from "./support/random-history.ts"
 import { makeStore } from "./support/store.ts"
 
+/** The projection a replay of `source`'s journal into an empty database gives, and how many events it applied. */
+const replayed = (source: Database["Service"]) => {
+  const target = Database.open(":memory:")
+  try {
+    const applied = replay(source.client, target, makeSessionProjector(target.client))
+    return { applied, snapshot: projectionSnapshot(target.client) }
+  } finally {
+    target.client.close()
+  }
+}
+
+const journalCount = (database: Database["Service"]) =>
+  (database.client.query("SELECT count(*) AS n FROM event").get() as { n: number }).n
+
 describe("replaying the journal into an empty database", () => {
+  /** Every durable event type some generated history committed. */
+  const seen = new Set<string>()
+
+  /** A live store (with erase) on a random history. */
+  const history = async (ops: ReadonlyArray<number>) => {
+    const live = ManagedRuntime.make(MaintenanceLayer({ path: ":memory:", persist: true }))
+    const database = await live.runPromise(
+      Effect.gen(function* () {
+        yield* applyOps(ops)
+        return yield* Database
+      }),
+    )
+    for (const { type } of database.client.query("SELECT DISTINCT type FROM event").all() as Array<{ type: string }>)
+      seen.add(type)
+    return { live, database }
+  }
+
   it("gives exactly the live projection, for 200 random histories", async () => {
     await fc.assert(
       fc.asyncProperty(opsArbitrary(fc), async (ops) => {
-        const live = makeStore({ path: ":memory:", persist: true })
+        const { live, database } = await history(ops)
         try {
-          const database = await live.run(
-            Effect.gen(function* () {
-              yield* applyOps(ops)
-              return yield* Database
-            }),
-          )
-          const target = Database.open(":memory:")
-          const applied = replay(database.client, target, makeSessionProjector(target.client))
-          expect(applied).toBe((database.client.query("SELECT count(*) AS n FROM event").get() as { n: number }).n)
-          expect(projectionSnapshot(target.client)).toEqual(projectionSnapshot(database.client))
-          target.client.close()
+          const { applied, snapshot } = replayed(database)
+          expect(applied).toBe(journalCount(database))
+          expect(snapshot).toEqual(projectionSnapshot(database.client))
         } finally {
           await live.dispose()
         }
       }),
       { numRuns: 200 },
     )
+  })
+
+  it("still gives it after every session's journal was erased, for 60 random histories", async () => {
+    await fc.assert(
+      fc.asyncProperty(opsArbitrary(fc), async (ops) => {
+        const { live, database } = await history(ops)
+        try {
+          // Erase rewrites superseded payloads into tombstones (deleted sessions' journals whole): replay of
+          // the tombstoned journal gives the live projection, and a second erase finds nothing left.
+          const sessions = database.client.query("SELECT DISTINCT aggregate_id AS id FROM event").all() as Array<{
+            id: string
+          }>
+          const projection = projectionSnapshot(database.client)
+          const second = await live.runPromise(
+            Effect.gen(function* () {
+              const erase = yield* Erase
+              for (const { id } of sessions) yield* erase.session({ sessionID: id, by: "user" })
+              return yield* Effect.forEach(sessions, ({ id }) => erase.session({ sessionID: id, by: "user" }))
+            }),
+          )
+          // Erasing changes no message, inbox or claim row (the `erased` record bumps the session's seq, and
+          // an erased ask's projected row is emptied like its journal row).
+          const erased = projectionSnapshot(database.client)
+          expect({ ...erased, session: undefined, session_permission: undefined }).toEqual({
+            ...projection,
+            session: undefined,
+            session_permission: undefined,
+          })
+          const { applied, snapshot } = replayed(database)
+          expect(applied).toBe(journalCount(database))
+          expect(snapshot).toEqual(erased)
+          for (const summary of second) expect(summary).toMatchObject({ events: 0, fields: 0, bytes: 0 })
+        } finally {
+          await live.dispose()
+        }
+      }),
+      { numRuns: 60 },
+    )
+  })
+
+  it("was given histories with every durable event type (the properties above covered them all)", () => {
+    expect([...seen].sort()).toEqual(sessionDurableEvents.map((d) => d.type).sort())
   })
 
   it("fails loudly on an event type it does not know", async () => {

@@ -14,7 +14,9 @@ describe("subscribers", () => {
       Effect.gen(function* () {
         const session = yield* Session
         const bus = yield* Bus
-        const created = yield* Effect.forEach(Array.from({ length: 8 }), (_, i) => session.create({ title: `s${i}` }))
+        const created = yield* Effect.forEach(Array.from({ length: 8 }), (_, i) =>
+          session.create({ title: `s${i}`, directory: "/tmp" }),
+        )
         bus.subscribe((event) => {
           if (!isDurable(event)) return
           const list = seen.get(event.sessionID) ?? []
@@ -57,10 +59,10 @@ describe("subscribers", () => {
           throw new Error("broken subscriber")
         })
         bus.subscribe((event) => received.push(event.type))
-        yield* session.create({ title: "x" })
+        yield* session.create({ title: "x", directory: "/tmp" })
       }),
     )
-    expect(received).toEqual(["session.created"])
+    expect(received).toEqual(["session.next.created"])
     await store.dispose()
   })
 
@@ -71,12 +73,11 @@ describe("subscribers", () => {
       Effect.gen(function* () {
         const bus = yield* Bus
         const session = yield* Session
-        const info = yield* session.create({ title: "x" })
+        const info = yield* session.create({ title: "x", directory: "/tmp" })
         const off = bus.subscribe((event) => received.push(event.type))
-        bus.publish(SessionEvent.PartDelta, info.id, {
-          messageID: "msg_1",
-          partID: "prt_1",
-          field: "text",
+        bus.publish(SessionEvent.TextDelta, info.id, {
+          assistantMessageID: "msg_1",
+          textID: "prt_1",
           delta: "he",
         })
         off()
@@ -84,7 +85,7 @@ describe("subscribers", () => {
         return info
       }),
     )
-    expect(received).toEqual(["session.part.delta"])
+    expect(received).toEqual(["session.next.text.delta"])
     const { Database } = await import("../src/storage/database.ts")
     const db = await store.run(
       Effect.gen(function* () {
@@ -92,8 +93,8 @@ describe("subscribers", () => {
       }),
     )
     expect(db.client.query("SELECT type FROM event WHERE aggregate_id = ? ORDER BY seq").all(rows.id)).toEqual([
-      { type: "session.created" },
-      { type: "session.renamed" },
+      { type: "session.next.created" },
+      { type: "session.next.renamed" },
     ])
     await store.dispose()
   })

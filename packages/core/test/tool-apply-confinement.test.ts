@@ -6,7 +6,7 @@ import { Bus, type BusEvent } from "../src/bus/bus.ts"
 import type { HostServices } from "../src/host.ts"
 import { Permissions } from "../src/permission/permission.ts"
 import { Execution } from "../src/session/execution.ts"
-import type { Message, ToolPart } from "../src/session/message.ts"
+import type { Message, ToolItem } from "../src/session/message.ts"
 import { Session } from "../src/session/session.ts"
 import { writeFiles } from "../src/tool/files.ts"
 import { PathOutsideDirectoryError } from "../src/tool/tool.ts"
@@ -61,10 +61,10 @@ const setup = async () => {
   const asked = (after: number) =>
     new Promise<string>((resolve) => {
       const check = () => {
-        const found = events.slice(after).find((e) => e.type === "session.permission.asked")
+        const found = events.slice(after).find((e) => e.type === "permission.v2.asked")
         if (found) {
           listeners.delete(check)
-          resolve((found.data as { permissionID: string }).permissionID)
+          resolve((found.data as { id: string }).id)
         }
       }
       listeners.add(check)
@@ -72,20 +72,26 @@ const setup = async () => {
     })
   /**
    * Prompts with one tool call, waits for its ask, runs `meanwhile` (the swap) while the ask is pending,
-   * approves it once and waits for the turn to end. Returns the call's tool part.
+   * approves it once and waits for the turn to end. Returns the call's tool item as `{ tool, state, error }`
+   * (its name, status and error message).
    */
-  const approveAfter = async (line: string, meanwhile: () => Promise<void>): Promise<ToolPart> => {
+  const approveAfter = async (line: string, meanwhile: () => Promise<void>) => {
     const seen = events.length
-    await run(Execution.use((e) => e.prompt({ sessionID, text: line })))
-    const permissionID = await asked(seen)
+    await run(Execution.use((e) => e.prompt({ sessionID, prompt: { text: line } })))
+    const requestID = await asked(seen)
     await meanwhile()
-    await run(Permissions.use((p) => p.reply({ sessionID, permissionID, reply: "once" })))
+    await run(Permissions.use((p) => p.reply({ sessionID, requestID, reply: "once" })))
     await run(Execution.use((e) => e.wait(sessionID)))
-    const messages = (await run(Session.use((s) => s.messages(sessionID)))).items as ReadonlyArray<Message>
-    const parts = messages.flatMap((m) =>
-      m.type === "assistant" ? m.parts.filter((p): p is ToolPart => p.type === "tool") : [],
+    const messages = (await run(Session.use((s) => s.messages(sessionID)))).data as ReadonlyArray<Message>
+    const items = messages.flatMap((m) =>
+      m.type === "assistant" ? m.content.filter((p): p is ToolItem => p.type === "tool") : [],
     )
-    return parts.at(-1)!
+    const item = items.at(-1)!
+    return {
+      tool: item.name,
+      state: item.state.status,
+      ...(item.state.status === "error" ? { error: item.state.error.message } : {}),
+    }
   }
   /** Replaces the directory `name` (inside the session directory) with a symlink to `target`. */
   const swapDir = async (name: string, target: string) => {

@@ -10,7 +10,7 @@ export const MAX_BACKOFF = 30_000
 /** A `retry-after` longer than this is not waited for: the request fails instead. */
 export const MAX_RETRY_AFTER = 600_000
 
-/** One wait before a retry, as reported to the session (`session.retry`). */
+/** One wait before a retry, as reported to the session (`session.next.retried`). */
 export interface RetryNotice {
   /** 1 for the first retry. */
   readonly attempt: number
@@ -19,7 +19,7 @@ export interface RetryNotice {
 }
 
 export interface RetryHandlers {
-  /** Runs when a wait starts (status `retrying`, `session.retry`). */
+  /** Runs when a wait starts (status `retrying`, `session.next.retried`). */
   readonly onRetry: (notice: RetryNotice) => Effect.Effect<void>
   /** Runs when the wait ends, however it ends. */
   readonly onResume: Effect.Effect<void>

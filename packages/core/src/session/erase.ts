@@ -8,7 +8,7 @@ import { Database } from "../storage/database.ts"
 import { reclaim } from "../storage/reclaim.ts"
 import { SessionNotFoundError } from "./error.ts"
 import { SessionEvent as E } from "./event.ts"
-import type { AssistantItem, Message, Origin } from "./message.ts"
+import { type AssistantItem, type Message, type Origin, type Queued, queuedMessage } from "./message.ts"
 
 export { EraseSummary }
 
@@ -29,6 +29,7 @@ type Payload = Record<string, any> & { tombstone?: Tombstone }
 type Field = readonly [path: string, empty: () => unknown]
 
 const text: Field = ["text", () => ""]
+const title: Field = ["title", () => ""]
 const emptyRecord = () => ({})
 const emptyList = () => []
 
@@ -96,6 +97,9 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
       const readMessage = client.query<{ data: string }, [string, string]>(
         "SELECT data FROM session_message WHERE id = ? AND session_id = ?",
       )
+      const readQueued = client.query<{ data: string }, [string, string]>(
+        "SELECT data FROM session_inbox WHERE message_id = ? AND session_id = ?",
+      )
       const readAsk = client.query<{ data: string }, [string, string]>(
         "SELECT data FROM session_permission WHERE id = ? AND session_id = ?",
       )
@@ -115,7 +119,13 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
           let message = cache.get(messageID)
           if (message === undefined) {
             const row = readMessage.get(messageID, sessionID)
-            message = row ? (JSON.parse(row.data) as Message) : null
+            // Input still waiting in the inbox is live too: its delivery commits it as it waits.
+            const waiting = row ? undefined : readQueued.get(messageID, sessionID)
+            message = row
+              ? (JSON.parse(row.data) as Message)
+              : waiting
+                ? queuedMessage(sessionID, JSON.parse(waiting.data) as Queued)
+                : null
             if (cache.size >= 16) cache.delete(cache.keys().next().value!)
             cache.set(messageID, message)
           }
@@ -174,8 +184,9 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
             }
             case E.ToolInputEnded.type:
               return gone(liveCall(d.assistantMessageID, d.callID) !== undefined, text)
+            // A call's title is written from its input (`bash <command>`), so it goes with the input.
             case E.ToolCalled.type:
-              return gone(liveCall(d.assistantMessageID, d.callID) !== undefined, ["input", emptyRecord])
+              return gone(liveCall(d.assistantMessageID, d.callID) !== undefined, ["input", emptyRecord], title)
             case E.ToolProgress.type:
             case E.ToolSuccess.type:
               return gone(
@@ -183,6 +194,7 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
                 ["structured", emptyRecord],
                 ["content", emptyList],
                 ["result", () => null],
+                title,
               )
             case E.ToolFailed.type:
               return gone(
@@ -190,6 +202,7 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
                 ["structured", emptyRecord],
                 ["error.message", () => ""],
                 ["result", () => null],
+                title,
               )
             case E.CompactionEnded.type: {
               const message = current(d.messageID)

@@ -9,8 +9,12 @@ import { callInput, syntheticMessage, userMessage } from "./message.ts"
 type DataOf<D extends { data: { Type: unknown } }> = D["data"]["Type"]
 type Handler<D extends { data: { Type: unknown } }> = (event: Envelope<DataOf<D>>) => void
 
-/** A tool item whose input and output left the transcript: the item, its name and status stay. */
-export const prunedTool = (item: ToolItem, time: number, by: Message["origin"]): ToolItem => {
+/**
+ * A tool item whose input and output left the transcript: the item, its name and status stay. A failed
+ * call's error message is its output (what the model read back), so it goes too; the error's name stays.
+ * The title goes as well: it is written from the input (`bash <command>`, `edit <path>`).
+ */
+export const prunedTool = ({ title: _title, ...item }: ToolItem, time: number, by: Message["origin"]): ToolItem => {
   const state = item.state
   const emptied: ToolItem["state"] =
     state.status === "pending"
@@ -19,7 +23,7 @@ export const prunedTool = (item: ToolItem, time: number, by: Message["origin"]):
         ? { status: "running", input: {}, structured: {}, content: [] }
         : state.status === "completed"
           ? { status: "completed", input: {}, structured: {}, content: [] }
-          : { status: "error", input: {}, structured: {}, content: [], error: state.error }
+          : { status: "error", input: {}, structured: {}, content: [], error: { ...state.error, message: "" } }
   return { ...item, state: emptied, time: { ...item.time, pruned: time }, prunedBy: by }
 }
 

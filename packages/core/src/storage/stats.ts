@@ -1,6 +1,7 @@
 import { DatabaseStats, SessionBytes } from "@opencode-ai/schema"
 import { Context, Effect, Layer } from "effect"
 import { statSync } from "node:fs"
+import type { Message } from "../session/message.ts"
 import { Database, type DatabaseShape } from "./database.ts"
 
 export { DatabaseStats, SessionBytes }
@@ -10,6 +11,26 @@ const fileSize = (path: string) => {
     return statSync(path).size
   } catch {
     return 0
+  }
+}
+
+/**
+ * The bytes of a message's content by type: an assistant message's items (their JSON), and the text of
+ * any other message (a prompt's, a notice's, a compaction's summary and restated prompt) as text.
+ */
+const contentBytes = (message: Message): Array<readonly ["text" | "reasoning" | "tool", number]> => {
+  const json = (value: unknown) => Buffer.byteLength(JSON.stringify(value))
+  switch (message.type) {
+    case "assistant":
+      return message.content.map((item) => [item.type, json(item)] as const)
+    case "compaction":
+      return [["text", json(message.summary) + json(message.recent)]]
+    case "user":
+    case "synthetic":
+    case "system":
+      return [["text", json(message.text)]]
+    default:
+      return []
   }
 }
 
@@ -62,11 +83,9 @@ export const databaseStats = (
     if (!entry) continue
     entry.messages++
     entry.bytes += Buffer.byteLength(row.data)
-    const message = JSON.parse(row.data) as { content?: Array<{ type: "text" | "reasoning" | "tool" }> }
-    for (const item of message.content ?? []) {
-      const size = Buffer.byteLength(JSON.stringify(item))
-      entry.items[item.type] += size
-      totals[item.type] += size
+    for (const [type, size] of contentBytes(JSON.parse(row.data) as Message)) {
+      entry.items[type] += size
+      totals[type] += size
     }
   }
   const journalRows = client

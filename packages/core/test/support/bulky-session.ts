@@ -7,7 +7,7 @@ import { Session } from "../../src/session/session.ts"
 
 /**
  * A session shaped like a long agent run: `turns` prompts, each answered by an assistant message with a
- * reasoning part, a tool part carrying `toolBytes` of output, and a final text.
+ * reasoning item, a tool call whose output is `toolBytes` long, and a final text.
  */
 export const seedBulkySession = (options: { turns: number; toolBytes: number; directory: string }) =>
   Effect.gen(function* () {
@@ -17,46 +17,53 @@ export const seedBulkySession = (options: { turns: number; toolBytes: number; di
     const chunk = "0123456789abcdef".repeat(Math.ceil(options.toolBytes / 16)).slice(0, options.toolBytes)
     for (let i = 0; i < options.turns; i++) {
       const turnID = ascending("trn")
-      const messageID = ascending("msg")
+      const assistantMessageID = ascending("msg")
+      const reasoningID = ascending("prt")
+      const itemID = ascending("prt")
+      const textID = ascending("prt")
+      const callID = `call_${i}`
+      const input = { path: `file${i}` }
       yield* bus.commit(info.id, [
-        draft(SessionEvent.MessageAdmitted, {
-          message: {
-            id: ascending("msg"),
-            sessionID: info.id,
-            type: "user",
-            origin: "user",
-            parts: [{ id: ascending("prt"), type: "text", text: `prompt ${i}` }],
-            time: { created: i },
-          },
+        draft(SessionEvent.PromptAdmitted, {
+          messageID: ascending("msg"),
+          prompt: { text: `prompt ${i}` },
+          delivery: "queue",
+          origin: "user",
         }),
         draft(SessionEvent.TurnStarted, { turnID, reason: "prompt" }),
-        draft(SessionEvent.AssistantStarted, {
-          messageID,
+        draft(SessionEvent.StepStarted, {
+          assistantMessageID,
           turnID,
           agent: "build",
-          model: { providerID: "offline", modelID: "echo" },
+          model: { providerID: "offline", id: "echo" },
         }),
-        draft(SessionEvent.PartUpdated, {
-          messageID,
-          part: { id: ascending("prt"), type: "reasoning", text: `thinking about ${i}` },
+        draft(SessionEvent.ReasoningStarted, { assistantMessageID, reasoningID }),
+        draft(SessionEvent.ReasoningEnded, { assistantMessageID, reasoningID, text: `thinking about ${i}` }),
+        draft(SessionEvent.ToolInputStarted, { assistantMessageID, callID, name: "read", itemID }),
+        draft(SessionEvent.ToolInputEnded, { assistantMessageID, callID, text: JSON.stringify(input) }),
+        draft(SessionEvent.ToolCalled, {
+          assistantMessageID,
+          callID,
+          tool: "read",
+          input,
+          provider: { executed: false },
+          itemID,
         }),
-        draft(SessionEvent.PartUpdated, {
-          messageID,
-          part: {
-            id: ascending("prt"),
-            type: "tool",
-            callID: `call_${i}`,
-            tool: "read",
-            input: { path: `file${i}` },
-            state: "completed",
-            output: `${i}:${chunk}`,
-          },
+        draft(SessionEvent.ToolSuccess, {
+          assistantMessageID,
+          callID,
+          structured: {},
+          content: [{ type: "text", text: `${i}:${chunk}` }],
+          provider: { executed: false },
         }),
-        draft(SessionEvent.PartUpdated, {
-          messageID,
-          part: { id: ascending("prt"), type: "text", text: `final answer ${i}` },
+        draft(SessionEvent.TextStarted, { assistantMessageID, textID }),
+        draft(SessionEvent.TextEnded, { assistantMessageID, textID, text: `final answer ${i}` }),
+        draft(SessionEvent.StepEnded, {
+          assistantMessageID,
+          finish: "stop",
+          cost: 0,
+          tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
         }),
-        draft(SessionEvent.AssistantCompleted, { messageID, finish: "stop" }),
         draft(SessionEvent.TurnEnded, { turnID, outcome: "completed" }),
       ])
     }

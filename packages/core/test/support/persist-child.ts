@@ -17,28 +17,24 @@ const program = Effect.gen(function* () {
     const info = yield* session.create({ title: "written by child", directory: "/work" })
     for (const text of ["first", "second", "third"]) {
       yield* bus.commit(info.id, [
-        draft(SessionEvent.MessageAdmitted, {
-          message: {
-            id: ascending("msg"),
-            sessionID: info.id,
-            type: "user",
-            origin: "user",
-            parts: [{ id: ascending("prt"), type: "text", text }],
-            time: { created: 1 },
-          },
+        draft(SessionEvent.PromptAdmitted, {
+          messageID: ascending("msg"),
+          prompt: { text },
+          delivery: "queue",
+          origin: "user",
         }),
       ])
     }
     return { sessionID: info.id }
   }
   const page = yield* session.list()
-  const info = page.items[0]!
+  const info = page.data[0]!
   const messages = yield* session.messages(info.id)
   return {
     sessionID: info.id,
     title: info.title,
     seq: info.seq,
-    texts: messages.items.map((m) => (m.parts[0] as { text: string }).text),
+    texts: messages.data.map((m) => (m.type === "user" ? m.text : `unexpected ${m.type}`)),
   }
 })
 
