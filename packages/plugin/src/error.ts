@@ -7,6 +7,7 @@ export {
   isSessionError,
   MessageNotFoundError,
   PartNotFoundError,
+  QueueFullError,
   SessionError,
   SessionNotFoundError,
 } from "@opencode-ai/schema"

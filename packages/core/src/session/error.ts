@@ -10,6 +10,7 @@ export {
   InvalidTargetError,
   MessageNotFoundError,
   PartNotFoundError,
+  QueueFullError,
   SessionError,
   SessionNotFoundError,
 } from "@opencode-ai/plugin"

@@ -7,10 +7,10 @@ import { ascending } from "../id/id.ts"
 import { Permissions } from "../permission/permission.ts"
 import { Hooks, recordedHookError } from "../plugin/hooks.ts"
 import { Providers } from "../provider/registry.ts"
-import { admitInput, admitResume, boundary, type Grant, settleCutOff } from "./admission.ts"
+import { admitInput, admitResume, boundary, DEFAULT_QUEUE_LIMIT, type Grant, settleCutOff } from "./admission.ts"
 import { checkChoice } from "./choice.ts"
 import { admitCompaction } from "./compaction.ts"
-import { type BusyError, InvalidInputError, SessionNotFoundError } from "./error.ts"
+import { type BusyError, InvalidInputError, QueueFullError, SessionNotFoundError } from "./error.ts"
 import type { InputMessage, MessageError, Origin } from "./message.ts"
 import type { ModelRef } from "./model-request.ts"
 import { Runner, type TurnOutcome } from "./runner/llm.ts"
@@ -35,10 +35,17 @@ export interface SyntheticInput {
 }
 
 export interface ExecutionShape {
-  /** Admits a user prompt after the `session.prompt` hook; starts a turn or queues behind the running one. */
-  prompt(input: PromptInput): Effect.Effect<{ messageID: string }, SessionNotFoundError | InvalidInputError>
+  /**
+   * Admits a user prompt after the `session.prompt` hook; starts a turn or queues behind the running one.
+   * `Session.QueueFullError` when `session.queueLimit` inputs already wait (nothing stored).
+   */
+  prompt(
+    input: PromptInput,
+  ): Effect.Effect<{ messageID: string }, SessionNotFoundError | InvalidInputError | QueueFullError>
   /** Admits a notice after the `session.synthetic` hook; wakes the session unless `resume` is false. */
-  synthetic(input: SyntheticInput): Effect.Effect<{ messageID: string }, SessionNotFoundError | InvalidInputError>
+  synthetic(
+    input: SyntheticInput,
+  ): Effect.Effect<{ messageID: string }, SessionNotFoundError | InvalidInputError | QueueFullError>
   /** Stops the running (or suspended) turn; queued input is delivered to the transcript without a turn. */
   interrupt(sessionID: string): Effect.Effect<void, SessionNotFoundError>
   /** Completes when no turn of this session runs in this process. */
@@ -82,6 +89,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
       const config = yield* Config
       const providers = yield* Providers
       const cap = config.data.server?.resumeAttempts ?? DEFAULT_RESUME_ATTEMPTS
+      const queueLimit = config.data.session?.queueLimit ?? DEFAULT_QUEUE_LIMIT
       const owners = yield* Turns
       const permissions = yield* Permissions
       /** Admissions whose plugin hook threw: the turn they start fails with this error, recorded. */
@@ -228,13 +236,26 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           : Effect.fail(new InvalidInputError({ message: `${field} must be a non-empty string`, field }))
 
       // Admission and launch are one uninterruptible step: a caller that goes away in between (a closed
-      // HTTP request) cannot leave a granted claim without a loop.
+      // HTTP request) cannot leave a granted claim without a loop. A refusal drops the hook failure kept
+      // for the turn this input would have started.
       const admit = (sessionID: string, message: InputMessage, wake: boolean) =>
         Effect.gen(function* () {
-          const started = yield* decide(sessionID, () => admitInput(session.sync, sessionID, message, wake))
+          const started = yield* decide(sessionID, () => admitInput(session.sync, sessionID, message, wake, queueLimit))
           yield* launch(sessionID, started)
           return { messageID: message.id }
-        }).pipe(Effect.uninterruptible)
+        }).pipe(
+          Effect.onError(() => Effect.sync(() => failures.delete(message.id))),
+          Effect.uninterruptible,
+        )
+
+      /**
+       * Refuses input to a full inbox before its hook runs, so plugins do not see a prompt that cannot be
+       * queued. Advisory only: the binding decision is `admitInput`'s, inside the commit transaction.
+       */
+      const roomFor = (sessionID: string) =>
+        session.sync.claimed(sessionID) && session.sync.queuedCount(sessionID) >= queueLimit
+          ? Effect.fail(new QueueFullError({ sessionID, limit: queueLimit }))
+          : Effect.void
 
       const textMessage = (sessionID: string, text: string) => ({
         id: ascending("msg"),
@@ -248,6 +269,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           yield* requireText(input.text, "text")
           yield* checkChoice(config.data, providers, { agent: input.agent, model: input.model })
           yield* session.get(input.sessionID)
+          yield* roomFor(input.sessionID)
           const event: PromptEvent = {
             sessionID: input.sessionID,
             text: input.text,
@@ -270,6 +292,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
         Effect.gen(function* () {
           yield* requireText(input.text, "text")
           yield* session.get(input.sessionID)
+          yield* roomFor(input.sessionID)
           const event: SyntheticEvent = {
             sessionID: input.sessionID,
             origin: input.origin,

@@ -6,6 +6,7 @@ import { Database } from "../storage/database.ts"
 import { MessageNotFoundError, SessionNotFoundError } from "./error.ts"
 import { SessionEvent } from "./event.ts"
 import type { SessionInfo } from "./info.ts"
+import { makeTranscriptCache } from "./transcript-cache.ts"
 import { Turns } from "./turns.ts"
 import type { AssistantMessage, InputMessage, Message, UserMessage } from "./message.ts"
 
@@ -60,9 +61,22 @@ export interface SessionShape {
     claimed(sessionID: string): { turn_id: string; reason: string; attempts: number } | undefined
     /** Input waiting in the inbox, oldest first. */
     inbox(sessionID: string): ReadonlyArray<{ message: InputMessage; wake: boolean }>
+    /** How many inputs wait in the inbox (what `session.queueLimit` bounds). */
+    queuedCount(sessionID: string): number
+    /**
+     * The oldest input waiting in the inbox after `afterSeq` (its queue position), or undefined: a turn
+     * boundary takes the queue one item at a time, so it reads only what it delivers.
+     */
+    nextQueued(
+      sessionID: string,
+      afterSeq: number,
+    ): { readonly seq: number; readonly message: InputMessage; readonly wake: boolean } | undefined
     /** One input waiting in the inbox, by message id. */
     queued(sessionID: string, messageID: string): InputMessage | undefined
-    /** Every message of a session in seq order (the model request needs the whole transcript). */
+    /**
+     * Every message of a session in seq order (the model request needs the whole transcript). Served from
+     * a cache kept current from the bus (`transcript-cache.ts`): shared objects, never to be changed.
+     */
     transcript(sessionID: string): ReadonlyArray<Message>
     /** Assistant messages of a turn that never completed (a crash cut them off). */
     incomplete(sessionID: string, turnID: string): ReadonlyArray<AssistantMessage>
@@ -100,9 +114,15 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
       const readQueued = client.query<{ data: string }, [string, string]>(
         "SELECT data FROM session_inbox WHERE message_id = ? AND session_id = ?",
       )
-      const readTranscript = client.query<{ data: string }, [string]>(
-        "SELECT data FROM session_message WHERE session_id = ? ORDER BY seq",
+      const countInbox = client.query<{ n: number }, [string]>(
+        "SELECT count(*) AS n FROM session_inbox WHERE session_id = ?",
       )
+      const readNextQueued = client.query<{ seq: number; data: string }, [string, number]>(
+        "SELECT seq, data FROM session_inbox WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT 1",
+      )
+      const transcripts = makeTranscriptCache(client)
+      const unsubscribe = bus.subscribe(transcripts.observe)
+      yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
       const readLatestPrompt = client.query<{ data: string }, [string]>(
         "SELECT data FROM session_message WHERE session_id = ? AND type = 'user' AND json_extract(data, '$.retracted') IS NULL ORDER BY seq DESC LIMIT 1",
       )
@@ -226,7 +246,14 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
             const row = readQueued.get(messageID, sessionID)
             return row ? (JSON.parse(row.data) as { message: InputMessage }).message : undefined
           },
-          transcript: (sessionID) => readTranscript.all(sessionID).map((row) => JSON.parse(row.data) as Message),
+          queuedCount: (sessionID) => countInbox.get(sessionID)?.n ?? 0,
+          nextQueued: (sessionID, afterSeq) => {
+            const row = readNextQueued.get(sessionID, afterSeq)
+            if (!row) return undefined
+            const { message, wake } = JSON.parse(row.data) as { message: InputMessage; wake: boolean }
+            return { seq: row.seq, message, wake }
+          },
+          transcript: (sessionID) => transcripts.read(sessionID),
           incomplete: (sessionID, turnID) =>
             readIncomplete.all(sessionID, turnID).map((row) => JSON.parse(row.data) as AssistantMessage),
           latestPrompt: (sessionID) => {

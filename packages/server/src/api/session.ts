@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { InvalidRequestError, SessionBusyError, SessionNotFoundError } from "./errors.ts"
+import { InvalidRequestError, SessionBusyError, SessionNotFoundError, SessionQueueFullError } from "./errors.ts"
 import {
   Admitted,
   CompactionStarted,
@@ -58,7 +58,7 @@ export class SessionGroup extends HttpApiGroup.make("session")
         model: Schema.optionalKey(ModelName),
       }),
       success: Admitted,
-      error: [SessionNotFoundError, InvalidRequestError],
+      error: [SessionNotFoundError, InvalidRequestError, SessionQueueFullError],
     }).annotate(OpenApi.Summary, "Admit a user prompt; the turn runs asynchronously (queued behind a running turn)"),
     HttpApiEndpoint.post("synthetic", "/api/session/:sessionID/synthetic", {
       params,
@@ -68,7 +68,7 @@ export class SessionGroup extends HttpApiGroup.make("session")
         resume: Schema.optionalKey(Schema.Boolean),
       }),
       success: Admitted,
-      error: [SessionNotFoundError, InvalidRequestError],
+      error: [SessionNotFoundError, InvalidRequestError, SessionQueueFullError],
     }).annotate(OpenApi.Summary, "Admit a host notice (origin `host`); `resume` (default true) wakes the session"),
     HttpApiEndpoint.post("interrupt", "/api/session/:sessionID/interrupt", {
       params,

@@ -5,6 +5,7 @@ import {
   MessageNotFoundError as CoreMessageNotFoundError,
   PartNotFoundError as CorePartNotFoundError,
   PermissionNotFoundError as CorePermissionNotFoundError,
+  QueueFullError as CoreQueueFullError,
   SessionNotFoundError as CoreSessionNotFoundError,
 } from "@opencode-ai/core"
 import { Cause, Effect } from "effect"
@@ -16,6 +17,7 @@ import {
   PermissionNotFoundError,
   SessionBusyError,
   SessionNotFoundError,
+  SessionQueueFullError,
   UnknownError,
 } from "../api/errors.ts"
 
@@ -28,6 +30,7 @@ export type CoreError =
   | CoreInvalidTargetError
   | CoreInvalidInputError
   | CorePermissionNotFoundError
+  | CoreQueueFullError
 
 /** The HTTP error each core error becomes, at the type level (distributes over unions). */
 export type ToHttp<E> = E extends CoreSessionNotFoundError
@@ -44,7 +47,9 @@ export type ToHttp<E> = E extends CoreSessionNotFoundError
             ? InvalidRequestError
             : E extends CorePermissionNotFoundError
               ? PermissionNotFoundError
-              : never
+              : E extends CoreQueueFullError
+                ? SessionQueueFullError
+                : never
 
 /** The one place where core tags become HTTP tags; fields are kept, `message` is the core's text. */
 export const toHttpError = (error: CoreError) => {
@@ -80,6 +85,8 @@ export const toHttpError = (error: CoreError) => {
         permissionID: error.permissionID,
         message: error.message,
       })
+    case "Session.QueueFullError":
+      return new SessionQueueFullError({ sessionID: error.sessionID, limit: error.limit, message: error.message })
     case "Session.InvalidInputError":
       return new InvalidRequestError({
         message: error.message,
