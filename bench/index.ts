@@ -2,6 +2,7 @@
 const suites = [
   "./core-commit.ts",
   "./turn-overhead.ts",
+  "./queue-drain.ts",
   "./edit-tool.ts",
   "./storage.ts",
   "./restart.ts",

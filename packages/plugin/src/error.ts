@@ -7,6 +7,7 @@ export {
   isSessionError,
   MessageNotFoundError,
   ItemNotFoundError,
+  QueueFullError,
   SessionError,
   SessionNotFoundError,
 } from "@opencode-ai/schema"

@@ -33,6 +33,16 @@ export class SessionBusyError extends Schema.TaggedError<SessionBusyError>()(
   { httpApiStatus: 409 },
 ) {}
 
+/**
+ * The session already holds `limit` prompts and notices waiting behind its running turn (config
+ * `session.queueLimit`, default 100). Nothing was stored; retry once the queue has drained.
+ */
+export class SessionQueueFullError extends Schema.TaggedError<SessionQueueFullError>()(
+  "SessionQueueFullError",
+  { sessionID: Schema.String, limit: Schema.Number, message: Schema.String },
+  { httpApiStatus: 429 },
+) {}
+
 /** The addressed message or item exists, but the operation does not apply to it (`reason` says why). */
 export class InvalidTargetError extends Schema.TaggedError<InvalidTargetError>()(
   "InvalidTargetError",
@@ -149,6 +159,7 @@ export const HttpErrors = [
   PermissionNotFoundError,
   ProviderNotFoundError,
   SessionBusyError,
+  SessionQueueFullError,
   InvalidTargetError,
   InvalidRequestError,
   InvalidCursorError,

@@ -51,6 +51,20 @@ export class BusyError extends Schema.TaggedError<BusyError>()("Session.BusyErro
   }
 }
 
+/**
+ * The session's inbox is full: `limit` prompts and notices already wait behind the running turn (the
+ * `session.queueLimit` config, default 100). Nothing was stored. The turn boundaries deliver the queue one
+ * turn at a time; retry once it has drained, or interrupt (which delivers it all at once).
+ */
+export class QueueFullError extends Schema.TaggedError<QueueFullError>()("Session.QueueFullError", {
+  sessionID: Schema.String,
+  limit: Schema.Number,
+}) {
+  override get message() {
+    return `Session ${this.sessionID} already has ${this.limit} inputs waiting behind the running turn (session.queueLimit); nothing was stored`
+  }
+}
+
 /** The target exists but the operation does not apply to it (e.g. retracting an assistant message). */
 export class InvalidTargetError extends Schema.TaggedError<InvalidTargetError>()("Session.InvalidTargetError", {
   sessionID: Schema.String,
@@ -91,6 +105,7 @@ export const SessionError = Schema.Union([
   MessageNotFoundError,
   ItemNotFoundError,
   BusyError,
+  QueueFullError,
   InvalidTargetError,
   InvalidInputError,
   ForbiddenError,

@@ -7,6 +7,7 @@ import { AUTH_USER, authorized, unauthorized } from "./http/auth.ts"
 import { DEFAULT_BODY_LIMIT, limitBody } from "./http/body-limit.ts"
 import { checkContentType } from "./http/content-type.ts"
 import { type CorsOrigins, makeCors, withHeaders } from "./http/cors.ts"
+import { makeCrossSiteRule } from "./http/cross-site.ts"
 import { unknownErrorSync } from "./http/errors.ts"
 import { type EventServices, eventStream, sessionStream, type OpenStream } from "./http/events.ts"
 import { FS_READ_PREFIX, readFileRoute } from "./http/fs.ts"
@@ -89,8 +90,8 @@ const decodeSegment = (segment: string) => {
 
 /**
  * Starts the host and serves its HTTP API on Bun: the HttpApi routes through `HttpRouter.toWebHandler`,
- * with a small front door for what must happen before routing (CORS preflight, Basic auth, the body
- * limit) and for the two server-sent-event streams.
+ * with a small front door for what must happen before routing (Host rule, CORS preflight, cross-site
+ * refusal, Basic auth, the body limit) and for the two server-sent-event streams.
  */
 export const startServer = async (options: ServerOptions): Promise<RunningServer> => {
   const hostname = options.hostname ?? "127.0.0.1"
@@ -103,6 +104,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const logLevel = options.logLevel ?? "Warn"
   const cors = makeCors(options.cors)
+  const crossSite = makeCrossSiteRule(options.cors)
   const hosts = makeHostRule({
     password,
     allowedHosts: options.allowedHosts ?? options.config.data.server?.allowedHosts ?? [],
@@ -154,6 +156,9 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     if (!hosts.allows(hostHeader)) return errorResponse(hosts.refusal(hostHeader))
     const preflight = cors.preflight(request)
     if (preflight) return preflight
+    // A state-changing request a foreign web page made the browser send (CSRF), password or not.
+    const foreign = crossSite.refusal(request)
+    if (foreign) return errorResponse(foreign, request.body === null ? {} : { connection: "close" })
     if (!authorized(password, request.headers.get("authorization"))) {
       return errorResponse(unauthorized(), { "www-authenticate": `Basic realm="opencode2", charset="UTF-8"` })
     }

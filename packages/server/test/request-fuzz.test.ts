@@ -11,12 +11,11 @@
  * Out of scope: bytes the runtime's HTTP parser refuses before any application code runs (a malformed
  * `Content-Length`, an unparsable header line); see docs/server-hardening.md.
  */
-import { Database as SQLite } from "bun:sqlite"
-import { createHash } from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { rawRequest } from "./support/raw-http.ts"
 import { documentedRoutes, fill, type Ids, type RouteCase, seedTranscript } from "./support/routes.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
+import { tableHasher } from "./support/table-hash.ts"
 import { before } from "./support/deadline.ts"
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261129)
@@ -37,39 +36,6 @@ const prng = (seed: number) => {
 type Random = ReturnType<typeof prng>
 const pick = <A>(random: Random, items: ReadonlyArray<A>): A => items[Math.floor(random() * items.length)]!
 const chance = (random: Random, p: number) => random() < p
-
-/**
- * A hash over every row of every table (order-independent), to see whether a request changed anything.
- * One read-only connection; each call is its own read transaction, so it sees every committed write.
- */
-const tableHasher = (path: string) => {
-  const db = new SQLite(path, { readonly: true })
-  db.run("PRAGMA busy_timeout = 5000")
-  const hex = (_: string, value: unknown) => (value instanceof Uint8Array ? Buffer.from(value).toString("hex") : value)
-  return {
-    hash() {
-      const tables = db
-        .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-        .all()
-        .map((row) => row.name)
-      const hash = createHash("sha256")
-      db.transaction(() => {
-        for (const table of tables) {
-          const rows = db
-            .query<Record<string, unknown>, []>(`SELECT * FROM "${table.replaceAll('"', '""')}"`)
-            .all()
-            .map((row) => JSON.stringify(row, hex))
-            .sort()
-          hash.update(`${table}\n${rows.join("\n")}\n`)
-        }
-      })()
-      return hash.digest("hex")
-    },
-    /** Changes whenever another connection commits (cheap; checked after every request). */
-    version: () => db.query<{ data_version: number }, []>("PRAGMA data_version").get()!.data_version,
-    close: () => db.close(),
-  }
-}
 
 const idValue = (random: Random, name: string, ids: Ids): string => {
   const valid = ids[name] ?? "x"

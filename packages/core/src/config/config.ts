@@ -55,6 +55,15 @@ export const ConfigSchema = Schema.Struct({
       allowedHosts: Schema.optional(Schema.Array(Schema.String)),
     }),
   ),
+  session: Schema.optional(
+    Schema.Struct({
+      /**
+       * Most prompts and notices one session holds waiting behind its running turn (its inbox); one more
+       * is refused with `Session.QueueFullError` (HTTP 429) and nothing is stored. Default 100.
+       */
+      queueLimit: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100_000 }))),
+    }),
+  ),
   hooks: Schema.optional(
     Schema.Struct({
       /** Milliseconds a `session.preflight` callback may take before the turn fails. Default 30000. */

@@ -1,7 +1,7 @@
 import type { Decision } from "../bus/bus.ts"
 import { draft, type Draft } from "../bus/event.ts"
 import { ascending } from "../id/id.ts"
-import { BusyError, SessionNotFoundError } from "./error.ts"
+import { BusyError, QueueFullError, SessionNotFoundError } from "./error.ts"
 import { SessionEvent, type TurnReason } from "./event.ts"
 import type { ErrorInfo, NoticeData, PromptData } from "./message.ts"
 import type { SessionShape } from "./session.ts"
@@ -43,18 +43,28 @@ const park = (input: Input): Draft =>
     ? draft(SessionEvent.Prompted, { ...input.data, resume: input.wake })
     : draft(SessionEvent.SyntheticQueued, { ...input.data, resume: input.wake })
 
+/** How many inputs a session's inbox holds by default (`session.queueLimit`). */
+export const DEFAULT_QUEUE_LIMIT = 100
+
 /**
  * Admits a prompt or notice. Idle: it enters the transcript and, when it wakes the session, a turn starts
  * in the same commit. Claimed: it waits in the inbox for the running turn's boundary (or, for a `steer`
- * prompt, the running turn's next step).
+ * prompt, the running turn's next step), unless `queueLimit` inputs already wait there; then it is refused
+ * and nothing is stored. The count is read in the commit transaction, so concurrent admissions cannot
+ * overshoot the bound.
  */
 export const admitInput = (
   reads: Reads,
   sessionID: string,
   input: Input,
-): { decision: Decision<SessionNotFoundError>; grant?: Grant } => {
+  queueLimit: number = DEFAULT_QUEUE_LIMIT,
+): { decision: Decision<SessionNotFoundError | QueueFullError>; grant?: Grant } => {
   if (!reads.row(sessionID)) return { decision: { reject: new SessionNotFoundError({ sessionID }) } }
-  if (reads.claimed(sessionID)) return { decision: [park(input)] }
+  if (reads.claimed(sessionID)) {
+    if (reads.queuedCount(sessionID) >= queueLimit)
+      return { decision: { reject: new QueueFullError({ sessionID, limit: queueLimit }) } }
+    return { decision: [park(input)] }
+  }
   const admitted = deliver(input)
   if (!input.wake) return { decision: [admitted] }
   const grant = { turnID: ascending("trn"), reason: reasonFor(input), messageID: input.data.messageID }
@@ -90,7 +100,8 @@ export const boundary = (
   options: { readonly drain: boolean },
 ): { decision: Decision<never>; grant?: Grant } => {
   const drafts: Array<Draft> = [draft(SessionEvent.TurnEnded, ended)]
-  for (const item of reads.inbox(sessionID)) {
+  // One indexed read per delivered item, never the whole queue: draining N items costs O(N).
+  for (let item = reads.nextQueued(sessionID, 0); item; item = reads.nextQueued(sessionID, item.seq)) {
     drafts.push(deliver(item))
     if (item.wake && !options.drain) {
       const grant = { turnID: ascending("trn"), reason: reasonFor(item), messageID: item.data.messageID }

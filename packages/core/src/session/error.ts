@@ -10,6 +10,7 @@ export {
   InvalidTargetError,
   MessageNotFoundError,
   ItemNotFoundError,
+  QueueFullError,
   SessionError,
   SessionNotFoundError,
 } from "@opencode-ai/schema"

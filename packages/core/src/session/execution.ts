@@ -8,11 +8,11 @@ import { ascending } from "../id/id.ts"
 import { Permissions } from "../permission/permission.ts"
 import { Hooks, recordedHookError } from "../plugin/hooks.ts"
 import { Providers } from "../provider/registry.ts"
-import { admitInput, admitResume, boundary, type Grant, type Input, settleCutOff } from "./admission.ts"
+import { admitInput, admitResume, boundary, DEFAULT_QUEUE_LIMIT, type Grant, type Input, settleCutOff } from "./admission.ts"
 import { resolveAttachments } from "./attachment.ts"
 import { checkChoice } from "./choice.ts"
 import { admitCompaction } from "./compaction.ts"
-import { type BusyError, InvalidInputError, SessionNotFoundError } from "./error.ts"
+import { type BusyError, InvalidInputError, QueueFullError, SessionNotFoundError } from "./error.ts"
 import type { ErrorInfo, Origin } from "./message.ts"
 import { Runner, type TurnOutcome } from "./runner/llm.ts"
 import { Session } from "./session.ts"
@@ -45,10 +45,15 @@ export interface SyntheticInput {
 export type Admitted = InputAdmitted
 
 export interface ExecutionShape {
-  /** Admits a user prompt after the `session.prompt` hook; starts a turn or queues behind the running one. */
-  prompt(input: PromptInput): Effect.Effect<Admitted, SessionNotFoundError | InvalidInputError>
+  /**
+   * Admits a user prompt after the `session.prompt` hook; starts a turn or queues behind the running one.
+   * `Session.QueueFullError` when `session.queueLimit` inputs already wait (nothing stored).
+   */
+  prompt(input: PromptInput): Effect.Effect<Admitted, SessionNotFoundError | InvalidInputError | QueueFullError>
   /** Admits a notice after the `session.synthetic` hook; wakes the session unless `resume` is false. */
-  synthetic(input: SyntheticInput): Effect.Effect<Admitted, SessionNotFoundError | InvalidInputError>
+  synthetic(
+    input: SyntheticInput,
+  ): Effect.Effect<Admitted, SessionNotFoundError | InvalidInputError | QueueFullError>
   /** Switches the agent later turns use (checked against the configured agents). */
   switchAgent(sessionID: string, agent: string): Effect.Effect<void, SessionNotFoundError | InvalidInputError>
   /** Switches the model later turns use (checked against the providers). */
@@ -96,6 +101,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
       const config = yield* Config
       const providers = yield* Providers
       const cap = config.data.server?.resumeAttempts ?? DEFAULT_RESUME_ATTEMPTS
+      const queueLimit = config.data.session?.queueLimit ?? DEFAULT_QUEUE_LIMIT
       const owners = yield* Turns
       const permissions = yield* Permissions
       /** Admissions whose plugin hook threw: the turn they start fails with this error, recorded. */
@@ -280,10 +286,13 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
       }
 
       // Admission and launch are one uninterruptible step: a caller that goes away in between (a closed
-      // HTTP request) cannot leave a granted claim without a loop.
+      // HTTP request) cannot leave a granted claim without a loop. A refusal drops the hook failure kept
+      // for the turn this input would have started.
       const admit = (sessionID: string, input: Input, prompt: Prompt, time: number) =>
         Effect.gen(function* () {
-          const { started, envelopes } = yield* decideAll(sessionID, () => admitInput(session.sync, sessionID, input))
+          const { started, envelopes } = yield* decideAll(sessionID, () =>
+            admitInput(session.sync, sessionID, input, queueLimit),
+          )
           yield* launch(sessionID, started)
           const first = envelopes[0]!
           const queued = first.type !== "session.next.prompt.admitted" && first.type !== "session.next.synthetic"
@@ -296,7 +305,19 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
             timeCreated: time,
             queued,
           } satisfies Admitted
-        }).pipe(Effect.uninterruptible)
+        }).pipe(
+          Effect.onError(() => Effect.sync(() => failures.delete(input.data.messageID))),
+          Effect.uninterruptible,
+        )
+
+      /**
+       * Refuses input to a full inbox before its hook runs, so plugins do not see a prompt that cannot be
+       * queued. Advisory only: the binding decision is `admitInput`'s, inside the commit transaction.
+       */
+      const roomFor = (sessionID: string) =>
+        session.sync.claimed(sessionID) && session.sync.queuedCount(sessionID) >= queueLimit
+          ? Effect.fail(new QueueFullError({ sessionID, limit: queueLimit }))
+          : Effect.void
 
       const checkID = (sessionID: string, id: string | undefined) =>
         id === undefined || /^msg_[0-9A-Za-z]{1,64}$/.test(id)
@@ -312,6 +333,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           const info = yield* session.get(input.sessionID)
           const repeated = yield* checkID(input.sessionID, input.id)
           if (repeated) return repeated
+          yield* roomFor(input.sessionID)
           if (input.id !== undefined && session.sync.message(input.sessionID, input.id) !== undefined)
             return yield* new InvalidInputError({ message: `id ${input.id} is already used by another message`, field: "id" })
           const files = yield* resolveAttachments(info.location.directory, input.prompt.files)
@@ -354,6 +376,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
         Effect.gen(function* () {
           yield* requireText(input.text, "text")
           yield* session.get(input.sessionID)
+          yield* roomFor(input.sessionID)
           const event: SyntheticEvent = {
             sessionID: input.sessionID,
             origin: input.origin,

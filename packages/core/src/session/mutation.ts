@@ -5,6 +5,7 @@ import { admitMutation } from "./admission.ts"
 import {
   type ForbiddenError,
   InvalidInputError,
+  type QueueFullError,
   InvalidTargetError,
   ItemNotFoundError,
   MessageNotFoundError,
@@ -16,9 +17,9 @@ import { Session } from "./session.ts"
 
 /**
  * A mutation fails with a session error (see `@opencode-ai/schema`'s `SessionError`); `ForbiddenError` only
- * where a plugin's rights are checked (the `E` of the operations).
+ * where a plugin's rights are checked (the `E` of the operations). A full inbox concerns admissions only.
  */
-export type MutationError = Exclude<SessionError, ForbiddenError>
+export type MutationError = Exclude<SessionError, ForbiddenError | QueueFullError>
 
 /** The host-rendered text that stands in for a retracted message. Never plugin-supplied. */
 export const placeholderFor = (message: Message) =>

@@ -9,6 +9,7 @@ import { InvalidInputError, MessageNotFoundError, SessionNotFoundError } from ".
 import { SessionEvent } from "./event.ts"
 import { projectID } from "../location/location.ts"
 import { type AssistantMessage, type Message, type Queued, queuedMessage, type UserMessage } from "./message.ts"
+import { makeTranscriptCache } from "./transcript-cache.ts"
 import { Turns } from "./turns.ts"
 
 export interface SessionRow {
@@ -98,7 +99,17 @@ export interface SessionShape {
     queued(sessionID: string, messageID: string): Queued | undefined
     /** The seq of the event that put a waiting input into the inbox. */
     queuedSeq(sessionID: string, messageID: string): number | undefined
-    /** Every message of a session in seq order (the model request needs the whole transcript). */
+    /** How many inputs wait in the inbox (what `session.queueLimit` bounds). */
+    queuedCount(sessionID: string): number
+    /**
+     * The oldest input waiting in the inbox after `afterSeq` (its queue position), or undefined: a turn
+     * boundary takes the queue one item at a time, so it reads only what it delivers.
+     */
+    nextQueued(sessionID: string, afterSeq: number): (Queued & { readonly seq: number }) | undefined
+    /**
+     * Every message of a session in seq order (the model request needs the whole transcript). Served from
+     * a cache kept current from the bus (`transcript-cache.ts`): shared objects, never to be changed.
+     */
     transcript(sessionID: string): ReadonlyArray<Message>
     /** Assistant messages of a turn that never completed (a crash cut them off). */
     incomplete(sessionID: string, turnID: string): ReadonlyArray<AssistantMessage>
@@ -151,9 +162,15 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
       const readQueued = client.query<{ data: string; seq: number }, [string, string]>(
         "SELECT data, seq FROM session_inbox WHERE message_id = ? AND session_id = ?",
       )
-      const readTranscript = client.query<{ data: string }, [string]>(
-        "SELECT data FROM session_message WHERE session_id = ? ORDER BY seq",
+      const countInbox = client.query<{ n: number }, [string]>(
+        "SELECT count(*) AS n FROM session_inbox WHERE session_id = ?",
       )
+      const readNextQueued = client.query<{ seq: number; data: string }, [string, number]>(
+        "SELECT seq, data FROM session_inbox WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT 1",
+      )
+      const transcripts = makeTranscriptCache(client)
+      const unsubscribe = bus.subscribe(transcripts.observe)
+      yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
       const readLatestPrompt = client.query<{ data: string }, [string]>(
         "SELECT data FROM session_message WHERE session_id = ? AND type = 'user' AND json_extract(data, '$.retracted') IS NULL ORDER BY seq DESC LIMIT 1",
       )
@@ -334,7 +351,7 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
             const row = readQueued.get(messageID, sessionID)
             return row ? (JSON.parse(row.data) as Queued) : undefined
           },
-          transcript: (sessionID) => readTranscript.all(sessionID).map((row) => JSON.parse(row.data) as Message),
+          transcript: (sessionID) => transcripts.read(sessionID),
           incomplete: (sessionID, turnID) =>
             readIncomplete.all(sessionID, turnID).map((row) => JSON.parse(row.data) as AssistantMessage),
           latestPrompt: (sessionID) => {
@@ -342,6 +359,11 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
             return row ? (JSON.parse(row.data) as UserMessage) : undefined
           },
           queuedSeq: (sessionID, messageID) => readQueued.get(messageID, sessionID)?.seq,
+          queuedCount: (sessionID) => countInbox.get(sessionID)?.n ?? 0,
+          nextQueued: (sessionID, afterSeq) => {
+            const row = readNextQueued.get(sessionID, afterSeq)
+            return row ? { ...(JSON.parse(row.data) as Queued), seq: row.seq } : undefined
+          },
           claimedSessions: () => readClaimed.all().map((row) => row.session_id),
         },
       })

@@ -138,6 +138,9 @@ export type Config = {
         resumeAttempts?: number;
         allowedHosts?: Array<string>;
     };
+    session?: {
+        queueLimit?: number;
+    };
     hooks?: {
         preflightTimeout?: number;
     };
@@ -716,6 +719,13 @@ export type SessionPrunedEvent = {
         }>;
         by: string;
     };
+};
+
+export type SessionQueueFullError = {
+    _tag: 'SessionQueueFullError';
+    sessionID: string;
+    limit: number;
+    message: string;
 };
 
 export type SessionRenamedEvent = {
@@ -2081,6 +2091,10 @@ export type SessionPromptErrors = {
      */
     415: UnsupportedMediaTypeError;
     /**
+     * SessionQueueFullError
+     */
+    429: SessionQueueFullError;
+    /**
      * UnknownError
      */
     500: UnknownError;
@@ -2249,6 +2263,10 @@ export type SessionSyntheticErrors = {
      * UnsupportedMediaTypeError
      */
     415: UnsupportedMediaTypeError;
+    /**
+     * SessionQueueFullError
+     */
+    429: SessionQueueFullError;
     /**
      * UnknownError
      */

@@ -5,6 +5,7 @@ import {
   ItemNotFoundError as CoreItemNotFoundError,
   MessageNotFoundError as CoreMessageNotFoundError,
   PermissionNotFoundError as CorePermissionNotFoundError,
+  QueueFullError as CoreQueueFullError,
   SessionNotFoundError as CoreSessionNotFoundError,
 } from "@opencode-ai/core"
 import {
@@ -16,6 +17,7 @@ import {
   PermissionNotFoundError,
   SessionBusyError,
   SessionNotFoundError,
+  SessionQueueFullError,
   unknown,
 } from "@opencode-ai/protocol"
 import { Cause, Effect } from "effect"
@@ -29,6 +31,7 @@ export type CoreError =
   | CoreInvalidTargetError
   | CoreInvalidInputError
   | CorePermissionNotFoundError
+  | CoreQueueFullError
 
 /** The HTTP error each core error becomes, at the type level (distributes over unions). */
 export type ToHttp<E> = E extends CoreSessionNotFoundError
@@ -45,7 +48,9 @@ export type ToHttp<E> = E extends CoreSessionNotFoundError
             ? InvalidRequestError
             : E extends CorePermissionNotFoundError
               ? PermissionNotFoundError
-              : never
+              : E extends CoreQueueFullError
+                ? SessionQueueFullError
+                : never
 
 /** The one place where core tags become HTTP tags; fields are kept, `message` is the core's text. */
 export const toHttpError = (error: CoreError) => {
@@ -81,6 +86,8 @@ export const toHttpError = (error: CoreError) => {
         requestID: error.requestID,
         message: error.message,
       })
+    case "Session.QueueFullError":
+      return new SessionQueueFullError({ sessionID: error.sessionID, limit: error.limit, message: error.message })
     case "Session.InvalidInputError":
       // A cursor that does not decode, or belongs to another listing, is upstream's `InvalidCursorError`
       // (only paged listings take one: see `fromCoreListing`).

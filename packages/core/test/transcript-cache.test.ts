@@ -1,0 +1,172 @@
+/**
+ * The transcript cache (`session/transcript-cache.ts`) must always answer what the table holds. After
+ * every kind of change (turns with reasoning and tool calls, queued input, correction, retraction, part
+ * removal, prune, compaction) the cached transcript equals a fresh parse of `session_message`; so it does
+ * after commits it never heard of (another connection writing the same file), after a gap in the events it
+ * saw, and for more sessions than it keeps.
+ */
+import { Effect, ManagedRuntime } from "effect"
+import { describe, expect, it } from "vitest"
+import { Bus } from "../src/bus/bus.ts"
+import { draft } from "../src/bus/event.ts"
+import { ascending } from "../src/id/id.ts"
+import { SessionEvent } from "../src/session/event.ts"
+import { Execution } from "../src/session/execution.ts"
+import type { Message } from "../src/session/message.ts"
+import { Mutation } from "../src/session/mutation.ts"
+import { Prune } from "../src/session/prune.ts"
+import { Session } from "../src/session/session.ts"
+import { TRANSCRIPT_CACHE_SESSIONS } from "../src/session/transcript-cache.ts"
+import { Database } from "../src/storage/database.ts"
+import { StoreLayer } from "../src/storage/layer.ts"
+import { makeHost } from "./support/host.ts"
+
+/** The transcript straight from the table, parsed afresh. */
+const fromTable = (client: Database["Service"]["client"], sessionID: string): ReadonlyArray<Message> =>
+  client
+    .query<{ data: string }, [string]>("SELECT data FROM session_message WHERE session_id = ? ORDER BY seq")
+    .all(sessionID)
+    .map((row) => JSON.parse(row.data) as Message)
+
+const notice = (sessionID: string, text: string) =>
+  draft(SessionEvent.MessageAdmitted, {
+    message: {
+      id: ascending("msg"),
+      sessionID,
+      type: "synthetic" as const,
+      origin: "plugin:elsewhere",
+      parts: [{ id: ascending("prt"), type: "text" as const, text }],
+      time: { created: Date.now() },
+    },
+  })
+
+describe("the transcript cache", () => {
+  it("matches the table after every kind of change", async () => {
+    const host = makeHost()
+    await host.run(
+      Effect.gen(function* () {
+        const session = yield* Session
+        const execution = yield* Execution
+        const mutation = yield* Mutation
+        const prune = yield* Prune
+        const { client } = yield* Database
+        const info = yield* session.create({ directory: host.directory })
+        const sessionID = info.id
+        const check = (label: string) =>
+          expect(session.sync.transcript(sessionID), label).toEqual(fromTable(client, sessionID))
+        check("empty")
+        yield* execution.prompt({ sessionID, text: "/think pondering\n/tool list {}" })
+        check("right after admission")
+        // Queued behind the running turn, then delivered at its boundary.
+        yield* execution.prompt({ sessionID, text: "second" })
+        yield* execution.synthetic({ sessionID, text: "a quiet notice", origin: "host", resume: false })
+        yield* execution.wait(sessionID)
+        check("after two turns with reasoning and a tool call")
+        const transcript = session.sync.transcript(sessionID)
+        const prompt = transcript.find((m) => m.type === "user")!
+        yield* mutation.correct({
+          sessionID,
+          messageID: prompt.id,
+          partID: prompt.parts[0]!.id,
+          text: "/think corrected",
+          by: "user",
+        })
+        check("after a correction")
+        const quiet = transcript.find((m) => m.type === "synthetic")!
+        yield* mutation.retract({ sessionID, messageID: quiet.id, by: "user" })
+        check("after a retraction")
+        const answer = transcript.find((m) => m.type === "assistant" && m.parts.some((p) => p.type === "reasoning"))!
+        yield* mutation.removePart({
+          sessionID,
+          messageID: answer.id,
+          partID: answer.parts.find((p) => p.type === "reasoning")!.id,
+          by: "user",
+        })
+        check("after a part removal")
+        yield* prune.session({ sessionID, types: ["tool", "reasoning"], by: "user" })
+        check("after a prune")
+        yield* execution.compact(sessionID)
+        yield* execution.wait(sessionID)
+        expect(session.sync.transcript(sessionID).some((m) => m.type === "compaction")).toBe(true)
+        check("after a compaction")
+        yield* execution.prompt({ sessionID, text: "after the summary" })
+        yield* execution.wait(sessionID)
+        check("after a turn past the compaction")
+        yield* execution.remove(sessionID)
+        expect(session.sync.transcript(sessionID)).toEqual([])
+      }),
+    )
+    await host.dispose()
+  })
+
+  it("sees commits made through another connection, and events it missed", async () => {
+    const host = makeHost()
+    const other = ManagedRuntime.make(StoreLayer({ path: host.database, persist: false }))
+    try {
+      await host.run(
+        Effect.gen(function* () {
+          const session = yield* Session
+          const execution = yield* Execution
+          const bus = yield* Bus
+          const { client } = yield* Database
+          const info = yield* session.create({ directory: host.directory })
+          const sessionID = info.id
+          yield* execution.prompt({ sessionID, text: "hello" })
+          yield* execution.wait(sessionID)
+          expect(session.sync.transcript(sessionID)).toHaveLength(2)
+
+          // Another process (here: another connection with its own bus) commits to the same session.
+          yield* Effect.promise(() =>
+            other.runPromise(
+              Effect.gen(function* () {
+                const elsewhere = yield* Bus
+                yield* elsewhere.commit(sessionID, [notice(sessionID, "from afar")])
+              }),
+            ),
+          )
+          expect(session.sync.transcript(sessionID)).toEqual(fromTable(client, sessionID))
+          expect(session.sync.transcript(sessionID)).toHaveLength(3)
+
+          // A commit the cache never saw, then one it sees: the gap makes it read the table again.
+          yield* Effect.promise(() =>
+            other.runPromise(
+              Effect.gen(function* () {
+                const elsewhere = yield* Bus
+                yield* elsewhere.commit(sessionID, [notice(sessionID, "unseen")])
+              }),
+            ),
+          )
+          yield* bus.commit(sessionID, [notice(sessionID, "seen")])
+          expect(session.sync.transcript(sessionID)).toEqual(fromTable(client, sessionID))
+          expect(
+            session.sync
+              .transcript(sessionID)
+              .map((m) => m.parts[0])
+              .slice(-3),
+          ).toEqual([
+            expect.objectContaining({ text: "from afar" }),
+            expect.objectContaining({ text: "unseen" }),
+            expect.objectContaining({ text: "seen" }),
+          ])
+
+          // More sessions than the cache keeps: the evicted ones are read again, correctly.
+          const many = yield* Effect.forEach(Array.from({ length: TRANSCRIPT_CACHE_SESSIONS + 4 }), (_, i) =>
+            Effect.gen(function* () {
+              const created = yield* session.create({ directory: host.directory })
+              yield* bus.commit(created.id, [notice(created.id, `session ${i}`)])
+              expect(session.sync.transcript(created.id)).toHaveLength(1)
+              return created.id
+            }),
+          )
+          for (const id of [sessionID, ...many]) {
+            yield* bus.commit(id, [notice(id, "one more")])
+            expect(session.sync.transcript(id)).toEqual(fromTable(client, id))
+          }
+        }),
+      )
+    } finally {
+      await other.dispose()
+      await host.dispose()
+    }
+  })
+})
