@@ -18,12 +18,15 @@ export default defineConfig({
     "@hey-api/typescript",
     {
       name: "@hey-api/sdk",
+      // As upstream's client is generated: one `OpencodeClient` whose methods nest by operation id
+      // (`v2.session.prompt` -> `client.v2.session.prompt`), taking their parameters as one flat object.
       operations: {
         strategy: "single",
-        containerName: "OpencodeSdk",
+        containerName: "OpencodeClient",
         methods: "instance",
         nesting: "operationId",
       },
+      paramsStructure: "flat",
     },
   ],
 })

@@ -52,16 +52,10 @@ const streamPaths = {
         "A server-sent-event stream of upstream's `V2Event` union: `server.connected`, then every durable event " +
         "(with its `durable { aggregateID, seq, version }`) and live event (deltas, status). Each `data:` line is one " +
         "JSON event; a comment line is sent every 15 s. A subscriber that falls too far behind receives a " +
-        "`server.error` event and the stream ends. Addition: `sessionID` narrows it to one session.",
-      parameters: [
-        {
-          name: "sessionID",
-          in: "query",
-          required: false,
-          schema: { type: "string", pattern: idPattern("sessionID") },
-          description: "Only this session's events",
-        },
-      ],
+        "`server.error` event and the stream ends. Addition: the query parameter `sessionID` narrows it to one " +
+        "session (not declared here, so the generated method keeps upstream's signature; the SDK's `subscribe` " +
+        "helper sends it).",
+      parameters: [],
       security: [{ basic: [] }],
       responses: {
         "200": eventStream("V2Event", "Event stream"),

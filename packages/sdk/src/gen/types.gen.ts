@@ -4,160 +4,31 @@ export type ClientOptions = {
     baseUrl: `${string}://${string}` | (string & {});
 };
 
-export type Admitted = {
-    messageID: string;
-};
-
-export type AgentInfo = {
+export type AgentV2Info = {
     id: string;
-    model?: string;
-    steps: number;
-    system: boolean;
-    default: boolean;
+    model?: ModelRef;
+    request: ProviderRequest;
+    system?: string;
+    description?: string;
+    mode: 'subagent' | 'primary' | 'all';
+    hidden: boolean;
+    color?: string;
+    steps?: number;
+    permissions: Array<PermissionV2Rule>;
 };
 
-export type AgentList = {
-    items: Array<AgentInfo>;
+export type Change = {
+    time: number;
+    by: Origin;
 };
 
-export type AssistantMessage = {
-    id: string;
-    sessionID: string;
-    seq: number;
-    origin: string;
-    parts: Array<Part>;
-    retracted?: {
-        time: number;
-        by: string;
-    };
-    placeholder?: string;
-    type: 'assistant';
-    time: {
-        created: number;
-        completed?: number;
-    };
-    turnID: string;
-    agent: string;
-    model: ModelRef;
-    finish?: string;
-    error?: {
-        name: string;
-        message: string;
-        pluginID?: string;
-        hook?: string;
-    };
-    usage?: {
-        input: number;
-        output: number;
-        reasoning?: number;
-    };
-    removedParts?: Array<string>;
-};
-
-export type CompactionMessage = {
-    id: string;
-    sessionID: string;
-    seq: number;
-    origin: string;
-    parts: Array<Part>;
-    retracted?: {
-        time: number;
-        by: string;
-    };
-    placeholder?: string;
-    type: 'compaction';
-    time: {
-        created: number;
-    };
-    through: number;
-    prompt?: string;
-    reason: 'auto' | 'overflow' | 'manual';
-    model: ModelRef;
-    usage?: {
-        input: number;
-        output: number;
-        reasoning?: number;
-    };
-};
-
-export type CompactionStarted = {
-    turnID: string;
-};
-
-export type Config = {
-    $schema?: string;
-    model?: string;
-    provider?: {
-        [key: string]: {
-            type?: 'openai-compatible' | 'anthropic' | 'openai';
-            baseURL?: string;
-            apiKey?: string;
-            headers?: {
-                [key: string]: string;
-            };
-            models?: {
-                [key: string]: {
-                    limit?: {
-                        context: number;
-                        output: number;
-                    };
-                };
-            };
-            retries?: number;
-            timeout?: number;
-        };
-    };
-    agent?: {
-        [key: string]: {
-            system?: string;
-            model?: string;
-            steps?: number;
-            permission?: {
-                read?: 'allow' | 'ask' | 'deny' | {
-                    [key: string]: 'allow' | 'ask' | 'deny';
-                };
-                edit?: 'allow' | 'ask' | 'deny' | {
-                    [key: string]: 'allow' | 'ask' | 'deny';
-                };
-                bash?: 'allow' | 'ask' | 'deny' | {
-                    [key: string]: 'allow' | 'ask' | 'deny';
-                };
-            };
-        };
-    };
-    instructions?: Array<string>;
-    plugin?: Array<string | {
-        path: string;
-        transcript?: 'own' | 'any';
-    }>;
-    events?: {
-        persist?: boolean;
-    };
-    server?: {
-        autoResume?: boolean;
-        resumeAttempts?: number;
-        allowedHosts?: Array<string>;
-    };
-    session?: {
-        queueLimit?: number;
-    };
-    hooks?: {
-        preflightTimeout?: number;
-    };
-    tools?: {
-        bash?: boolean;
-    };
-    permission?: {
-        read?: 'allow' | 'ask' | 'deny' | {
-            [key: string]: 'allow' | 'ask' | 'deny';
-        };
-        edit?: 'allow' | 'ask' | 'deny' | {
-            [key: string]: 'allow' | 'ask' | 'deny';
-        };
-        bash?: 'allow' | 'ask' | 'deny' | {
-            [key: string]: 'allow' | 'ask' | 'deny';
-        };
-    };
+export type CommandV2Info = {
+    name: string;
+    template: string;
+    description?: string;
+    agent?: string;
+    model?: ModelRef;
+    subtask?: boolean;
 };
 
 export type DatabaseStats = {
@@ -176,18 +47,15 @@ export type DatabaseStats = {
         events: number;
         bytes: number;
     };
-    parts: {
-        text: number;
-        reasoning: number;
-        tool: number;
-    };
+    items: ItemBytes;
     sessions: Array<SessionBytes>;
 };
 
-/**
- * A committed, versioned session event.
- */
-export type DurableEvent = SessionAssistantCompletedEvent | SessionAssistantStartedEvent | SessionCompactedEvent | SessionCreatedEvent | SessionDeletedEvent | SessionErasedEvent | SessionInputQueuedEvent | SessionMessageAdmittedEvent | SessionMessageCorrectedEvent | SessionMessageRetractedEvent | SessionPartRemovedEvent | SessionPartUpdatedEvent | SessionPermissionAskedEvent | SessionPermissionRepliedEvent | SessionPrunedEvent | SessionRenamedEvent | SessionTurnEndedEvent | SessionTurnResumedEvent | SessionTurnStartedEvent;
+export type DurableStamp = {
+    aggregateID: string;
+    seq: number;
+    version: number;
+};
 
 export type EraseSummary = {
     sessionID: string;
@@ -196,58 +64,38 @@ export type EraseSummary = {
     bytes: number;
 };
 
+export type FileDiff = {
+    path: string;
+    status: 'added' | 'modified' | 'deleted';
+    additions: number;
+    deletions: number;
+    patch: string;
+};
+
+export type FileSystemEntry = {
+    path: string;
+    type: 'file' | 'directory';
+};
+
 export type ForbiddenError = {
     _tag: 'ForbiddenError';
     message: string;
 };
 
 export type Health = {
-    ok: true;
+    healthy: true;
     version: string;
 };
 
-export type InputMessage = InputUserMessage | InputSyntheticMessage;
-
-export type InputSyntheticMessage = {
-    id: string;
-    sessionID: string;
-    origin: string;
-    parts: Array<Part>;
-    retracted?: {
-        time: number;
-        by: string;
-    };
-    placeholder?: string;
-    queued?: true;
-    type: 'synthetic';
-    time: {
-        created: number;
-    };
-    description?: string;
-};
-
-export type InputUserMessage = {
-    id: string;
-    sessionID: string;
-    origin: string;
-    parts: Array<Part>;
-    retracted?: {
-        time: number;
-        by: string;
-    };
-    placeholder?: string;
-    queued?: true;
-    type: 'user';
-    time: {
-        created: number;
-    };
-    agent?: string;
-    model?: ModelRef;
+export type InvalidCursorError = {
+    _tag: 'InvalidCursorError';
+    message: string;
 };
 
 export type InvalidRequestError = {
     _tag: 'InvalidRequestError';
     message: string;
+    kind?: string;
     field?: string;
 };
 
@@ -255,8 +103,22 @@ export type InvalidTargetError = {
     _tag: 'InvalidTargetError';
     sessionID: string;
     messageID: string;
-    partID?: string;
+    itemID?: string;
     reason: string;
+    message: string;
+};
+
+export type ItemBytes = {
+    text: number;
+    reasoning: number;
+    tool: number;
+};
+
+export type ItemNotFoundError = {
+    _tag: 'ItemNotFoundError';
+    sessionID: string;
+    messageID: string;
+    itemID: string;
     message: string;
 };
 
@@ -265,9 +127,21 @@ export type JournalDisabledError = {
     message: string;
 };
 
-export type LogEvent = ServerConnectedEvent | ServerErrorEvent | SessionAssistantCompletedEvent | SessionAssistantStartedEvent | SessionCompactedEvent | SessionCreatedEvent | SessionDeletedEvent | SessionErasedEvent | SessionInputQueuedEvent | SessionMessageAdmittedEvent | SessionMessageCorrectedEvent | SessionMessageRetractedEvent | SessionPartRemovedEvent | SessionPartUpdatedEvent | SessionPermissionAskedEvent | SessionPermissionRepliedEvent | SessionPrunedEvent | SessionRenamedEvent | SessionTurnEndedEvent | SessionTurnResumedEvent | SessionTurnStartedEvent;
+export type LlmToolContent = ToolTextContent | ToolFileContent;
 
-export type Message = UserMessage | SyntheticMessage | AssistantMessage | CompactionMessage;
+export type LocationInfo = {
+    directory: string;
+    workspaceID?: string;
+    project: {
+        id: string;
+        directory: string;
+    };
+};
+
+export type LocationRef = {
+    directory: string;
+    workspaceID?: string;
+};
 
 export type MessageNotFoundError = {
     _tag: 'MessageNotFoundError';
@@ -276,24 +150,86 @@ export type MessageNotFoundError = {
     message: string;
 };
 
-export type MessagePage = {
-    items: Array<Message>;
-    cursor?: string;
-};
-
 export type ModelRef = {
+    id: string;
     providerID: string;
-    modelID: string;
+    variant?: string;
 };
 
-export type Part = TextPart | ReasoningPart | ToolPart;
+export type ModelV2Info = {
+    id: string;
+    providerID: string;
+    family?: string;
+    name: string;
+    api: {
+        id: string;
+        type: 'aisdk';
+        package: string;
+        url?: string;
+        settings?: {
+            [key: string]: unknown;
+        };
+    } | {
+        id: string;
+        type: 'native';
+        url?: string;
+        settings: {
+            [key: string]: unknown;
+        };
+    };
+    capabilities: {
+        tools: boolean;
+        input: Array<string>;
+        output: Array<string>;
+    };
+    request: {
+        headers: {
+            [key: string]: string;
+        };
+        body: {
+            [key: string]: unknown;
+        };
+        variant?: string;
+    };
+    variants: Array<{
+        id: string;
+        headers: {
+            [key: string]: string;
+        };
+        body: {
+            [key: string]: unknown;
+        };
+    }>;
+    time: {
+        released: number;
+    };
+    cost: Array<{
+        tier?: {
+            type: 'context';
+            size: number;
+        };
+        input: number;
+        output: number;
+        cache: {
+            read: number;
+            write: number;
+        };
+    }>;
+    status: 'alpha' | 'beta' | 'deprecated' | 'active';
+    enabled: boolean;
+    limit: {
+        context: number;
+        input?: number;
+        output: number;
+    };
+    default?: boolean;
+};
 
-export type PartNotFoundError = {
-    _tag: 'PartNotFoundError';
-    sessionID: string;
-    messageID: string;
-    partID: string;
-    message: string;
+export type Origin = string;
+
+export type PageCursor = {
+    next?: string;
+    previous?: string;
 };
 
 export type PayloadTooLargeError = {
@@ -305,30 +241,82 @@ export type PayloadTooLargeError = {
 export type PermissionNotFoundError = {
     _tag: 'PermissionNotFoundError';
     sessionID: string;
-    permissionID: string;
+    requestID: string;
     message: string;
 };
 
-export type PermissionReply = 'once' | 'always' | 'reject';
-
-/**
- * A tool call waiting for the user's permission.
- */
-export type PermissionRequest = {
+export type PermissionV2Asked = {
     id: string;
-    sessionID: string;
-    messageID: string;
-    partID: string;
-    callID: string;
-    tool: string;
-    permission: string;
-    title: string;
-    patterns: Array<string>;
-    metadata: {
+    metadata?: {
         [key: string]: unknown;
     };
-    input: unknown;
-    time: number;
+    type: 'permission.v2.asked';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        id: string;
+        action: string;
+        resources: Array<string>;
+        save?: Array<string>;
+        metadata?: {
+            [key: string]: unknown;
+        };
+        source: PermissionV2Source;
+        itemID: string;
+        tool: string;
+        title: string;
+        input: {
+            [key: string]: unknown;
+        };
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type PermissionV2Replied = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'permission.v2.replied';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        requestID: string;
+        reply: PermissionV2Reply;
+        message?: string;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type PermissionV2Reply = 'once' | 'always' | 'reject';
+
+export type PermissionV2Request = {
+    id: string;
+    sessionID: string;
+    action: string;
+    resources: Array<string>;
+    save?: Array<string>;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    source?: PermissionV2Source;
+    tool?: string;
+    title?: string;
+    time?: number;
+};
+
+export type PermissionV2Rule = {
+    action: string;
+    resource: string;
+    effect: 'allow' | 'deny' | 'ask';
+};
+
+export type PermissionV2Source = {
+    type: 'tool';
+    messageID: string;
+    callID: string;
 };
 
 export type PluginStatus = {
@@ -339,26 +327,82 @@ export type PluginStatus = {
     error?: string;
 };
 
-export type ProviderInfo = {
-    id: string;
-    type: 'openai-compatible' | 'anthropic' | 'openai' | 'offline';
-    source: 'config' | 'env' | 'builtin';
-    baseURL?: string;
-    models: Array<{
-        id: string;
-        limit?: {
-            context: number;
-            output: number;
-        };
-    }>;
-    anyModel: boolean;
-    retries: number;
-    timeout: number;
+export type Prompt = {
+    text: string;
+    files?: Array<PromptFileAttachment>;
+    agents?: Array<PromptAgentAttachment>;
 };
 
-export type ProviderList = {
-    default: string;
-    items: Array<ProviderInfo>;
+export type PromptAgentAttachment = {
+    name: string;
+    source?: PromptSource;
+};
+
+export type PromptFileAttachment = {
+    uri: string;
+    mime: string;
+    name?: string;
+    description?: string;
+    source?: PromptSource;
+};
+
+export type PromptInput = {
+    text: string;
+    files?: Array<PromptInputFileAttachment>;
+    agents?: Array<PromptAgentAttachment>;
+};
+
+export type PromptInputFileAttachment = {
+    uri: string;
+    name?: string;
+    description?: string;
+    source?: PromptSource;
+};
+
+export type PromptSource = {
+    start: number;
+    end: number;
+    text: string;
+};
+
+export type ProviderApi = {
+    type: 'aisdk';
+    package: string;
+    url?: string;
+    settings?: {
+        [key: string]: unknown;
+    };
+} | {
+    type: 'native';
+    url?: string;
+    settings: {
+        [key: string]: unknown;
+    };
+};
+
+export type ProviderNotFoundError = {
+    _tag: 'ProviderNotFoundError';
+    providerID: string;
+    message: string;
+};
+
+export type ProviderRequest = {
+    headers: {
+        [key: string]: string;
+    };
+    body: {
+        [key: string]: unknown;
+    };
+};
+
+export type ProviderV2Info = {
+    id: string;
+    integrationID?: string;
+    name: string;
+    disabled?: boolean;
+    api: ProviderApi;
+    request: ProviderRequest;
+    env?: string;
 };
 
 export type PrunableType = 'tool' | 'reasoning';
@@ -366,30 +410,28 @@ export type PrunableType = 'tool' | 'reasoning';
 export type PruneSummary = {
     sessionID: string;
     messages: number;
-    parts: number;
+    items: number;
     bytes: number;
 };
 
-export type ReasoningPart = {
-    id: string;
-    type: 'reasoning';
-    text: string;
+export type RevertState = {
+    messageID: string;
+    partID?: string;
+    snapshot?: string;
+    diff?: string;
+    files?: Array<FileDiff>;
 };
 
-/**
- * The first event of every stream.
- */
-export type ServerConnectedEvent = {
+export type ServerConnected = {
+    id: string;
     type: 'server.connected';
     data: {
         version: string;
     };
 };
 
-/**
- * The last event of a stream the server gave up on (the subscriber fell too far behind).
- */
-export type ServerErrorEvent = {
+export type ServerError = {
+    id: string;
     type: 'server.error';
     data: {
         reason: 'slow-consumer';
@@ -397,45 +439,9 @@ export type ServerErrorEvent = {
     };
 };
 
-export type ServerEvent = ServerConnectedEvent | ServerErrorEvent | SessionAssistantCompletedEvent | SessionAssistantStartedEvent | SessionCompactedEvent | SessionCreatedEvent | SessionDeletedEvent | SessionErasedEvent | SessionInputQueuedEvent | SessionMessageAdmittedEvent | SessionMessageCorrectedEvent | SessionMessageRetractedEvent | SessionPartRemovedEvent | SessionPartUpdatedEvent | SessionPermissionAskedEvent | SessionPermissionRepliedEvent | SessionPrunedEvent | SessionRenamedEvent | SessionTurnEndedEvent | SessionTurnResumedEvent | SessionTurnStartedEvent | SessionPartDeltaEvent | SessionRetryEvent;
-
-export type SessionAssistantCompletedEvent = {
-    id: string;
-    type: 'session.assistant.completed';
-    version: number;
-    sessionID: string;
-    seq: number;
-    time: number;
-    data: {
-        messageID: string;
-        finish?: string;
-        error?: {
-            name: string;
-            message: string;
-            pluginID?: string;
-            hook?: string;
-        };
-        usage?: {
-            input: number;
-            output: number;
-            reasoning?: number;
-        };
-    };
-};
-
-export type SessionAssistantStartedEvent = {
-    id: string;
-    type: 'session.assistant.started';
-    version: number;
-    sessionID: string;
-    seq: number;
-    time: number;
-    data: {
-        messageID: string;
-        turnID: string;
-        agent: string;
-        model: ModelRef;
-    };
+export type SessionActive = {
+    type: 'running';
+    status?: SessionStatusName;
 };
 
 export type SessionBusyError = {
@@ -449,169 +455,1075 @@ export type SessionBytes = {
     title: string;
     messages: number;
     bytes: number;
-    parts: {
-        text: number;
-        reasoning: number;
-        tool: number;
-    };
+    items: ItemBytes;
     journal: number;
 };
 
-export type SessionCompactedEvent = {
+export type SessionContextTokens = {
+    tokens: number;
+    limit?: number;
+};
+
+export type SessionDurableEvent = PermissionV2Asked | PermissionV2Replied | SessionNextAgentSwitched | SessionNextCompactionEnded | SessionNextCompactionStarted | SessionNextCreated | SessionNextDeleted | SessionNextErased | SessionNextMessageRetracted | SessionNextModelSwitched | SessionNextPromptAdmitted | SessionNextPrompted | SessionNextPruned | SessionNextReasoningAppended | SessionNextReasoningEnded | SessionNextReasoningRemoved | SessionNextReasoningStarted | SessionNextRenamed | SessionNextRetried | SessionNextStepEnded | SessionNextStepFailed | SessionNextStepStarted | SessionNextSynthetic | SessionNextSyntheticQueued | SessionNextTextAppended | SessionNextTextCorrected | SessionNextTextEnded | SessionNextTextStarted | SessionNextToolCalled | SessionNextToolFailed | SessionNextToolInputEnded | SessionNextToolInputStarted | SessionNextToolProgress | SessionNextToolPruned | SessionNextToolSuccess | SessionNextTurnEnded | SessionNextTurnResumed | SessionNextTurnStarted;
+
+export type SessionErrorUnknown = {
+    type: 'unknown';
+    message: string;
+    name?: string;
+    pluginID?: string;
+    hook?: string;
+};
+
+export type SessionHistory = {
+    data: Array<SessionDurableEvent>;
+    hasMore: boolean;
+};
+
+export type SessionInputAdmitted = {
+    admittedSeq: number;
     id: string;
-    type: 'session.compacted';
-    version: number;
+    sessionID: string;
+    prompt: Prompt;
+    delivery: 'steer' | 'queue';
+    timeCreated: number;
+    promotedSeq?: number;
+    queued: boolean;
+};
+
+export type SessionMessage = SessionMessageAgentSwitched | SessionMessageModelSwitched | SessionMessageUser | SessionMessageSynthetic | SessionMessageSystem | SessionMessageShell | SessionMessageAssistant | SessionMessageCompaction;
+
+export type SessionMessageAgentSwitched = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
     sessionID: string;
     seq: number;
-    time: number;
-    data: {
-        message: {
-            id: string;
-            sessionID: string;
-            origin: string;
-            parts: Array<Part>;
-            retracted?: {
-                time: number;
-                by: string;
+    origin: Origin;
+    retracted?: Change;
+    placeholder?: string;
+    corrected?: Change;
+    type: 'agent-switched';
+    time: {
+        created: number;
+    };
+    agent: string;
+};
+
+export type SessionMessageAssistant = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    sessionID: string;
+    seq: number;
+    origin: Origin;
+    retracted?: Change;
+    placeholder?: string;
+    corrected?: Change;
+    type: 'assistant';
+    time: {
+        created: number;
+        completed?: number;
+    };
+    agent: string;
+    model: ModelRef;
+    content: Array<SessionMessageAssistantItem>;
+    snapshot?: {
+        start?: string;
+        end?: string;
+        files?: Array<string>;
+    };
+    finish?: string;
+    cost?: number;
+    tokens?: Tokens;
+    error?: SessionErrorUnknown;
+    turnID: string;
+    removed?: Array<string>;
+};
+
+export type SessionMessageAssistantItem = SessionMessageAssistantText | SessionMessageAssistantReasoning | SessionMessageAssistantTool;
+
+export type SessionMessageAssistantReasoning = {
+    type: 'reasoning';
+    id: string;
+    text: string;
+    providerMetadata?: {
+        [key: string]: {
+            [key: string]: unknown;
+        };
+    };
+    time?: {
+        created: number;
+        completed?: number;
+    };
+};
+
+export type SessionMessageAssistantText = {
+    type: 'text';
+    id: string;
+    text: string;
+    corrected?: Change;
+};
+
+export type SessionMessageAssistantTool = {
+    type: 'tool';
+    id: string;
+    callID: string;
+    name: string;
+    title?: string;
+    provider?: {
+        executed: boolean;
+        metadata?: {
+            [key: string]: {
+                [key: string]: unknown;
             };
-            placeholder?: string;
-            type: 'compaction';
-            time: {
-                created: number;
-            };
-            through: number;
-            prompt?: string;
-            reason: 'auto' | 'overflow' | 'manual';
-            model: ModelRef;
-            usage?: {
-                input: number;
-                output: number;
-                reasoning?: number;
+        };
+        resultMetadata?: {
+            [key: string]: {
+                [key: string]: unknown;
             };
         };
     };
-};
-
-export type SessionCreatedEvent = {
-    id: string;
-    type: 'session.created';
-    version: number;
-    sessionID: string;
-    seq: number;
-    time: number;
-    data: {
-        title: string;
-        directory: string;
-        agent?: string;
-        model?: string;
-    };
-};
-
-export type SessionDeletedEvent = {
-    id: string;
-    type: 'session.deleted';
-    version: number;
-    sessionID: string;
-    seq: number;
-    time: number;
-    data: unknown;
-};
-
-export type SessionDetail = {
-    id: string;
-    title: string;
-    directory: string;
-    agent?: string;
-    model?: string;
-    seq: number;
+    state: SessionMessageToolStatePending | SessionMessageToolStateRunning | SessionMessageToolStateCompleted | SessionMessageToolStateError;
     time: {
         created: number;
-        updated: number;
+        ran?: number;
+        completed?: number;
+        pruned?: number;
     };
-    status: 'idle' | 'busy' | 'retrying' | 'suspended';
-    tokens: SessionTokens;
+    prunedBy?: Origin;
 };
 
-export type SessionErasedEvent = {
+export type SessionMessageCompaction = {
     id: string;
-    type: 'session.erased';
-    version: number;
+    metadata?: {
+        [key: string]: unknown;
+    };
     sessionID: string;
     seq: number;
-    time: number;
+    origin: Origin;
+    retracted?: Change;
+    placeholder?: string;
+    corrected?: Change;
+    type: 'compaction';
+    time: {
+        created: number;
+    };
+    reason: 'auto' | 'manual';
+    overflow?: true;
+    summary: string;
+    recent: string;
+    promptID?: string;
+    through: number;
+    model?: ModelRef;
+    tokens?: Tokens;
+};
+
+export type SessionMessageModelSwitched = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    sessionID: string;
+    seq: number;
+    origin: Origin;
+    retracted?: Change;
+    placeholder?: string;
+    corrected?: Change;
+    type: 'model-switched';
+    time: {
+        created: number;
+    };
+    model: ModelRef;
+};
+
+export type SessionMessageShell = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    sessionID: string;
+    seq: number;
+    origin: Origin;
+    retracted?: Change;
+    placeholder?: string;
+    corrected?: Change;
+    type: 'shell';
+    time: {
+        created: number;
+        completed?: number;
+    };
+    callID: string;
+    command: string;
+    output: string;
+};
+
+export type SessionMessageSynthetic = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    sessionID: string;
+    seq: number;
+    origin: Origin;
+    retracted?: Change;
+    placeholder?: string;
+    corrected?: Change;
+    queued?: true;
+    type: 'synthetic';
+    time: {
+        created: number;
+    };
+    text: string;
+    description?: string;
+};
+
+export type SessionMessageSystem = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    sessionID: string;
+    seq: number;
+    origin: Origin;
+    retracted?: Change;
+    placeholder?: string;
+    corrected?: Change;
+    type: 'system';
+    time: {
+        created: number;
+    };
+    text: string;
+};
+
+export type SessionMessageToolStateCompleted = {
+    status: 'completed';
+    input: {
+        [key: string]: unknown;
+    };
+    attachments?: Array<PromptFileAttachment>;
+    content: Array<LlmToolContent>;
+    outputPaths?: Array<string>;
+    structured: {
+        [key: string]: unknown;
+    };
+    result?: unknown;
+};
+
+export type SessionMessageToolStateError = {
+    status: 'error';
+    input: {
+        [key: string]: unknown;
+    };
+    content: Array<LlmToolContent>;
+    structured: {
+        [key: string]: unknown;
+    };
+    error: SessionErrorUnknown;
+    result?: unknown;
+};
+
+export type SessionMessageToolStatePending = {
+    status: 'pending';
+    input: string;
+};
+
+export type SessionMessageToolStateRunning = {
+    status: 'running';
+    input: {
+        [key: string]: unknown;
+    };
+    structured: {
+        [key: string]: unknown;
+    };
+    content: Array<LlmToolContent>;
+};
+
+export type SessionMessageUser = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    sessionID: string;
+    seq: number;
+    origin: Origin;
+    retracted?: Change;
+    placeholder?: string;
+    corrected?: Change;
+    queued?: true;
+    type: 'user';
+    time: {
+        created: number;
+    };
+    text: string;
+    files?: Array<PromptFileAttachment>;
+    agents?: Array<PromptAgentAttachment>;
+    agent?: string;
+    model?: ModelRef;
+};
+
+export type SessionMessagesResponse = {
+    data: Array<SessionMessage>;
+    cursor: PageCursor;
+};
+
+export type SessionNextAgentSwitched = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.agent.switched';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        messageID: string;
+        agent: string;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+/**
+ * Live only: published, never stored, no seq.
+ */
+export type SessionNextCompactionDelta = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.compaction.delta';
+    location?: LocationRef;
+    data: {
+        messageID: string;
+        text: string;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextCompactionEnded = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.compaction.ended';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        messageID: string;
+        reason: 'auto' | 'manual';
+        text: string;
+        recent: string;
+        promptID?: string;
+        through: number;
+        overflow?: true;
+        model?: ModelRef;
+        tokens?: Tokens;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextCompactionStarted = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.compaction.started';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        messageID: string;
+        reason: 'auto' | 'manual';
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextCreated = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.created';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        title: string;
+        location: LocationRef;
+        parentID?: string;
+        agent?: string;
+        model?: ModelRef;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextDeleted = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.deleted';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextErased = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.erased';
+    durable: DurableStamp;
+    location?: LocationRef;
     data: {
         events: number;
         fields: number;
         bytes: number;
-        by: string;
+        by: Origin;
+        sessionID: string;
+        timestamp: number;
     };
 };
 
-export type SessionInfo = {
+export type SessionNextMessageRetracted = {
     id: string;
-    title: string;
-    directory: string;
-    agent?: string;
-    model?: string;
-    seq: number;
-    time: {
-        created: number;
-        updated: number;
+    metadata?: {
+        [key: string]: unknown;
     };
-    status: 'idle' | 'busy' | 'retrying' | 'suspended';
-};
-
-export type SessionInputQueuedEvent = {
-    id: string;
-    type: 'session.input.queued';
-    version: number;
-    sessionID: string;
-    seq: number;
-    time: number;
-    data: {
-        message: InputMessage;
-        wake: boolean;
-    };
-};
-
-export type SessionMessageAdmittedEvent = {
-    id: string;
-    type: 'session.message.admitted';
-    version: number;
-    sessionID: string;
-    seq: number;
-    time: number;
-    data: {
-        message: InputMessage;
-    };
-};
-
-export type SessionMessageCorrectedEvent = {
-    id: string;
-    type: 'session.message.corrected';
-    version: number;
-    sessionID: string;
-    seq: number;
-    time: number;
-    data: {
-        messageID: string;
-        partID: string;
-        text: string;
-        by: string;
-    };
-};
-
-export type SessionMessageRetractedEvent = {
-    id: string;
-    type: 'session.message.retracted';
-    version: number;
-    sessionID: string;
-    seq: number;
-    time: number;
+    type: 'session.next.message.retracted';
+    durable: DurableStamp;
+    location?: LocationRef;
     data: {
         messageID: string;
         placeholder: string;
-        by: string;
+        by: Origin;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextModelSwitched = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.model.switched';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        messageID: string;
+        model: ModelRef;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextPromptAdmitted = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.prompt.admitted';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        messageID: string;
+        prompt: Prompt;
+        delivery: 'steer' | 'queue';
+        origin: Origin;
+        agent?: string;
+        model?: ModelRef;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextPrompted = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.prompted';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        messageID: string;
+        prompt: Prompt;
+        delivery: 'steer' | 'queue';
+        origin: Origin;
+        agent?: string;
+        model?: ModelRef;
+        resume?: boolean;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextPruned = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.pruned';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        types: Array<PrunableType>;
+        messages: Array<{
+            messageID: string;
+            itemIDs: Array<string>;
+        }>;
+        by: Origin;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextReasoningAppended = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.reasoning.appended';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        assistantMessageID: string;
+        reasoningID: string;
+        offset: number;
+        text: string;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+/**
+ * Live only: published, never stored, no seq.
+ */
+export type SessionNextReasoningDelta = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.reasoning.delta';
+    location?: LocationRef;
+    data: {
+        assistantMessageID: string;
+        reasoningID: string;
+        delta: string;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextReasoningEnded = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.reasoning.ended';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        assistantMessageID: string;
+        reasoningID: string;
+        text: string;
+        providerMetadata?: {
+            [key: string]: {
+                [key: string]: unknown;
+            };
+        };
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextReasoningRemoved = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.reasoning.removed';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        assistantMessageID: string;
+        reasoningID: string;
+        by: Origin;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextReasoningStarted = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.reasoning.started';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        assistantMessageID: string;
+        reasoningID: string;
+        providerMetadata?: {
+            [key: string]: {
+                [key: string]: unknown;
+            };
+        };
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextRenamed = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.renamed';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        title: string;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextRetried = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.retried';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        attempt: number;
+        error: SessionNextRetryError;
+        delayMs: number;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextRetryError = {
+    message: string;
+    statusCode?: number;
+    isRetryable: boolean;
+    responseHeaders?: {
+        [key: string]: string;
+    };
+    responseBody?: string;
+    metadata?: {
+        [key: string]: string;
+    };
+};
+
+export type SessionNextStepEnded = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.step.ended';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        assistantMessageID: string;
+        finish: string;
+        cost: number;
+        tokens: Tokens;
+        snapshot?: string;
+        files?: Array<string>;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextStepFailed = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.step.failed';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        assistantMessageID: string;
+        error: SessionErrorUnknown;
+        finish?: string;
+        tokens?: Tokens;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextStepStarted = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.step.started';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        assistantMessageID: string;
+        agent: string;
+        model: ModelRef;
+        snapshot?: string;
+        turnID: string;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextSynthetic = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.synthetic';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        messageID: string;
+        text: string;
+        origin: Origin;
+        description?: string;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextSyntheticQueued = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.synthetic.queued';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        messageID: string;
+        text: string;
+        origin: Origin;
+        description?: string;
+        resume: boolean;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextTextAppended = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.text.appended';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        assistantMessageID: string;
+        textID: string;
+        offset: number;
+        text: string;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextTextCorrected = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.text.corrected';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        messageID: string;
+        itemID?: string;
+        text: string;
+        by: Origin;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+/**
+ * Live only: published, never stored, no seq.
+ */
+export type SessionNextTextDelta = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.text.delta';
+    location?: LocationRef;
+    data: {
+        assistantMessageID: string;
+        textID: string;
+        delta: string;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextTextEnded = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.text.ended';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        assistantMessageID: string;
+        textID: string;
+        text: string;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextTextStarted = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.text.started';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        assistantMessageID: string;
+        textID: string;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextToolCalled = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.tool.called';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        assistantMessageID: string;
+        callID: string;
+        tool: string;
+        input: {
+            [key: string]: unknown;
+        };
+        provider: {
+            executed: boolean;
+        };
+        itemID: string;
+        title?: string;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextToolFailed = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.tool.failed';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        assistantMessageID: string;
+        callID: string;
+        error: SessionErrorUnknown;
+        result?: unknown;
+        provider: {
+            executed: boolean;
+        };
+        structured?: {
+            [key: string]: unknown;
+        };
+        title?: string;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+/**
+ * Live only: published, never stored, no seq.
+ */
+export type SessionNextToolInputDelta = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.tool.input.delta';
+    location?: LocationRef;
+    data: {
+        assistantMessageID: string;
+        callID: string;
+        delta: string;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextToolInputEnded = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.tool.input.ended';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        assistantMessageID: string;
+        callID: string;
+        text: string;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextToolInputStarted = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.tool.input.started';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        assistantMessageID: string;
+        callID: string;
+        name: string;
+        itemID: string;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextToolProgress = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.tool.progress';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        assistantMessageID: string;
+        callID: string;
+        structured: {
+            [key: string]: unknown;
+        };
+        content: Array<LlmToolContent>;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextToolPruned = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.tool.pruned';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        assistantMessageID: string;
+        callID: string;
+        itemID: string;
+        by: Origin;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextToolSuccess = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.tool.success';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        assistantMessageID: string;
+        callID: string;
+        structured: {
+            [key: string]: unknown;
+        };
+        content: Array<LlmToolContent>;
+        outputPaths?: Array<string>;
+        result?: unknown;
+        provider: {
+            executed: boolean;
+        };
+        title?: string;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextTurnEnded = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.turn.ended';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        turnID: string;
+        outcome: 'completed' | 'interrupted' | 'failed';
+        error?: SessionErrorUnknown;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextTurnResumed = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.turn.resumed';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        turnID: string;
+        attempt: number;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextTurnStarted = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.turn.started';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        turnID: string;
+        reason: 'prompt' | 'synthetic' | 'resume' | 'continue' | 'compact';
+        sessionID: string;
+        timestamp: number;
     };
 };
 
@@ -621,106 +1533,6 @@ export type SessionNotFoundError = {
     message: string;
 };
 
-export type SessionPage = {
-    items: Array<SessionInfo>;
-    cursor?: string;
-};
-
-/**
- * An ephemeral event (a streaming delta): published live, never stored, no seq.
- */
-export type SessionPartDeltaEvent = {
-    type: 'session.part.delta';
-    sessionID: string;
-    data: {
-        messageID: string;
-        partID: string;
-        field: 'text' | 'reasoning';
-        delta: string;
-    };
-};
-
-export type SessionPartRemovedEvent = {
-    id: string;
-    type: 'session.part.removed';
-    version: number;
-    sessionID: string;
-    seq: number;
-    time: number;
-    data: {
-        messageID: string;
-        partID: string;
-        by: string;
-    };
-};
-
-export type SessionPartUpdatedEvent = {
-    id: string;
-    type: 'session.part.updated';
-    version: number;
-    sessionID: string;
-    seq: number;
-    time: number;
-    data: {
-        messageID: string;
-        part: Part;
-    };
-};
-
-export type SessionPermissionAskedEvent = {
-    id: string;
-    type: 'session.permission.asked';
-    version: number;
-    sessionID: string;
-    seq: number;
-    time: number;
-    data: {
-        permissionID: string;
-        messageID: string;
-        partID: string;
-        callID: string;
-        tool: string;
-        permission: string;
-        title: string;
-        patterns: Array<string>;
-        metadata: {
-            [key: string]: unknown;
-        };
-        input: unknown;
-    };
-};
-
-export type SessionPermissionRepliedEvent = {
-    id: string;
-    type: 'session.permission.replied';
-    version: number;
-    sessionID: string;
-    seq: number;
-    time: number;
-    data: {
-        permissionID: string;
-        reply: 'once' | 'always' | 'reject';
-        message?: string;
-    };
-};
-
-export type SessionPrunedEvent = {
-    id: string;
-    type: 'session.pruned';
-    version: number;
-    sessionID: string;
-    seq: number;
-    time: number;
-    data: {
-        types: Array<'tool' | 'reasoning'>;
-        messages: Array<{
-            messageID: string;
-            partIDs: Array<string>;
-        }>;
-        by: string;
-    };
-};
-
 export type SessionQueueFullError = {
     _tag: 'SessionQueueFullError';
     sessionID: string;
@@ -728,118 +1540,90 @@ export type SessionQueueFullError = {
     message: string;
 };
 
-export type SessionRenamedEvent = {
-    id: string;
-    type: 'session.renamed';
-    version: number;
-    sessionID: string;
-    seq: number;
-    time: number;
-    data: {
-        title: string;
-    };
-};
-
 /**
- * An ephemeral event (a streaming delta): published live, never stored, no seq.
+ * Live only: published, never stored, no seq.
  */
-export type SessionRetryEvent = {
-    type: 'session.retry';
-    sessionID: string;
-    data: {
-        attempt: number;
-        delayMs: number;
-        error: string;
-    };
-};
-
-export type SessionTokens = {
-    context: number;
-    limit?: number;
-};
-
-export type SessionTurnEndedEvent = {
+export type SessionStatus = {
     id: string;
-    type: 'session.turn.ended';
-    version: number;
-    sessionID: string;
-    seq: number;
-    time: number;
-    data: {
-        turnID: string;
-        outcome: 'completed' | 'interrupted' | 'failed';
-        error?: {
-            name: string;
-            message: string;
-            pluginID?: string;
-            hook?: string;
-        };
-    };
-};
-
-export type SessionTurnResumedEvent = {
-    id: string;
-    type: 'session.turn.resumed';
-    version: number;
-    sessionID: string;
-    seq: number;
-    time: number;
-    data: {
-        turnID: string;
-        attempt: number;
-    };
-};
-
-export type SessionTurnStartedEvent = {
-    id: string;
-    type: 'session.turn.started';
-    version: number;
-    sessionID: string;
-    seq: number;
-    time: number;
-    data: {
-        turnID: string;
-        reason: 'prompt' | 'synthetic' | 'resume' | 'continue' | 'compact';
-    };
-};
-
-export type SyntheticMessage = {
-    id: string;
-    sessionID: string;
-    seq: number;
-    origin: string;
-    parts: Array<Part>;
-    retracted?: {
-        time: number;
-        by: string;
-    };
-    placeholder?: string;
-    queued?: true;
-    type: 'synthetic';
-    time: {
-        created: number;
-    };
-    description?: string;
-};
-
-export type TextPart = {
-    id: string;
-    type: 'text';
-    text: string;
-};
-
-export type ToolPart = {
-    id: string;
-    type: 'tool';
-    callID: string;
-    tool: string;
-    input: unknown;
-    state: 'running' | 'completed' | 'error';
-    output?: string;
-    error?: string;
     metadata?: {
         [key: string]: unknown;
     };
+    type: 'session.status';
+    location?: LocationRef;
+    data: {
+        status: {
+            type: 'idle';
+        } | {
+            type: 'busy';
+        } | {
+            type: 'retry';
+            attempt: number;
+            message: string;
+            next: number;
+        };
+        name: 'idle' | 'busy' | 'retrying' | 'waiting' | 'suspended';
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionStatusName = 'idle' | 'busy' | 'retrying' | 'waiting' | 'suspended';
+
+export type SessionV2Info = {
+    id: string;
+    parentID?: string;
+    projectID: string;
+    agent?: string;
+    model?: ModelRef;
+    cost: number;
+    tokens: Tokens;
+    time: {
+        created: number;
+        updated: number;
+        archived?: number;
+    };
+    title: string;
+    location: LocationRef;
+    subpath?: string;
+    revert?: RevertState;
+    status: SessionStatusName;
+    seq: number;
+    context?: SessionContextTokens;
+};
+
+export type SessionsResponse = {
+    data: Array<SessionV2Info>;
+    cursor: PageCursor;
+};
+
+export type SkillV2Info = {
+    name: string;
+    description?: string;
+    slash?: boolean;
+    location: string;
+    content: string;
+};
+
+export type Tokens = {
+    input: number;
+    output: number;
+    reasoning: number;
+    cache: {
+        read: number;
+        write: number;
+    };
+};
+
+export type ToolFileContent = {
+    type: 'file';
+    uri: string;
+    mime: string;
+    name?: string;
+};
+
+export type ToolTextContent = {
+    type: 'text';
+    text: string;
 };
 
 export type UnauthorizedError = {
@@ -851,6 +1635,11 @@ export type UnknownError = {
     _tag: 'UnknownError';
     message: string;
     ref: string;
+    name: 'UnknownError';
+    data: {
+        message: string;
+        ref: string;
+    };
 };
 
 export type UnsupportedMediaTypeError = {
@@ -858,34 +1647,24 @@ export type UnsupportedMediaTypeError = {
     message: string;
 };
 
-export type UserMessage = {
-    id: string;
-    sessionID: string;
-    seq: number;
-    origin: string;
-    parts: Array<Part>;
-    retracted?: {
-        time: number;
-        by: string;
-    };
-    placeholder?: string;
-    queued?: true;
-    type: 'user';
-    time: {
-        created: number;
-    };
-    agent?: string;
-    model?: ModelRef;
-};
+export type V2Event = ServerConnected | ServerError | PermissionV2Asked | PermissionV2Replied | SessionNextAgentSwitched | SessionNextCompactionEnded | SessionNextCompactionStarted | SessionNextCreated | SessionNextDeleted | SessionNextErased | SessionNextMessageRetracted | SessionNextModelSwitched | SessionNextPromptAdmitted | SessionNextPrompted | SessionNextPruned | SessionNextReasoningAppended | SessionNextReasoningEnded | SessionNextReasoningRemoved | SessionNextReasoningStarted | SessionNextRenamed | SessionNextRetried | SessionNextStepEnded | SessionNextStepFailed | SessionNextStepStarted | SessionNextSynthetic | SessionNextSyntheticQueued | SessionNextTextAppended | SessionNextTextCorrected | SessionNextTextEnded | SessionNextTextStarted | SessionNextToolCalled | SessionNextToolFailed | SessionNextToolInputEnded | SessionNextToolInputStarted | SessionNextToolProgress | SessionNextToolPruned | SessionNextToolSuccess | SessionNextTurnEnded | SessionNextTurnResumed | SessionNextTurnStarted | SessionNextCompactionDelta | SessionNextReasoningDelta | SessionNextTextDelta | SessionNextToolInputDelta | SessionStatus;
 
-export type AgentListData = {
+export type V2AgentListData = {
     body?: never;
     path?: never;
-    query?: never;
+    query?: {
+        /**
+         * The location to work in (`location[directory]=...`); default the server's own.
+         */
+        location?: {
+            directory?: string;
+            workspace?: string;
+        };
+    };
     url: '/api/agent';
 };
 
-export type AgentListErrors = {
+export type V2AgentListErrors = {
     /**
      * InvalidRequestError
      */
@@ -912,25 +1691,84 @@ export type AgentListErrors = {
     500: UnknownError;
 };
 
-export type AgentListError = AgentListErrors[keyof AgentListErrors];
+export type V2AgentListError = V2AgentListErrors[keyof V2AgentListErrors];
 
-export type AgentListResponses = {
+export type V2AgentListResponses = {
     /**
-     * AgentList
+     * Success
      */
-    200: AgentList;
+    200: {
+        location: LocationInfo;
+        data: Array<AgentV2Info>;
+    };
 };
 
-export type AgentListResponse = AgentListResponses[keyof AgentListResponses];
+export type V2AgentListResponse = V2AgentListResponses[keyof V2AgentListResponses];
 
-export type ConfigGetData = {
+export type V2CommandListData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * The location to work in (`location[directory]=...`); default the server's own.
+         */
+        location?: {
+            directory?: string;
+            workspace?: string;
+        };
+    };
+    url: '/api/command';
+};
+
+export type V2CommandListErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2CommandListError = V2CommandListErrors[keyof V2CommandListErrors];
+
+export type V2CommandListResponses = {
+    /**
+     * Success
+     */
+    200: {
+        location: LocationInfo;
+        data: Array<CommandV2Info>;
+    };
+};
+
+export type V2CommandListResponse = V2CommandListResponses[keyof V2CommandListResponses];
+
+export type V2ConfigGetData = {
     body?: never;
     path?: never;
     query?: never;
     url: '/api/config';
 };
 
-export type ConfigGetErrors = {
+export type V2ConfigGetErrors = {
     /**
      * InvalidRequestError
      */
@@ -957,27 +1795,29 @@ export type ConfigGetErrors = {
     500: UnknownError;
 };
 
-export type ConfigGetError = ConfigGetErrors[keyof ConfigGetErrors];
+export type V2ConfigGetError = V2ConfigGetErrors[keyof V2ConfigGetErrors];
 
-export type ConfigGetResponses = {
+export type V2ConfigGetResponses = {
     /**
-     * Config
+     * Success
      */
-    200: Config;
+    200: {
+        data: {
+            [key: string]: unknown;
+        };
+    };
 };
 
-export type ConfigGetResponse = ConfigGetResponses[keyof ConfigGetResponses];
+export type V2ConfigGetResponse = V2ConfigGetResponses[keyof V2ConfigGetResponses];
 
-export type DbStatsData = {
+export type V2EventSubscribeData = {
     body?: never;
     path?: never;
-    query?: {
-        sessionID?: string;
-    };
-    url: '/api/db/stats';
+    query?: never;
+    url: '/api/event';
 };
 
-export type DbStatsErrors = {
+export type V2EventSubscribeErrors = {
     /**
      * InvalidRequestError
      */
@@ -995,6 +1835,54 @@ export type DbStatsErrors = {
      */
     404: SessionNotFoundError;
     /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2EventSubscribeError = V2EventSubscribeErrors[keyof V2EventSubscribeErrors];
+
+export type V2EventSubscribeResponses = {
+    /**
+     * Event stream
+     */
+    200: V2Event;
+};
+
+export type V2EventSubscribeResponse = V2EventSubscribeResponses[keyof V2EventSubscribeResponses];
+
+export type V2FsFindData = {
+    body?: never;
+    path?: never;
+    query: {
+        /**
+         * The location to work in (`location[directory]=...`); default the server's own.
+         */
+        location?: {
+            directory?: string;
+            workspace?: string;
+        };
+        query: string;
+        type?: 'file' | 'directory';
+        limit?: string;
+    };
+    url: '/api/fs/find';
+};
+
+export type V2FsFindErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
      * PayloadTooLargeError
      */
     413: PayloadTooLargeError;
@@ -1008,30 +1896,37 @@ export type DbStatsErrors = {
     500: UnknownError;
 };
 
-export type DbStatsError = DbStatsErrors[keyof DbStatsErrors];
+export type V2FsFindError = V2FsFindErrors[keyof V2FsFindErrors];
 
-export type DbStatsResponses = {
+export type V2FsFindResponses = {
     /**
-     * DatabaseStats
+     * Success
      */
-    200: DatabaseStats;
+    200: {
+        location: LocationInfo;
+        data: Array<FileSystemEntry>;
+    };
 };
 
-export type DbStatsResponse = DbStatsResponses[keyof DbStatsResponses];
+export type V2FsFindResponse = V2FsFindResponses[keyof V2FsFindResponses];
 
-export type EventSubscribeData = {
+export type V2FsListData = {
     body?: never;
     path?: never;
     query?: {
         /**
-         * Only this session's events
+         * The location to work in (`location[directory]=...`); default the server's own.
          */
-        sessionID?: string;
+        location?: {
+            directory?: string;
+            workspace?: string;
+        };
+        path?: string;
     };
-    url: '/api/event';
+    url: '/api/fs/list';
 };
 
-export type EventSubscribeErrors = {
+export type V2FsListErrors = {
     /**
      * InvalidRequestError
      */
@@ -1045,34 +1940,86 @@ export type EventSubscribeErrors = {
      */
     403: ForbiddenError;
     /**
-     * SessionNotFoundError
+     * PayloadTooLargeError
      */
-    404: SessionNotFoundError;
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */
     500: UnknownError;
 };
 
-export type EventSubscribeError = EventSubscribeErrors[keyof EventSubscribeErrors];
+export type V2FsListError = V2FsListErrors[keyof V2FsListErrors];
 
-export type EventSubscribeResponses = {
+export type V2FsListResponses = {
     /**
-     * ServerEvent stream
+     * Success
      */
-    200: ServerEvent;
+    200: {
+        location: LocationInfo;
+        data: Array<FileSystemEntry>;
+    };
 };
 
-export type EventSubscribeResponse = EventSubscribeResponses[keyof EventSubscribeResponses];
+export type V2FsListResponse = V2FsListResponses[keyof V2FsListResponses];
 
-export type HealthData = {
+export type V2FsReadData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * The location to work in (`location[directory]=...`); default the server's own.
+         */
+        location?: {
+            directory?: string;
+            workspace?: string;
+        };
+    };
+    url: '/api/fs/read/*';
+};
+
+export type V2FsReadErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2FsReadError = V2FsReadErrors[keyof V2FsReadErrors];
+
+export type V2FsReadResponses = {
+    /**
+     * The file
+     */
+    200: Blob | File;
+};
+
+export type V2FsReadResponse = V2FsReadResponses[keyof V2FsReadResponses];
+
+export type V2HealthGetData = {
     body?: never;
     path?: never;
     query?: never;
     url: '/api/health';
 };
 
-export type HealthErrors = {
+export type V2HealthGetErrors = {
     /**
      * InvalidRequestError
      */
@@ -1099,25 +2046,190 @@ export type HealthErrors = {
     500: UnknownError;
 };
 
-export type HealthError = HealthErrors[keyof HealthErrors];
+export type V2HealthGetError = V2HealthGetErrors[keyof V2HealthGetErrors];
 
-export type HealthResponses = {
+export type V2HealthGetResponses = {
     /**
      * Health
      */
     200: Health;
 };
 
-export type HealthResponse = HealthResponses[keyof HealthResponses];
+export type V2HealthGetResponse = V2HealthGetResponses[keyof V2HealthGetResponses];
 
-export type PluginListData = {
+export type V2LocationGetData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * The location to work in (`location[directory]=...`); default the server's own.
+         */
+        location?: {
+            directory?: string;
+            workspace?: string;
+        };
+    };
+    url: '/api/location';
+};
+
+export type V2LocationGetErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2LocationGetError = V2LocationGetErrors[keyof V2LocationGetErrors];
+
+export type V2LocationGetResponses = {
+    /**
+     * LocationInfo
+     */
+    200: LocationInfo;
+};
+
+export type V2LocationGetResponse = V2LocationGetResponses[keyof V2LocationGetResponses];
+
+export type V2ModelListData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * The location to work in (`location[directory]=...`); default the server's own.
+         */
+        location?: {
+            directory?: string;
+            workspace?: string;
+        };
+    };
+    url: '/api/model';
+};
+
+export type V2ModelListErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2ModelListError = V2ModelListErrors[keyof V2ModelListErrors];
+
+export type V2ModelListResponses = {
+    /**
+     * Success
+     */
+    200: {
+        location: LocationInfo;
+        data: Array<ModelV2Info>;
+    };
+};
+
+export type V2ModelListResponse = V2ModelListResponses[keyof V2ModelListResponses];
+
+export type V2PermissionRequestListData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * The location to work in (`location[directory]=...`); default the server's own.
+         */
+        location?: {
+            directory?: string;
+            workspace?: string;
+        };
+    };
+    url: '/api/permission/request';
+};
+
+export type V2PermissionRequestListErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2PermissionRequestListError = V2PermissionRequestListErrors[keyof V2PermissionRequestListErrors];
+
+export type V2PermissionRequestListResponses = {
+    /**
+     * Success
+     */
+    200: {
+        location: LocationInfo;
+        data: Array<PermissionV2Request>;
+    };
+};
+
+export type V2PermissionRequestListResponse = V2PermissionRequestListResponses[keyof V2PermissionRequestListResponses];
+
+export type V2PluginListData = {
     body?: never;
     path?: never;
     query?: never;
     url: '/api/plugin';
 };
 
-export type PluginListErrors = {
+export type V2PluginListErrors = {
     /**
      * InvalidRequestError
      */
@@ -1144,73 +2256,35 @@ export type PluginListErrors = {
     500: UnknownError;
 };
 
-export type PluginListError = PluginListErrors[keyof PluginListErrors];
+export type V2PluginListError = V2PluginListErrors[keyof V2PluginListErrors];
 
-export type PluginListResponses = {
+export type V2PluginListResponses = {
     /**
      * Success
      */
-    200: Array<PluginStatus>;
+    200: {
+        data: Array<PluginStatus>;
+    };
 };
 
-export type PluginListResponse = PluginListResponses[keyof PluginListResponses];
+export type V2PluginListResponse = V2PluginListResponses[keyof V2PluginListResponses];
 
-export type ProviderListData = {
-    body?: never;
-    path?: never;
-    query?: never;
-    url: '/api/provider';
-};
-
-export type ProviderListErrors = {
-    /**
-     * InvalidRequestError
-     */
-    400: InvalidRequestError;
-    /**
-     * UnauthorizedError
-     */
-    401: UnauthorizedError;
-    /**
-     * ForbiddenError
-     */
-    403: ForbiddenError;
-    /**
-     * PayloadTooLargeError
-     */
-    413: PayloadTooLargeError;
-    /**
-     * UnsupportedMediaTypeError
-     */
-    415: UnsupportedMediaTypeError;
-    /**
-     * UnknownError
-     */
-    500: UnknownError;
-};
-
-export type ProviderListError = ProviderListErrors[keyof ProviderListErrors];
-
-export type ProviderListResponses = {
-    /**
-     * ProviderList
-     */
-    200: ProviderList;
-};
-
-export type ProviderListResponse = ProviderListResponses[keyof ProviderListResponses];
-
-export type SessionListData = {
+export type V2ProviderListData = {
     body?: never;
     path?: never;
     query?: {
-        cursor?: string;
-        limit?: number;
+        /**
+         * The location to work in (`location[directory]=...`); default the server's own.
+         */
+        location?: {
+            directory?: string;
+            workspace?: string;
+        };
     };
-    url: '/api/session';
+    url: '/api/provider';
 };
 
-export type SessionListErrors = {
+export type V2ProviderListErrors = {
     /**
      * InvalidRequestError
      */
@@ -1237,30 +2311,150 @@ export type SessionListErrors = {
     500: UnknownError;
 };
 
-export type SessionListError = SessionListErrors[keyof SessionListErrors];
+export type V2ProviderListError = V2ProviderListErrors[keyof V2ProviderListErrors];
 
-export type SessionListResponses = {
+export type V2ProviderListResponses = {
     /**
-     * SessionPage
+     * Success
      */
-    200: SessionPage;
+    200: {
+        location: LocationInfo;
+        data: Array<ProviderV2Info>;
+    };
 };
 
-export type SessionListResponse = SessionListResponses[keyof SessionListResponses];
+export type V2ProviderListResponse = V2ProviderListResponses[keyof V2ProviderListResponses];
 
-export type SessionCreateData = {
-    body: {
-        title?: string;
+export type V2ProviderGetData = {
+    body?: never;
+    path: {
+        providerID: string;
+    };
+    query?: {
+        /**
+         * The location to work in (`location[directory]=...`); default the server's own.
+         */
+        location?: {
+            directory?: string;
+            workspace?: string;
+        };
+    };
+    url: '/api/provider/{providerID}';
+};
+
+export type V2ProviderGetErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * ProviderNotFoundError
+     */
+    404: ProviderNotFoundError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2ProviderGetError = V2ProviderGetErrors[keyof V2ProviderGetErrors];
+
+export type V2ProviderGetResponses = {
+    /**
+     * Success
+     */
+    200: {
+        location: LocationInfo;
+        data: ProviderV2Info;
+    };
+};
+
+export type V2ProviderGetResponse = V2ProviderGetResponses[keyof V2ProviderGetResponses];
+
+export type V2SessionListData = {
+    body?: never;
+    path?: never;
+    query?: {
+        workspace?: string;
+        limit?: number;
+        order?: 'asc' | 'desc';
+        search?: string;
         directory?: string;
+        project?: string;
+        subpath?: string;
+        cursor?: string;
+    };
+    url: '/api/session';
+};
+
+export type V2SessionListErrors = {
+    /**
+     * InvalidCursorError | InvalidRequestError
+     */
+    400: InvalidCursorError | InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2SessionListError = V2SessionListErrors[keyof V2SessionListErrors];
+
+export type V2SessionListResponses = {
+    /**
+     * SessionsResponse
+     */
+    200: SessionsResponse;
+};
+
+export type V2SessionListResponse = V2SessionListResponses[keyof V2SessionListResponses];
+
+export type V2SessionCreateData = {
+    body: {
+        id?: string;
         agent?: string;
-        model?: string;
+        model?: ModelRef;
+        location?: LocationRef;
+        title?: string;
     };
     path?: never;
     query?: never;
     url: '/api/session';
 };
 
-export type SessionCreateErrors = {
+export type V2SessionCreateErrors = {
     /**
      * InvalidRequestError
      */
@@ -1287,18 +2481,69 @@ export type SessionCreateErrors = {
     500: UnknownError;
 };
 
-export type SessionCreateError = SessionCreateErrors[keyof SessionCreateErrors];
+export type V2SessionCreateError = V2SessionCreateErrors[keyof V2SessionCreateErrors];
 
-export type SessionCreateResponses = {
+export type V2SessionCreateResponses = {
     /**
-     * SessionInfo
+     * Success
      */
-    200: SessionInfo;
+    200: {
+        data: SessionV2Info;
+    };
 };
 
-export type SessionCreateResponse = SessionCreateResponses[keyof SessionCreateResponses];
+export type V2SessionCreateResponse = V2SessionCreateResponses[keyof V2SessionCreateResponses];
 
-export type SessionDeleteData = {
+export type V2SessionActiveData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/session/active';
+};
+
+export type V2SessionActiveErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2SessionActiveError = V2SessionActiveErrors[keyof V2SessionActiveErrors];
+
+export type V2SessionActiveResponses = {
+    /**
+     * Success
+     */
+    200: {
+        data: {
+            [key: string]: SessionActive;
+        };
+    };
+};
+
+export type V2SessionActiveResponse = V2SessionActiveResponses[keyof V2SessionActiveResponses];
+
+export type V2SessionDeleteData = {
     body?: never;
     path: {
         sessionID: string;
@@ -1307,7 +2552,7 @@ export type SessionDeleteData = {
     url: '/api/session/{sessionID}';
 };
 
-export type SessionDeleteErrors = {
+export type V2SessionDeleteErrors = {
     /**
      * InvalidRequestError
      */
@@ -1338,18 +2583,18 @@ export type SessionDeleteErrors = {
     500: UnknownError;
 };
 
-export type SessionDeleteError = SessionDeleteErrors[keyof SessionDeleteErrors];
+export type V2SessionDeleteError = V2SessionDeleteErrors[keyof V2SessionDeleteErrors];
 
-export type SessionDeleteResponses = {
+export type V2SessionDeleteResponses = {
     /**
      * <No Content>
      */
     204: void;
 };
 
-export type SessionDeleteResponse = SessionDeleteResponses[keyof SessionDeleteResponses];
+export type V2SessionDeleteResponse = V2SessionDeleteResponses[keyof V2SessionDeleteResponses];
 
-export type SessionGetData = {
+export type V2SessionGetData = {
     body?: never;
     path: {
         sessionID: string;
@@ -1358,7 +2603,7 @@ export type SessionGetData = {
     url: '/api/session/{sessionID}';
 };
 
-export type SessionGetErrors = {
+export type V2SessionGetErrors = {
     /**
      * InvalidRequestError
      */
@@ -1389,18 +2634,20 @@ export type SessionGetErrors = {
     500: UnknownError;
 };
 
-export type SessionGetError = SessionGetErrors[keyof SessionGetErrors];
+export type V2SessionGetError = V2SessionGetErrors[keyof V2SessionGetErrors];
 
-export type SessionGetResponses = {
+export type V2SessionGetResponses = {
     /**
-     * SessionDetail
+     * Success
      */
-    200: SessionDetail;
+    200: {
+        data: SessionV2Info;
+    };
 };
 
-export type SessionGetResponse = SessionGetResponses[keyof SessionGetResponses];
+export type V2SessionGetResponse = V2SessionGetResponses[keyof V2SessionGetResponses];
 
-export type SessionUpdateData = {
+export type V2SessionUpdateData = {
     body: {
         title: string;
     };
@@ -1411,7 +2658,7 @@ export type SessionUpdateData = {
     url: '/api/session/{sessionID}';
 };
 
-export type SessionUpdateErrors = {
+export type V2SessionUpdateErrors = {
     /**
      * InvalidRequestError
      */
@@ -1442,18 +2689,73 @@ export type SessionUpdateErrors = {
     500: UnknownError;
 };
 
-export type SessionUpdateError = SessionUpdateErrors[keyof SessionUpdateErrors];
+export type V2SessionUpdateError = V2SessionUpdateErrors[keyof V2SessionUpdateErrors];
 
-export type SessionUpdateResponses = {
+export type V2SessionUpdateResponses = {
     /**
-     * SessionInfo
+     * Success
      */
-    200: SessionInfo;
+    200: {
+        data: SessionV2Info;
+    };
 };
 
-export type SessionUpdateResponse = SessionUpdateResponses[keyof SessionUpdateResponses];
+export type V2SessionUpdateResponse = V2SessionUpdateResponses[keyof V2SessionUpdateResponses];
 
-export type SessionCompactData = {
+export type V2SessionSwitchAgentData = {
+    body: {
+        agent: string;
+    };
+    path: {
+        sessionID: string;
+    };
+    query?: never;
+    url: '/api/session/{sessionID}/agent';
+};
+
+export type V2SessionSwitchAgentErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * SessionNotFoundError
+     */
+    404: SessionNotFoundError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2SessionSwitchAgentError = V2SessionSwitchAgentErrors[keyof V2SessionSwitchAgentErrors];
+
+export type V2SessionSwitchAgentResponses = {
+    /**
+     * <No Content>
+     */
+    204: void;
+};
+
+export type V2SessionSwitchAgentResponse = V2SessionSwitchAgentResponses[keyof V2SessionSwitchAgentResponses];
+
+export type V2SessionCompactData = {
     body?: never;
     path: {
         sessionID: string;
@@ -1462,7 +2764,7 @@ export type SessionCompactData = {
     url: '/api/session/{sessionID}/compact';
 };
 
-export type SessionCompactErrors = {
+export type V2SessionCompactErrors = {
     /**
      * InvalidRequestError
      */
@@ -1497,18 +2799,71 @@ export type SessionCompactErrors = {
     500: UnknownError;
 };
 
-export type SessionCompactError = SessionCompactErrors[keyof SessionCompactErrors];
+export type V2SessionCompactError = V2SessionCompactErrors[keyof V2SessionCompactErrors];
 
-export type SessionCompactResponses = {
+export type V2SessionCompactResponses = {
     /**
-     * CompactionStarted
+     * <No Content>
      */
-    200: CompactionStarted;
+    204: void;
 };
 
-export type SessionCompactResponse = SessionCompactResponses[keyof SessionCompactResponses];
+export type V2SessionCompactResponse = V2SessionCompactResponses[keyof V2SessionCompactResponses];
 
-export type SessionEraseData = {
+export type V2SessionContextData = {
+    body?: never;
+    path: {
+        sessionID: string;
+    };
+    query?: never;
+    url: '/api/session/{sessionID}/context';
+};
+
+export type V2SessionContextErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * SessionNotFoundError
+     */
+    404: SessionNotFoundError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2SessionContextError = V2SessionContextErrors[keyof V2SessionContextErrors];
+
+export type V2SessionContextResponses = {
+    /**
+     * Success
+     */
+    200: {
+        data: Array<SessionMessage>;
+    };
+};
+
+export type V2SessionContextResponse = V2SessionContextResponses[keyof V2SessionContextResponses];
+
+export type V2SessionEraseData = {
     body?: never;
     path: {
         sessionID: string;
@@ -1517,7 +2872,7 @@ export type SessionEraseData = {
     url: '/api/session/{sessionID}/erase';
 };
 
-export type SessionEraseErrors = {
+export type V2SessionEraseErrors = {
     /**
      * InvalidRequestError
      */
@@ -1548,69 +2903,20 @@ export type SessionEraseErrors = {
     500: UnknownError;
 };
 
-export type SessionEraseError = SessionEraseErrors[keyof SessionEraseErrors];
+export type V2SessionEraseError = V2SessionEraseErrors[keyof V2SessionEraseErrors];
 
-export type SessionEraseResponses = {
+export type V2SessionEraseResponses = {
     /**
-     * EraseSummary
+     * Success
      */
-    200: EraseSummary;
-};
-
-export type SessionEraseResponse = SessionEraseResponses[keyof SessionEraseResponses];
-
-export type SessionInterruptData = {
-    body?: never;
-    path: {
-        sessionID: string;
+    200: {
+        data: EraseSummary;
     };
-    query?: never;
-    url: '/api/session/{sessionID}/interrupt';
 };
 
-export type SessionInterruptErrors = {
-    /**
-     * InvalidRequestError
-     */
-    400: InvalidRequestError;
-    /**
-     * UnauthorizedError
-     */
-    401: UnauthorizedError;
-    /**
-     * ForbiddenError
-     */
-    403: ForbiddenError;
-    /**
-     * SessionNotFoundError
-     */
-    404: SessionNotFoundError;
-    /**
-     * PayloadTooLargeError
-     */
-    413: PayloadTooLargeError;
-    /**
-     * UnsupportedMediaTypeError
-     */
-    415: UnsupportedMediaTypeError;
-    /**
-     * UnknownError
-     */
-    500: UnknownError;
-};
+export type V2SessionEraseResponse = V2SessionEraseResponses[keyof V2SessionEraseResponses];
 
-export type SessionInterruptError = SessionInterruptErrors[keyof SessionInterruptErrors];
-
-export type SessionInterruptResponses = {
-    /**
-     * <No Content>
-     */
-    204: void;
-};
-
-export type SessionInterruptResponse = SessionInterruptResponses[keyof SessionInterruptResponses];
-
-export type SessionLogData = {
+export type V2SessionEventsData = {
     body?: never;
     path: {
         sessionID: string;
@@ -1619,12 +2925,12 @@ export type SessionLogData = {
         /**
          * Send events with a greater seq (exclusive)
          */
-        after?: number;
+        after?: string;
     };
-    url: '/api/session/{sessionID}/log';
+    url: '/api/session/{sessionID}/event';
 };
 
-export type SessionLogErrors = {
+export type V2SessionEventsErrors = {
     /**
      * InvalidRequestError
      */
@@ -1651,31 +2957,85 @@ export type SessionLogErrors = {
     500: UnknownError;
 };
 
-export type SessionLogError = SessionLogErrors[keyof SessionLogErrors];
+export type V2SessionEventsError = V2SessionEventsErrors[keyof V2SessionEventsErrors];
 
-export type SessionLogResponses = {
+export type V2SessionEventsResponses = {
     /**
-     * LogEvent stream
+     * Durable event stream
      */
-    200: LogEvent;
+    200: SessionDurableEvent;
 };
 
-export type SessionLogResponse = SessionLogResponses[keyof SessionLogResponses];
+export type V2SessionEventsResponse = V2SessionEventsResponses[keyof V2SessionEventsResponses];
 
-export type MessageListData = {
+export type V2SessionHistoryData = {
     body?: never;
     path: {
         sessionID: string;
     };
     query?: {
-        cursor?: string;
         limit?: number;
-        order?: 'asc' | 'desc';
+        after?: number;
     };
-    url: '/api/session/{sessionID}/message';
+    url: '/api/session/{sessionID}/history';
 };
 
-export type MessageListErrors = {
+export type V2SessionHistoryErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * SessionNotFoundError
+     */
+    404: SessionNotFoundError;
+    /**
+     * JournalDisabledError
+     */
+    409: JournalDisabledError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2SessionHistoryError = V2SessionHistoryErrors[keyof V2SessionHistoryErrors];
+
+export type V2SessionHistoryResponses = {
+    /**
+     * SessionHistory
+     */
+    200: SessionHistory;
+};
+
+export type V2SessionHistoryResponse = V2SessionHistoryResponses[keyof V2SessionHistoryResponses];
+
+export type V2SessionInterruptData = {
+    body?: never;
+    path: {
+        sessionID: string;
+    };
+    query?: never;
+    url: '/api/session/{sessionID}/interrupt';
+};
+
+export type V2SessionInterruptErrors = {
     /**
      * InvalidRequestError
      */
@@ -1706,18 +3066,73 @@ export type MessageListErrors = {
     500: UnknownError;
 };
 
-export type MessageListError = MessageListErrors[keyof MessageListErrors];
+export type V2SessionInterruptError = V2SessionInterruptErrors[keyof V2SessionInterruptErrors];
 
-export type MessageListResponses = {
+export type V2SessionInterruptResponses = {
     /**
-     * MessagePage
+     * <No Content>
      */
-    200: MessagePage;
+    204: void;
 };
 
-export type MessageListResponse = MessageListResponses[keyof MessageListResponses];
+export type V2SessionInterruptResponse = V2SessionInterruptResponses[keyof V2SessionInterruptResponses];
 
-export type MessageRemoveData = {
+export type V2SessionMessagesData = {
+    body?: never;
+    path: {
+        sessionID: string;
+    };
+    query?: {
+        limit?: number;
+        order?: 'asc' | 'desc';
+        cursor?: string;
+    };
+    url: '/api/session/{sessionID}/message';
+};
+
+export type V2SessionMessagesErrors = {
+    /**
+     * InvalidCursorError | InvalidRequestError
+     */
+    400: InvalidCursorError | InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * SessionNotFoundError
+     */
+    404: SessionNotFoundError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2SessionMessagesError = V2SessionMessagesErrors[keyof V2SessionMessagesErrors];
+
+export type V2SessionMessagesResponses = {
+    /**
+     * SessionMessagesResponse
+     */
+    200: SessionMessagesResponse;
+};
+
+export type V2SessionMessagesResponse = V2SessionMessagesResponses[keyof V2SessionMessagesResponses];
+
+export type V2SessionRetractData = {
     body?: never;
     path: {
         sessionID: string;
@@ -1727,7 +3142,7 @@ export type MessageRemoveData = {
     url: '/api/session/{sessionID}/message/{messageID}';
 };
 
-export type MessageRemoveErrors = {
+export type V2SessionRetractErrors = {
     /**
      * InvalidTargetError | InvalidRequestError
      */
@@ -1741,9 +3156,9 @@ export type MessageRemoveErrors = {
      */
     403: ForbiddenError;
     /**
-     * SessionNotFoundError | MessageNotFoundError | PartNotFoundError
+     * SessionNotFoundError | MessageNotFoundError | ItemNotFoundError
      */
-    404: SessionNotFoundError | MessageNotFoundError | PartNotFoundError;
+    404: SessionNotFoundError | MessageNotFoundError | ItemNotFoundError;
     /**
      * SessionBusyError
      */
@@ -1762,18 +3177,20 @@ export type MessageRemoveErrors = {
     500: UnknownError;
 };
 
-export type MessageRemoveError = MessageRemoveErrors[keyof MessageRemoveErrors];
+export type V2SessionRetractError = V2SessionRetractErrors[keyof V2SessionRetractErrors];
 
-export type MessageRemoveResponses = {
+export type V2SessionRetractResponses = {
     /**
-     * Message
+     * Success
      */
-    200: Message;
+    200: {
+        data: SessionMessage;
+    };
 };
 
-export type MessageRemoveResponse = MessageRemoveResponses[keyof MessageRemoveResponses];
+export type V2SessionRetractResponse = V2SessionRetractResponses[keyof V2SessionRetractResponses];
 
-export type MessageGetData = {
+export type V2SessionMessageData = {
     body?: never;
     path: {
         sessionID: string;
@@ -1783,7 +3200,7 @@ export type MessageGetData = {
     url: '/api/session/{sessionID}/message/{messageID}';
 };
 
-export type MessageGetErrors = {
+export type V2SessionMessageErrors = {
     /**
      * InvalidRequestError
      */
@@ -1814,88 +3231,33 @@ export type MessageGetErrors = {
     500: UnknownError;
 };
 
-export type MessageGetError = MessageGetErrors[keyof MessageGetErrors];
+export type V2SessionMessageError = V2SessionMessageErrors[keyof V2SessionMessageErrors];
 
-export type MessageGetResponses = {
+export type V2SessionMessageResponses = {
     /**
-     * Message
+     * Success
      */
-    200: Message;
-};
-
-export type MessageGetResponse = MessageGetResponses[keyof MessageGetResponses];
-
-export type PartRemoveData = {
-    body?: never;
-    path: {
-        sessionID: string;
-        messageID: string;
-        partID: string;
+    200: {
+        data: SessionMessage;
     };
-    query?: never;
-    url: '/api/session/{sessionID}/message/{messageID}/part/{partID}';
 };
 
-export type PartRemoveErrors = {
-    /**
-     * InvalidTargetError | InvalidRequestError
-     */
-    400: InvalidTargetError | InvalidRequestError;
-    /**
-     * UnauthorizedError
-     */
-    401: UnauthorizedError;
-    /**
-     * ForbiddenError
-     */
-    403: ForbiddenError;
-    /**
-     * SessionNotFoundError | MessageNotFoundError | PartNotFoundError
-     */
-    404: SessionNotFoundError | MessageNotFoundError | PartNotFoundError;
-    /**
-     * SessionBusyError
-     */
-    409: SessionBusyError;
-    /**
-     * PayloadTooLargeError
-     */
-    413: PayloadTooLargeError;
-    /**
-     * UnsupportedMediaTypeError
-     */
-    415: UnsupportedMediaTypeError;
-    /**
-     * UnknownError
-     */
-    500: UnknownError;
-};
+export type V2SessionMessageResponse = V2SessionMessageResponses[keyof V2SessionMessageResponses];
 
-export type PartRemoveError = PartRemoveErrors[keyof PartRemoveErrors];
-
-export type PartRemoveResponses = {
-    /**
-     * Message
-     */
-    200: Message;
-};
-
-export type PartRemoveResponse = PartRemoveResponses[keyof PartRemoveResponses];
-
-export type MessageUpdateData = {
+export type V2SessionCorrectData = {
     body: {
         text: string;
+        itemID?: string;
     };
     path: {
         sessionID: string;
         messageID: string;
-        partID: string;
     };
     query?: never;
-    url: '/api/session/{sessionID}/message/{messageID}/part/{partID}';
+    url: '/api/session/{sessionID}/message/{messageID}';
 };
 
-export type MessageUpdateErrors = {
+export type V2SessionCorrectErrors = {
     /**
      * InvalidTargetError | InvalidRequestError
      */
@@ -1909,9 +3271,9 @@ export type MessageUpdateErrors = {
      */
     403: ForbiddenError;
     /**
-     * SessionNotFoundError | MessageNotFoundError | PartNotFoundError
+     * SessionNotFoundError | MessageNotFoundError | ItemNotFoundError
      */
-    404: SessionNotFoundError | MessageNotFoundError | PartNotFoundError;
+    404: SessionNotFoundError | MessageNotFoundError | ItemNotFoundError;
     /**
      * SessionBusyError
      */
@@ -1930,27 +3292,90 @@ export type MessageUpdateErrors = {
     500: UnknownError;
 };
 
-export type MessageUpdateError = MessageUpdateErrors[keyof MessageUpdateErrors];
+export type V2SessionCorrectError = V2SessionCorrectErrors[keyof V2SessionCorrectErrors];
 
-export type MessageUpdateResponses = {
+export type V2SessionCorrectResponses = {
     /**
-     * Message
+     * Success
      */
-    200: Message;
+    200: {
+        data: SessionMessage;
+    };
 };
 
-export type MessageUpdateResponse = MessageUpdateResponses[keyof MessageUpdateResponses];
+export type V2SessionCorrectResponse = V2SessionCorrectResponses[keyof V2SessionCorrectResponses];
 
-export type PermissionListData = {
+export type V2SessionRemoveItemData = {
     body?: never;
+    path: {
+        sessionID: string;
+        messageID: string;
+        itemID: string;
+    };
+    query?: never;
+    url: '/api/session/{sessionID}/message/{messageID}/item/{itemID}';
+};
+
+export type V2SessionRemoveItemErrors = {
+    /**
+     * InvalidTargetError | InvalidRequestError
+     */
+    400: InvalidTargetError | InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * SessionNotFoundError | MessageNotFoundError | ItemNotFoundError
+     */
+    404: SessionNotFoundError | MessageNotFoundError | ItemNotFoundError;
+    /**
+     * SessionBusyError
+     */
+    409: SessionBusyError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2SessionRemoveItemError = V2SessionRemoveItemErrors[keyof V2SessionRemoveItemErrors];
+
+export type V2SessionRemoveItemResponses = {
+    /**
+     * Success
+     */
+    200: {
+        data: SessionMessage;
+    };
+};
+
+export type V2SessionRemoveItemResponse = V2SessionRemoveItemResponses[keyof V2SessionRemoveItemResponses];
+
+export type V2SessionSwitchModelData = {
+    body: {
+        model: ModelRef;
+    };
     path: {
         sessionID: string;
     };
     query?: never;
-    url: '/api/session/{sessionID}/permission';
+    url: '/api/session/{sessionID}/model';
 };
 
-export type PermissionListErrors = {
+export type V2SessionSwitchModelErrors = {
     /**
      * InvalidRequestError
      */
@@ -1981,33 +3406,81 @@ export type PermissionListErrors = {
     500: UnknownError;
 };
 
-export type PermissionListError = PermissionListErrors[keyof PermissionListErrors];
+export type V2SessionSwitchModelError = V2SessionSwitchModelErrors[keyof V2SessionSwitchModelErrors];
 
-export type PermissionListResponses = {
+export type V2SessionSwitchModelResponses = {
+    /**
+     * <No Content>
+     */
+    204: void;
+};
+
+export type V2SessionSwitchModelResponse = V2SessionSwitchModelResponses[keyof V2SessionSwitchModelResponses];
+
+export type V2SessionPermissionListData = {
+    body?: never;
+    path: {
+        sessionID: string;
+    };
+    query?: never;
+    url: '/api/session/{sessionID}/permission';
+};
+
+export type V2SessionPermissionListErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * SessionNotFoundError
+     */
+    404: SessionNotFoundError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2SessionPermissionListError = V2SessionPermissionListErrors[keyof V2SessionPermissionListErrors];
+
+export type V2SessionPermissionListResponses = {
     /**
      * Success
      */
     200: {
-        items: Array<PermissionRequest>;
+        data: Array<PermissionV2Request>;
     };
 };
 
-export type PermissionListResponse = PermissionListResponses[keyof PermissionListResponses];
+export type V2SessionPermissionListResponse = V2SessionPermissionListResponses[keyof V2SessionPermissionListResponses];
 
-export type PermissionReplyData = {
-    body: {
-        reply: PermissionReply;
-        message?: string;
-    };
+export type V2SessionPermissionGetData = {
+    body?: never;
     path: {
         sessionID: string;
-        permissionID: string;
+        requestID: string;
     };
     query?: never;
-    url: '/api/session/{sessionID}/permission/{permissionID}';
+    url: '/api/session/{sessionID}/permission/{requestID}';
 };
 
-export type PermissionReplyErrors = {
+export type V2SessionPermissionGetErrors = {
     /**
      * InvalidRequestError
      */
@@ -2038,25 +3511,82 @@ export type PermissionReplyErrors = {
     500: UnknownError;
 };
 
-export type PermissionReplyError = PermissionReplyErrors[keyof PermissionReplyErrors];
+export type V2SessionPermissionGetError = V2SessionPermissionGetErrors[keyof V2SessionPermissionGetErrors];
 
-export type PermissionReplyResponses = {
+export type V2SessionPermissionGetResponses = {
     /**
      * Success
      */
     200: {
-        id: string;
-        reply: PermissionReply;
+        data: PermissionV2Request;
     };
 };
 
-export type PermissionReplyResponse = PermissionReplyResponses[keyof PermissionReplyResponses];
+export type V2SessionPermissionGetResponse = V2SessionPermissionGetResponses[keyof V2SessionPermissionGetResponses];
 
-export type SessionPromptData = {
+export type V2SessionPermissionReplyData = {
     body: {
-        text: string;
+        reply: PermissionV2Reply;
+        message?: string;
+    };
+    path: {
+        sessionID: string;
+        requestID: string;
+    };
+    query?: never;
+    url: '/api/session/{sessionID}/permission/{requestID}/reply';
+};
+
+export type V2SessionPermissionReplyErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * SessionNotFoundError | PermissionNotFoundError
+     */
+    404: SessionNotFoundError | PermissionNotFoundError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2SessionPermissionReplyError = V2SessionPermissionReplyErrors[keyof V2SessionPermissionReplyErrors];
+
+export type V2SessionPermissionReplyResponses = {
+    /**
+     * <No Content>
+     */
+    204: void;
+};
+
+export type V2SessionPermissionReplyResponse = V2SessionPermissionReplyResponses[keyof V2SessionPermissionReplyResponses];
+
+export type V2SessionPromptData = {
+    body: {
+        id?: string;
+        prompt: PromptInput;
+        delivery?: 'steer' | 'queue';
+        resume?: boolean;
         agent?: string;
-        model?: string;
+        model?: ModelRef;
     };
     path: {
         sessionID: string;
@@ -2065,7 +3595,7 @@ export type SessionPromptData = {
     url: '/api/session/{sessionID}/prompt';
 };
 
-export type SessionPromptErrors = {
+export type V2SessionPromptErrors = {
     /**
      * InvalidRequestError
      */
@@ -2100,18 +3630,20 @@ export type SessionPromptErrors = {
     500: UnknownError;
 };
 
-export type SessionPromptError = SessionPromptErrors[keyof SessionPromptErrors];
+export type V2SessionPromptError = V2SessionPromptErrors[keyof V2SessionPromptErrors];
 
-export type SessionPromptResponses = {
+export type V2SessionPromptResponses = {
     /**
-     * Admitted
+     * Success
      */
-    200: Admitted;
+    200: {
+        data: SessionInputAdmitted;
+    };
 };
 
-export type SessionPromptResponse = SessionPromptResponses[keyof SessionPromptResponses];
+export type V2SessionPromptResponse = V2SessionPromptResponses[keyof V2SessionPromptResponses];
 
-export type SessionPruneData = {
+export type V2SessionPruneData = {
     body: {
         types?: Array<PrunableType>;
     };
@@ -2122,7 +3654,7 @@ export type SessionPruneData = {
     url: '/api/session/{sessionID}/prune';
 };
 
-export type SessionPruneErrors = {
+export type V2SessionPruneErrors = {
     /**
      * InvalidRequestError
      */
@@ -2157,18 +3689,20 @@ export type SessionPruneErrors = {
     500: UnknownError;
 };
 
-export type SessionPruneError = SessionPruneErrors[keyof SessionPruneErrors];
+export type V2SessionPruneError = V2SessionPruneErrors[keyof V2SessionPruneErrors];
 
-export type SessionPruneResponses = {
+export type V2SessionPruneResponses = {
     /**
-     * PruneSummary
+     * Success
      */
-    200: PruneSummary;
+    200: {
+        data: PruneSummary;
+    };
 };
 
-export type SessionPruneResponse = SessionPruneResponses[keyof SessionPruneResponses];
+export type V2SessionPruneResponse = V2SessionPruneResponses[keyof V2SessionPruneResponses];
 
-export type SessionResumeData = {
+export type V2SessionResumeData = {
     body?: never;
     path: {
         sessionID: string;
@@ -2177,7 +3711,7 @@ export type SessionResumeData = {
     url: '/api/session/{sessionID}/resume';
 };
 
-export type SessionResumeErrors = {
+export type V2SessionResumeErrors = {
     /**
      * InvalidRequestError
      */
@@ -2212,20 +3746,22 @@ export type SessionResumeErrors = {
     500: UnknownError;
 };
 
-export type SessionResumeError = SessionResumeErrors[keyof SessionResumeErrors];
+export type V2SessionResumeError = V2SessionResumeErrors[keyof V2SessionResumeErrors];
 
-export type SessionResumeResponses = {
+export type V2SessionResumeResponses = {
     /**
      * Success
      */
     200: {
-        resumed: boolean;
+        data: {
+            resumed: boolean;
+        };
     };
 };
 
-export type SessionResumeResponse = SessionResumeResponses[keyof SessionResumeResponses];
+export type V2SessionResumeResponse = V2SessionResumeResponses[keyof V2SessionResumeResponses];
 
-export type SessionSyntheticData = {
+export type V2SessionSyntheticData = {
     body: {
         text: string;
         description?: string;
@@ -2238,7 +3774,7 @@ export type SessionSyntheticData = {
     url: '/api/session/{sessionID}/synthetic';
 };
 
-export type SessionSyntheticErrors = {
+export type V2SessionSyntheticErrors = {
     /**
      * InvalidRequestError
      */
@@ -2273,18 +3809,20 @@ export type SessionSyntheticErrors = {
     500: UnknownError;
 };
 
-export type SessionSyntheticError = SessionSyntheticErrors[keyof SessionSyntheticErrors];
+export type V2SessionSyntheticError = V2SessionSyntheticErrors[keyof V2SessionSyntheticErrors];
 
-export type SessionSyntheticResponses = {
+export type V2SessionSyntheticResponses = {
     /**
-     * Admitted
+     * Success
      */
-    200: Admitted;
+    200: {
+        data: SessionInputAdmitted;
+    };
 };
 
-export type SessionSyntheticResponse = SessionSyntheticResponses[keyof SessionSyntheticResponses];
+export type V2SessionSyntheticResponse = V2SessionSyntheticResponses[keyof V2SessionSyntheticResponses];
 
-export type SessionWaitData = {
+export type V2SessionWaitData = {
     body?: never;
     path: {
         sessionID: string;
@@ -2293,7 +3831,7 @@ export type SessionWaitData = {
     url: '/api/session/{sessionID}/wait';
 };
 
-export type SessionWaitErrors = {
+export type V2SessionWaitErrors = {
     /**
      * InvalidRequestError
      */
@@ -2324,13 +3862,122 @@ export type SessionWaitErrors = {
     500: UnknownError;
 };
 
-export type SessionWaitError = SessionWaitErrors[keyof SessionWaitErrors];
+export type V2SessionWaitError = V2SessionWaitErrors[keyof V2SessionWaitErrors];
 
-export type SessionWaitResponses = {
+export type V2SessionWaitResponses = {
     /**
-     * SessionInfo
+     * <No Content>
      */
-    200: SessionInfo;
+    204: void;
 };
 
-export type SessionWaitResponse = SessionWaitResponses[keyof SessionWaitResponses];
+export type V2SessionWaitResponse = V2SessionWaitResponses[keyof V2SessionWaitResponses];
+
+export type V2SkillListData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * The location to work in (`location[directory]=...`); default the server's own.
+         */
+        location?: {
+            directory?: string;
+            workspace?: string;
+        };
+    };
+    url: '/api/skill';
+};
+
+export type V2SkillListErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2SkillListError = V2SkillListErrors[keyof V2SkillListErrors];
+
+export type V2SkillListResponses = {
+    /**
+     * Success
+     */
+    200: {
+        location: LocationInfo;
+        data: Array<SkillV2Info>;
+    };
+};
+
+export type V2SkillListResponse = V2SkillListResponses[keyof V2SkillListResponses];
+
+export type V2StorageStatsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        sessionID?: string;
+    };
+    url: '/api/storage';
+};
+
+export type V2StorageStatsErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * SessionNotFoundError
+     */
+    404: SessionNotFoundError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2StorageStatsError = V2StorageStatsErrors[keyof V2StorageStatsErrors];
+
+export type V2StorageStatsResponses = {
+    /**
+     * Success
+     */
+    200: {
+        data: DatabaseStats;
+    };
+};
+
+export type V2StorageStatsResponse = V2StorageStatsResponses[keyof V2StorageStatsResponses];

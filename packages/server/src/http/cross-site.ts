@@ -1,4 +1,4 @@
-import { ForbiddenError } from "../api/errors.ts"
+import { ForbiddenError } from "@opencode-ai/protocol"
 import type { CorsOrigins } from "./cors.ts"
 import { hostName } from "./host.ts"
 

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { openApiText } from "../src/api/openapi.ts"
+import { openApiText } from "../src/openapi.ts"
 
 export const OPENAPI_PATH = fileURLToPath(new URL("../../sdk/openapi.json", import.meta.url))
 

@@ -1,0 +1,157 @@
+import { fetchOf } from "./client.ts"
+import type { OpencodeClient } from "./gen/sdk.gen.ts"
+import type { SessionDurableEvent, V2Event } from "./gen/types.gen.ts"
+
+/** An event stream could not be opened: the server's typed error body, with its HTTP status. */
+export class EventStreamError extends Error {
+  override readonly name = "EventStreamError"
+  constructor(
+    readonly status: number,
+    readonly error: unknown,
+  ) {
+    super(
+      typeof error === "object" && error !== null && "message" in error
+        ? String((error as { message: unknown }).message)
+        : `event stream failed with status ${status}`,
+    )
+  }
+}
+
+/**
+ * An open event stream. Iterate it with `for await`; breaking out of the loop (or `close()`) closes the
+ * connection, so nothing keeps the process alive afterwards. Iterate it once.
+ */
+export interface EventStream<E> extends AsyncIterable<E> {
+  /** Closes the connection; the iteration ends. */
+  close(): void
+}
+
+export interface EventsOptions {
+  /** Only this session's events (an addition to upstream's `event.subscribe`). */
+  readonly sessionID?: string
+  /** Aborting closes the stream (the iteration ends without an error). */
+  readonly signal?: AbortSignal
+}
+
+export interface SessionEventsOptions {
+  readonly sessionID: string
+  /** Replay durable events with a greater seq (exclusive). Default 0: the whole history. */
+  readonly after?: number
+  readonly signal?: AbortSignal
+}
+
+/** The parts of an SSE operation's options the streams set. */
+interface StreamCall {
+  fetch: typeof globalThis.fetch
+  signal: AbortSignal
+  sseMaxRetryAttempts: number
+  onSseError: (cause: unknown) => void
+}
+
+/**
+ * Opens a stream and resolves once the server has answered, so the subscription exists (every event
+ * committed from then on is delivered) before the promise resolves. One attempt, no reconnection: a
+ * refused stream rejects with `EventStreamError` and the server's typed body.
+ */
+const open = async <E>(
+  client: OpencodeClient,
+  start: (call: StreamCall) => Promise<{ stream: AsyncGenerator<unknown, unknown, unknown> }>,
+  outer: AbortSignal | undefined,
+): Promise<EventStream<E>> => {
+  const controller = new AbortController()
+  const close = () => controller.abort()
+  if (outer?.aborted) close()
+  else outer?.addEventListener("abort", close, { once: true })
+  const base = fetchOf(client)
+  let answered!: (response: Response | Error) => void
+  const response = new Promise<Response | Error>((resolve) => (answered = resolve))
+  let failure: unknown
+  const { stream } = await start({
+    signal: controller.signal,
+    sseMaxRetryAttempts: 1,
+    onSseError: (cause) => {
+      failure ??= cause
+      answered(cause instanceof Error ? cause : new Error(String(cause)))
+    },
+    fetch: (async (input: Request | string | URL, init?: RequestInit) => {
+      const got = await base(input, init).catch((cause: unknown) => {
+        answered(cause instanceof Error ? cause : new Error(String(cause)))
+        throw cause
+      })
+      if (!got.ok) {
+        const body = await got
+          .clone()
+          .json()
+          .catch(() => undefined)
+        failure ??= new EventStreamError(got.status, body)
+      }
+      answered(got)
+      return got
+    }) as typeof globalThis.fetch,
+  })
+  // The generated reader connects when first pulled: pull now, and hand the first result on later.
+  const first = stream.next()
+  first.catch(() => undefined)
+  await Promise.race([response, first])
+  if (failure !== undefined) {
+    close()
+    throw failure
+  }
+  const events = async function* () {
+    try {
+      const head = await first
+      if (head.done) return
+      yield head.value as E
+      for await (const event of stream) yield event as E
+    } catch (cause) {
+      if (!controller.signal.aborted) throw cause
+    } finally {
+      close()
+      outer?.removeEventListener("abort", close)
+      await stream.return(undefined).catch(() => undefined)
+    }
+  }
+  const iterator = events()
+  return {
+    close,
+    [Symbol.asyncIterator]: () => iterator,
+  }
+}
+
+/**
+ * `v2.event.subscribe` (`GET /api/event`), connected: `server.connected`, then every durable and live
+ * event (of one session with `sessionID`), typed as upstream's `V2Event` union plus this host's events.
+ *
+ * ```ts
+ * const events = await subscribe(client, { sessionID })
+ * for await (const event of events) if (event.type === "session.next.turn.ended") break
+ * ```
+ */
+export const subscribe = (client: OpencodeClient, options: EventsOptions = {}): Promise<EventStream<V2Event>> =>
+  open<V2Event>(
+    client,
+    (call) =>
+      client.v2.event.subscribe({
+        ...call,
+        ...(options.sessionID !== undefined ? { query: { sessionID: options.sessionID } } : {}),
+      }) as never,
+    options.signal,
+  )
+
+/**
+ * `v2.session.events` (`GET /api/session/:id/event`), connected: the session's durable events after the
+ * seq `after`, replayed from the journal without gaps, then the ones committed from now on.
+ */
+export const sessionEvents = (
+  client: OpencodeClient,
+  options: SessionEventsOptions,
+): Promise<EventStream<SessionDurableEvent>> =>
+  open<SessionDurableEvent>(
+    client,
+    (call) =>
+      client.v2.session.events(
+        { sessionID: options.sessionID, ...(options.after !== undefined ? { after: String(options.after) } : {}) },
+        call,
+      ) as never,
+    options.signal,
+  )
