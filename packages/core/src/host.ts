@@ -29,7 +29,7 @@ export interface HostOptions {
  */
 export const HostLayer = (options: HostOptions) => {
   const config = Config.layer(options.config)
-  const store = StoreLayer({ path: options.database, persist: options.config.data.events?.persist === true })
+  const store = StoreLayer({ path: options.database, persist: options.config.data.events?.persist !== false })
   const base = Layer.mergeAll(Hooks.layer, Providers.layer).pipe(Layer.provideMerge(config))
   const runner = Runner.layer.pipe(Layer.provideMerge(Permissions.layer), Layer.provideMerge(Layer.merge(store, base)))
   const execution = Layer.mergeAll(Execution.layer, Mutation.layer, Prune.layer, Erase.layer).pipe(

@@ -42,6 +42,10 @@ export const ConfigSchema = Schema.Struct({
   instructions: Schema.optional(Schema.Array(Schema.String)),
   /** Plugin modules: paths relative to the config file, or installed package names (see `PluginEntry`). */
   plugin: Schema.optional(Schema.Array(PluginEntry)),
+  /**
+   * `persist` (default true): keep the durable event journal, which `session.history`, the per-session
+   * event stream, replay and erase read. `false` keeps only the projection.
+   */
   events: Schema.optional(Schema.Struct({ persist: Schema.optional(Schema.Boolean) })),
   server: Schema.optional(
     Schema.Struct({
