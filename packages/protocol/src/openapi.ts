@@ -141,7 +141,10 @@ const locationParameters = (paths: JsonObject): JsonObject => {
               locationParameter,
               ...parameters.filter(
                 (p) =>
-                  !(p.in === "query" && ["location[directory]", "location[workspace]", "directory"].includes(String(p.name))),
+                  !(
+                    p.in === "query" &&
+                    ["location[directory]", "location[workspace]", "directory"].includes(String(p.name))
+                  ),
               ),
             ],
           }

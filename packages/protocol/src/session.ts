@@ -167,7 +167,10 @@ export class SessionGroup extends HttpApiGroup.make("v2.session")
       },
       success: MessagePage,
       error: [SessionNotFoundError, InvalidCursorError, InvalidRequestError],
-    }).annotate(OpenApi.Summary, "Messages in seq order (`order`, default ascending); page with cursor.next / cursor.previous"),
+    }).annotate(
+      OpenApi.Summary,
+      "Messages in seq order (`order`, default ascending); page with cursor.next / cursor.previous",
+    ),
 
     // ---- additions ----
     HttpApiEndpoint.patch("update", "/api/session/:sessionID", {

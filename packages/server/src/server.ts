@@ -1,4 +1,13 @@
-import { Bus, Config, type ConfigShape, Database, HostLayer, type InlinePlugin, LogLayer, Session } from "@opencode-ai/core"
+import {
+  Bus,
+  Config,
+  type ConfigShape,
+  Database,
+  HostLayer,
+  type InlinePlugin,
+  LogLayer,
+  Session,
+} from "@opencode-ai/core"
 import { apiPaths } from "@opencode-ai/protocol"
 import { Context, Effect, Layer, type LogLevel, ManagedRuntime } from "effect"
 import { HttpRouter } from "effect/http"

@@ -38,7 +38,8 @@ export const listDirectory = (
       return yield* new InvalidInputError({ message: `"${path}" is not a directory`, field: "path" })
     const entries = yield* Effect.tryPromise({
       try: () => sortedEntries(start),
-      catch: (cause) => new InvalidInputError({ message: `cannot list "${path ?? "."}": ${String(cause)}`, field: "path" }),
+      catch: (cause) =>
+        new InvalidInputError({ message: `cannot list "${path ?? "."}": ${String(cause)}`, field: "path" }),
     })
     return entries.flatMap((entry): Array<FileSystemEntry> => {
       const rel = displayPath(root, nodePath.join(start, entry.name))
@@ -107,7 +108,9 @@ export const openFile = (
   path: string,
 ): Effect.Effect<{ readonly path: string; readonly size: number }, InvalidInputError> =>
   Effect.gen(function* () {
-    const { path: real } = yield* resolveInsideWithRoot("fs.read", directory, path).pipe(Effect.mapError(refuse("path")))
+    const { path: real } = yield* resolveInsideWithRoot("fs.read", directory, path).pipe(
+      Effect.mapError(refuse("path")),
+    )
     const stat = yield* Effect.promise(() => fs.stat(real))
     if (!stat.isFile()) return yield* new InvalidInputError({ message: `"${path}" is not a file`, field: "path" })
     if (stat.size > READ_MAX_BYTES)

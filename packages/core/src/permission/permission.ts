@@ -132,7 +132,10 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
           let decision = evaluate(key, rule, plan.patterns)
           if (decision === "ask") {
             const grants = readGrants.all(sessionID).map((row) => JSON.parse(row.data) as PermissionRequest)
-            const granted = grants.map((grant) => ({ permission: grant.action, patterns: grant.save ?? grant.resources }))
+            const granted = grants.map((grant) => ({
+              permission: grant.action,
+              patterns: grant.save ?? grant.resources,
+            }))
             if (covered(granted, key, plan.patterns)) decision = "allow"
           }
           if (hooks.list("permission").length === 0) return decision

@@ -23,7 +23,6 @@ export interface HostServices {
 
 const PRUNABLE: ReadonlyArray<PrunableType> = ["tool", "reasoning"]
 
-
 const str = (input: unknown, field: string) =>
   typeof input === "object" &&
   input !== null &&

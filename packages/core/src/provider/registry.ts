@@ -144,8 +144,7 @@ export class Providers extends Context.Service<Providers, ProvidersShape>()("@op
       if (problem)
         yield* Effect.logWarning(`config: the default model "${config.data.model}" cannot be used: ${problem}`)
 
-      const limit = (model: ModelRef) =>
-        resolved.get(model.providerID)?.models.find((m) => m.id === model.id)?.limit
+      const limit = (model: ModelRef) => resolved.get(model.providerID)?.models.find((m) => m.id === model.id)?.limit
 
       // The AI SDK and its provider packages load on first use: a host that only runs the offline
       // provider (or has not yet sent a request) starts without them, which is most of its start-up time.

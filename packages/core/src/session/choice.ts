@@ -59,9 +59,7 @@ export const checkChoice = (
   }
   if (choice.model !== undefined) {
     const problem =
-      !choice.model.providerID || !choice.model.id
-        ? "expected <providerID>/<modelID>"
-        : providers.check(choice.model)
+      !choice.model.providerID || !choice.model.id ? "expected <providerID>/<modelID>" : providers.check(choice.model)
     if (problem) {
       return Effect.fail(
         new InvalidInputError({

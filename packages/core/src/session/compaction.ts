@@ -55,7 +55,7 @@ export const sessionModel = (
   const row = reads.row(sessionID)
   const latest = reads.latestPrompt(sessionID)
   const agent = selectAgent(config, latest?.agent ?? row?.agent ?? undefined)
-  return latest?.model ?? agent.model ?? ((row ? rowModel(row) : undefined) ?? providers.defaultModel)
+  return latest?.model ?? agent.model ?? (row ? rowModel(row) : undefined) ?? providers.defaultModel
 }
 
 /** What a compaction would cover: the messages summarised, the last seq covered, the prompt restated. */
@@ -165,7 +165,12 @@ export const makeCompactor = (deps: CompactorDeps) => {
           client.stream({
             model,
             system: [
-              { type: "text", id: "host:compaction", text: COMPACTION_PROMPT, origin: { type: "host", name: "default" } },
+              {
+                type: "text",
+                id: "host:compaction",
+                text: COMPACTION_PROMPT,
+                origin: { type: "host", name: "default" },
+              },
             ],
             messages,
             tools: deps.tools,
@@ -178,8 +183,7 @@ export const makeCompactor = (deps: CompactorDeps) => {
             if (part.type === "text-delta") {
               summary += part.text
               bus.publish(SessionEvent.CompactionDelta, sessionID, { messageID, text: part.text })
-            }
-            else if (part.type === "finish" && part.usage) usage = part.usage
+            } else if (part.type === "finish" && part.usage) usage = part.usage
           }),
         ),
       )

@@ -8,7 +8,15 @@ import { ascending } from "../id/id.ts"
 import { Permissions } from "../permission/permission.ts"
 import { Hooks, recordedHookError } from "../plugin/hooks.ts"
 import { Providers } from "../provider/registry.ts"
-import { admitInput, admitResume, boundary, DEFAULT_QUEUE_LIMIT, type Grant, type Input, settleCutOff } from "./admission.ts"
+import {
+  admitInput,
+  admitResume,
+  boundary,
+  DEFAULT_QUEUE_LIMIT,
+  type Grant,
+  type Input,
+  settleCutOff,
+} from "./admission.ts"
 import { resolveAttachments } from "./attachment.ts"
 import { checkChoice } from "./choice.ts"
 import { admitCompaction } from "./compaction.ts"
@@ -51,9 +59,7 @@ export interface ExecutionShape {
    */
   prompt(input: PromptInput): Effect.Effect<Admitted, SessionNotFoundError | InvalidInputError | QueueFullError>
   /** Admits a notice after the `session.synthetic` hook; wakes the session unless `resume` is false. */
-  synthetic(
-    input: SyntheticInput,
-  ): Effect.Effect<Admitted, SessionNotFoundError | InvalidInputError | QueueFullError>
+  synthetic(input: SyntheticInput): Effect.Effect<Admitted, SessionNotFoundError | InvalidInputError | QueueFullError>
   /** Switches the agent later turns use (checked against the configured agents). */
   switchAgent(sessionID: string, agent: string): Effect.Effect<void, SessionNotFoundError | InvalidInputError>
   /** Switches the model later turns use (checked against the providers). */
@@ -323,7 +329,10 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
         id === undefined || /^msg_[0-9A-Za-z]{1,64}$/.test(id)
           ? Effect.succeed(id === undefined ? undefined : existing(sessionID, id))
           : Effect.fail(
-              new InvalidInputError({ message: "id must be a message id of the form msg_<letters and digits>", field: "id" }),
+              new InvalidInputError({
+                message: "id must be a message id of the form msg_<letters and digits>",
+                field: "id",
+              }),
             )
 
       const prompt = (input: PromptInput) =>
@@ -335,7 +344,10 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           if (repeated) return repeated
           yield* roomFor(input.sessionID)
           if (input.id !== undefined && session.sync.message(input.sessionID, input.id) !== undefined)
-            return yield* new InvalidInputError({ message: `id ${input.id} is already used by another message`, field: "id" })
+            return yield* new InvalidInputError({
+              message: `id ${input.id} is already used by another message`,
+              field: "id",
+            })
           const files = yield* resolveAttachments(info.location.directory, input.prompt.files)
           const event: PromptEvent = {
             sessionID: input.sessionID,

@@ -3,29 +3,15 @@ import type { Envelope } from "../bus/event.ts"
 import { Projectors } from "../bus/projector.ts"
 import { Database } from "../storage/database.ts"
 import { SessionEvent as E, sessionDurableEvents } from "./event.ts"
-import type { AssistantItem, AssistantMessage, Message, Queued, ToolItem } from "./message.ts"
-import { callInput, syntheticMessage, userMessage } from "./message.ts"
+import { changedMessages, createdMessage, prunedTool, restatedText, updateMessage } from "@opencode-ai/schema"
+import type { Message, Queued } from "./message.ts"
+import { syntheticMessage, userMessage } from "./message.ts"
 
 type DataOf<D extends { data: { Type: unknown } }> = D["data"]["Type"]
 type Handler<D extends { data: { Type: unknown } }> = (event: Envelope<DataOf<D>>) => void
 
-/**
- * A tool item whose input and output left the transcript: the item, its name and status stay. A failed
- * call's error message is its output (what the model read back), so it goes too; the error's name stays.
- * The title goes as well: it is written from the input (`bash <command>`, `edit <path>`).
- */
-export const prunedTool = ({ title: _title, ...item }: ToolItem, time: number, by: Message["origin"]): ToolItem => {
-  const state = item.state
-  const emptied: ToolItem["state"] =
-    state.status === "pending"
-      ? { status: "pending", input: "" }
-      : state.status === "running"
-        ? { status: "running", input: {}, structured: {}, content: [] }
-        : state.status === "completed"
-          ? { status: "completed", input: {}, structured: {}, content: [] }
-          : { status: "error", input: {}, structured: {}, content: [], error: { ...state.error, message: "" } }
-  return { ...item, state: emptied, time: { ...item.time, pruned: time }, prunedBy: by }
-}
+/** A tool item whose input and output left the transcript (see `@opencode-ai/schema`'s transcript rules). */
+export { prunedTool }
 
 /**
  * Applies session events to the projection tables. Pure in the event: it reads only the rows it updates
@@ -93,57 +79,17 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
   const insert = (event: Envelope, message: Message) =>
     insertMessage.run(message.id, event.sessionID, event.seq, message.type, JSON.stringify(message))
 
-  const assistant = (event: Envelope, messageID: string): AssistantMessage => {
-    const message = load(event, messageID)
-    if (message.type !== "assistant") throw new Error(`${event.type}: message ${messageID} is not an assistant message`)
-    return message
-  }
-  /** Replaces the content item `match` finds; a missing item means the journal is inconsistent. */
-  const updateItem = (
-    event: Envelope,
-    messageID: string,
-    match: (item: AssistantItem) => boolean,
-    update: (item: AssistantItem) => AssistantItem,
-  ) => {
-    const message = assistant(event, messageID)
-    const index = message.content.findIndex(match)
-    if (index === -1) throw new Error(`${event.type}: no such item in message ${messageID}`)
-    store(event, { ...message, content: message.content.map((item, i) => (i === index ? update(item) : item)) })
-  }
-  const appendItem = (event: Envelope, messageID: string, item: AssistantItem) => {
-    const message = assistant(event, messageID)
-    store(event, { ...message, content: [...message.content, item] })
-  }
-  const byID = (id: string) => (item: AssistantItem) => item.id === id
-  const byCall = (callID: string) => (item: AssistantItem) => item.type === "tool" && item.callID === callID
-  const tool = (item: AssistantItem): ToolItem => {
-    if (item.type !== "tool") throw new Error(`item ${item.id} is not a tool call`)
-    return item
-  }
-  const toolInput = callInput
-
-  /** Drops a reasoning item and remembers its id, so a repeated removal is recognised as a retry. */
-  const removeReasoning = (message: AssistantMessage, itemIDs: ReadonlySet<string>): AssistantMessage => ({
-    ...message,
-    content: message.content.filter((item) => !(item.type === "reasoning" && itemIDs.has(item.id))),
-    removed: [...(message.removed ?? []), ...itemIDs],
-  })
-
   const readRestating = client.query<{ id: string; data: string }, [string, string]>(
     "SELECT id, data FROM session_message WHERE session_id = ? AND type = 'compaction' AND json_extract(data, '$.promptID') = ?",
   )
-  /** A compaction restating this prompt restates it as it now stands (corrected, or emptied by a retraction). */
-  const restate = (event: Envelope, promptID: string, text: string) => {
-    for (const row of readRestating.all(event.sessionID, promptID)) {
-      const compaction = JSON.parse(row.data) as Message
-      if (compaction.type === "compaction") store(event, { ...compaction, recent: text })
-    }
-  }
-
   const queue = (event: Envelope, messageID: string, item: Queued) =>
     insertInbox.run(messageID, event.sessionID, event.seq, JSON.stringify(item))
 
-  const handlers: { [type: string]: (event: Envelope<any>) => void } = {
+  /**
+   * What an event does besides changing messages (which `project` does with the shared transcript rules):
+   * the session row, the inbox, the execution claim, permission requests and usage.
+   */
+  const effects: { [type: string]: (event: Envelope<any>) => void } = {
     [E.Created.type]: ((event) => {
       const d = event.data
       insertSession.run(
@@ -166,48 +112,24 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
     },
     [E.AgentSwitched.type]: ((event) => {
       switchAgent.run(event.data.agent, event.sessionID)
-      insert(event, {
-        id: event.data.messageID,
-        sessionID: event.sessionID,
-        seq: event.seq,
-        origin: "user",
-        type: "agent-switched",
-        time: { created: event.time },
-        agent: event.data.agent,
-      })
     }) satisfies Handler<typeof E.AgentSwitched>,
     [E.ModelSwitched.type]: ((event) => {
       switchModel.run(JSON.stringify(event.data.model), event.sessionID)
-      insert(event, {
-        id: event.data.messageID,
-        sessionID: event.sessionID,
-        seq: event.seq,
-        origin: "user",
-        type: "model-switched",
-        time: { created: event.time },
-        model: event.data.model,
-      })
     }) satisfies Handler<typeof E.ModelSwitched>,
-
-    // ---- input ----
     [E.Prompted.type]: ((event) => {
       const { resume, ...data } = event.data
       queue(event, data.messageID, { kind: "prompt", data, wake: resume !== false, time: event.time })
     }) satisfies Handler<typeof E.Prompted>,
-    [E.PromptAdmitted.type]: ((event) => {
-      deleteInbox.run(event.data.messageID, event.sessionID)
-      insert(event, userMessage(event.sessionID, event.seq, event.time, event.data))
-    }) satisfies Handler<typeof E.PromptAdmitted>,
     [E.SyntheticQueued.type]: ((event) => {
       const { resume, ...data } = event.data
       queue(event, data.messageID, { kind: "synthetic", data, wake: resume, time: event.time })
     }) satisfies Handler<typeof E.SyntheticQueued>,
+    [E.PromptAdmitted.type]: ((event) => {
+      deleteInbox.run(event.data.messageID, event.sessionID)
+    }) satisfies Handler<typeof E.PromptAdmitted>,
     [E.Synthetic.type]: ((event) => {
       deleteInbox.run(event.data.messageID, event.sessionID)
-      insert(event, syntheticMessage(event.sessionID, event.seq, event.time, event.data))
     }) satisfies Handler<typeof E.Synthetic>,
-
-    // ---- turns: the execution claim ----
     [E.TurnStarted.type]: ((event) => {
       insertClaim.run(event.sessionID, event.data.turnID, event.data.reason, event.time)
     }) satisfies Handler<typeof E.TurnStarted>,
@@ -217,224 +139,14 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
     [E.TurnEnded.type]: (event) => {
       releaseClaim.run(event.sessionID)
     },
-
-    // ---- steps ----
-    [E.StepStarted.type]: ((event) => {
-      const d = event.data
-      insert(event, {
-        id: d.assistantMessageID,
-        sessionID: event.sessionID,
-        seq: event.seq,
-        origin: "host",
-        type: "assistant",
-        time: { created: event.time },
-        agent: d.agent,
-        model: d.model,
-        content: [],
-        turnID: d.turnID,
-        ...(d.snapshot !== undefined ? { snapshot: { start: d.snapshot } } : {}),
-      })
-    }) satisfies Handler<typeof E.StepStarted>,
     [E.StepEnded.type]: ((event) => {
-      const d = event.data
-      const message = assistant(event, d.assistantMessageID)
-      store(event, {
-        ...message,
-        time: { ...message.time, completed: event.time },
-        finish: d.finish,
-        cost: d.cost,
-        tokens: d.tokens,
-      })
-      const t = d.tokens
-      addUsage.run(d.cost, t.input, t.output, t.reasoning, t.cache.read, t.cache.write, event.sessionID)
+      const { cost, tokens: t } = event.data
+      addUsage.run(cost, t.input, t.output, t.reasoning, t.cache.read, t.cache.write, event.sessionID)
     }) satisfies Handler<typeof E.StepEnded>,
     [E.StepFailed.type]: ((event) => {
-      const d = event.data
-      const message = assistant(event, d.assistantMessageID)
-      store(event, {
-        ...message,
-        time: { ...message.time, completed: event.time },
-        finish: d.finish ?? "error",
-        error: d.error,
-        ...(d.tokens ? { tokens: d.tokens } : {}),
-      })
-      if (d.tokens) {
-        const t = d.tokens
-        addUsage.run(0, t.input, t.output, t.reasoning, t.cache.read, t.cache.write, event.sessionID)
-      }
+      const t = event.data.tokens
+      if (t) addUsage.run(0, t.input, t.output, t.reasoning, t.cache.read, t.cache.write, event.sessionID)
     }) satisfies Handler<typeof E.StepFailed>,
-
-    // ---- text and reasoning ----
-    [E.TextStarted.type]: ((event) => {
-      appendItem(event, event.data.assistantMessageID, { type: "text", id: event.data.textID, text: "" })
-    }) satisfies Handler<typeof E.TextStarted>,
-    [E.TextAppended.type]: ((event) => {
-      const d = event.data
-      updateItem(event, d.assistantMessageID, byID(d.textID), (item) =>
-        item.type === "text" ? { ...item, text: item.text.slice(0, d.offset) + d.text } : item,
-      )
-    }) satisfies Handler<typeof E.TextAppended>,
-    [E.TextEnded.type]: ((event) => {
-      const d = event.data
-      updateItem(event, d.assistantMessageID, byID(d.textID), (item) =>
-        item.type === "text" ? { ...item, text: d.text } : item,
-      )
-    }) satisfies Handler<typeof E.TextEnded>,
-    [E.ReasoningStarted.type]: ((event) => {
-      const d = event.data
-      appendItem(event, d.assistantMessageID, {
-        type: "reasoning",
-        id: d.reasoningID,
-        text: "",
-        ...(d.providerMetadata ? { providerMetadata: d.providerMetadata } : {}),
-        time: { created: event.time },
-      })
-    }) satisfies Handler<typeof E.ReasoningStarted>,
-    [E.ReasoningAppended.type]: ((event) => {
-      const d = event.data
-      updateItem(event, d.assistantMessageID, byID(d.reasoningID), (item) =>
-        item.type === "reasoning" ? { ...item, text: item.text.slice(0, d.offset) + d.text } : item,
-      )
-    }) satisfies Handler<typeof E.ReasoningAppended>,
-    [E.ReasoningEnded.type]: ((event) => {
-      const d = event.data
-      updateItem(event, d.assistantMessageID, byID(d.reasoningID), (item) =>
-        item.type === "reasoning"
-          ? {
-              ...item,
-              text: d.text,
-              ...(d.providerMetadata ? { providerMetadata: d.providerMetadata } : {}),
-              time: { created: item.time?.created ?? event.time, completed: event.time },
-            }
-          : item,
-      )
-    }) satisfies Handler<typeof E.ReasoningEnded>,
-
-    // ---- tools ----
-    [E.ToolInputStarted.type]: ((event) => {
-      const d = event.data
-      appendItem(event, d.assistantMessageID, {
-        type: "tool",
-        id: d.itemID,
-        callID: d.callID,
-        name: d.name,
-        state: { status: "pending", input: "" },
-        time: { created: event.time },
-      })
-    }) satisfies Handler<typeof E.ToolInputStarted>,
-    [E.ToolInputEnded.type]: ((event) => {
-      const d = event.data
-      updateItem(event, d.assistantMessageID, byCall(d.callID), (item) => ({
-        ...tool(item),
-        state: { status: "pending", input: d.text },
-      }))
-    }) satisfies Handler<typeof E.ToolInputEnded>,
-    [E.ToolCalled.type]: ((event) => {
-      const d = event.data
-      const running = {
-        state: { status: "running" as const, input: d.input, structured: {}, content: [] },
-        ...(d.title !== undefined ? { title: d.title } : {}),
-        provider: { executed: d.provider.executed },
-      }
-      const message = assistant(event, d.assistantMessageID)
-      if (!message.content.some(byCall(d.callID))) {
-        // A provider that sends whole calls (no streamed input) starts the item here.
-        store(event, {
-          ...message,
-          content: [
-            ...message.content,
-            {
-              type: "tool",
-              id: d.itemID,
-              callID: d.callID,
-              name: d.tool,
-              ...running,
-              time: { created: event.time, ran: event.time },
-            },
-          ],
-        })
-        return
-      }
-      updateItem(event, d.assistantMessageID, byCall(d.callID), (item) => {
-        const call = tool(item)
-        return { ...call, ...running, time: { ...call.time, ran: event.time } }
-      })
-    }) satisfies Handler<typeof E.ToolCalled>,
-    [E.ToolProgress.type]: ((event) => {
-      const d = event.data
-      updateItem(event, d.assistantMessageID, byCall(d.callID), (item) => {
-        const call = tool(item)
-        return {
-          ...call,
-          state: { status: "running", input: toolInput(call), structured: d.structured, content: d.content },
-        }
-      })
-    }) satisfies Handler<typeof E.ToolProgress>,
-    [E.ToolSuccess.type]: ((event) => {
-      const d = event.data
-      updateItem(event, d.assistantMessageID, byCall(d.callID), (item) => {
-        const call = tool(item)
-        return {
-          ...call,
-          ...(d.title !== undefined ? { title: d.title } : {}),
-          state: {
-            status: "completed",
-            input: toolInput(call),
-            content: d.content,
-            structured: d.structured,
-            ...(d.outputPaths ? { outputPaths: d.outputPaths } : {}),
-            ...(d.result !== undefined ? { result: d.result } : {}),
-          },
-          time: { ...call.time, completed: event.time },
-        }
-      })
-    }) satisfies Handler<typeof E.ToolSuccess>,
-    [E.ToolFailed.type]: ((event) => {
-      const d = event.data
-      updateItem(event, d.assistantMessageID, byCall(d.callID), (item) => {
-        const call = tool(item)
-        return {
-          ...call,
-          ...(d.title !== undefined ? { title: d.title } : {}),
-          state: {
-            status: "error",
-            input: toolInput(call),
-            content: [],
-            structured: d.structured ?? {},
-            error: d.error,
-            ...(d.result !== undefined ? { result: d.result } : {}),
-          },
-          time: { ...call.time, completed: event.time },
-        }
-      })
-    }) satisfies Handler<typeof E.ToolFailed>,
-
-    // Recorded for history; the retrying status itself is process-local.
-    [E.Retried.type]: () => {},
-
-    // ---- compaction ----
-    [E.CompactionStarted.type]: () => {},
-    [E.CompactionEnded.type]: ((event) => {
-      const d = event.data
-      insert(event, {
-        id: d.messageID,
-        sessionID: event.sessionID,
-        seq: event.seq,
-        origin: "host",
-        type: "compaction",
-        time: { created: event.time },
-        reason: d.reason,
-        ...(d.overflow ? { overflow: true as const } : {}),
-        summary: d.text,
-        recent: d.recent,
-        ...(d.promptID !== undefined ? { promptID: d.promptID } : {}),
-        through: d.through,
-        ...(d.model ? { model: d.model } : {}),
-        ...(d.tokens ? { tokens: d.tokens } : {}),
-      })
-    }) satisfies Handler<typeof E.CompactionEnded>,
-
-    // ---- permissions ----
     [E.PermissionAsked.type]: ((event) => {
       const d = event.data
       const request = { ...d, sessionID: event.sessionID, time: event.time }
@@ -446,89 +158,52 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
       if (changed.changes === 0)
         throw new Error(`${event.type}: permission request ${d.requestID} not in session ${event.sessionID}`)
     }) satisfies Handler<typeof E.PermissionReplied>,
-
-    // ---- the mutation contract ----
-    [E.TextCorrected.type]: ((event) => {
-      const d = event.data
-      const corrected = { time: event.time, by: d.by }
-      const message = load(event, d.messageID)
-      if (d.itemID === undefined) {
-        if (message.type === "compaction") {
-          store(event, { ...message, summary: d.text, corrected })
-          return
-        }
-        if (message.type !== "user" && message.type !== "synthetic")
-          throw new Error(`${event.type}: message ${d.messageID} has no text of its own`)
-        store(event, { ...message, text: d.text, corrected })
-        restate(event, d.messageID, d.text)
-        return
-      }
-      updateItem(event, d.messageID, byID(d.itemID), (item) =>
-        item.type === "text" ? { ...item, text: d.text, corrected } : item,
-      )
-    }) satisfies Handler<typeof E.TextCorrected>,
     [E.MessageRetracted.type]: ((event) => {
-      const d = event.data
-      const waiting = readInbox.get(d.messageID, event.sessionID)
-      if (waiting) {
-        // Queued input retracted before delivery: it leaves the inbox (never delivered, never seen by the
-        // model) and enters the transcript here, already retracted, taking this event's seq.
-        deleteInbox.run(d.messageID, event.sessionID)
-        const item = JSON.parse(waiting.data) as Queued
-        insert(
-          event,
-          item.kind === "prompt"
-            ? userMessage(event.sessionID, event.seq, item.time, item.data)
-            : syntheticMessage(event.sessionID, event.seq, item.time, item.data),
-        )
-      }
-      const message = load(event, d.messageID)
-      if (message.type !== "user" && message.type !== "synthetic")
-        throw new Error(`${event.type}: message ${d.messageID} cannot be retracted`)
-      const {
-        files: _files,
-        agents: _agents,
-        ...kept
-      } = message as typeof message & {
-        files?: unknown
-        agents?: unknown
-      }
-      store(event, { ...kept, text: "", retracted: { time: event.time, by: d.by }, placeholder: d.placeholder })
-      restate(event, d.messageID, "")
+      const waiting = readInbox.get(event.data.messageID, event.sessionID)
+      if (!waiting) return
+      // Queued input retracted before delivery: it leaves the inbox (never delivered, never seen by the
+      // model) and enters the transcript here, about to be retracted, taking this event's seq.
+      deleteInbox.run(event.data.messageID, event.sessionID)
+      const item = JSON.parse(waiting.data) as Queued
+      insert(
+        event,
+        item.kind === "prompt"
+          ? userMessage(event.sessionID, event.seq, item.time, item.data)
+          : syntheticMessage(event.sessionID, event.seq, item.time, item.data),
+      )
     }) satisfies Handler<typeof E.MessageRetracted>,
-    [E.ToolPruned.type]: ((event) => {
-      const d = event.data
-      updateItem(event, d.assistantMessageID, byID(d.itemID), (item) => prunedTool(tool(item), event.time, d.by))
-    }) satisfies Handler<typeof E.ToolPruned>,
-    [E.ReasoningRemoved.type]: ((event) => {
-      const d = event.data
-      store(event, removeReasoning(assistant(event, d.assistantMessageID), new Set([d.reasoningID])))
-    }) satisfies Handler<typeof E.ReasoningRemoved>,
-    [E.Pruned.type]: ((event) => {
-      for (const { messageID, itemIDs } of event.data.messages) {
-        const ids = new Set(itemIDs)
-        const message = assistant(event, messageID)
-        const reasoning = new Set(
-          message.content.filter((i) => i.type === "reasoning" && ids.has(i.id)).map((i) => i.id),
-        )
-        const pruned: AssistantMessage = {
-          ...message,
-          content: message.content.map((item) =>
-            item.type === "tool" && ids.has(item.id) ? prunedTool(item, event.time, event.data.by) : item,
-          ),
-        }
-        store(event, reasoning.size > 0 ? removeReasoning(pruned, reasoning) : pruned)
+  }
+
+  /** Every event type the projector knows: those with effects, and those that only change messages. */
+  const known = new Set(sessionDurableEvents.map((definition) => definition.type))
+
+  /** The transcript side of an event, by the shared rules: a message it creates, the messages it changes. */
+  const transcript = (event: Envelope) => {
+    const created = createdMessage(event)
+    if (created) insert(event, created)
+    for (const messageID of changedMessages(event)) {
+      try {
+        store(event, updateMessage(load(event, messageID), event) as Message)
+      } catch (cause) {
+        throw new Error(`${event.type}: ${(cause as Error).message} (session ${event.sessionID})`)
       }
-    }) satisfies Handler<typeof E.Pruned>,
-    [E.Erased.type]: () => {},
+    }
+    // A compaction restating a prompt restates it as it now stands (corrected, or emptied by a retraction).
+    const restated = restatedText(event)
+    if (restated) {
+      for (const row of readRestating.all(event.sessionID, restated.promptID)) {
+        const compaction = JSON.parse(row.data) as Message
+        if (compaction.type === "compaction") store(event, { ...compaction, recent: restated.text })
+      }
+    }
   }
 
   const readSeq = client.query<{ seq: number }, [string]>("SELECT seq FROM session WHERE id = ?")
 
   const project = (event: Envelope) => {
-    const handler = handlers[event.type]
-    if (!handler) throw new Error(`no projector for event type ${event.type}`)
-    handler(event)
+    if (!known.has(event.type)) throw new Error(`no projector for event type ${event.type}`)
+    effects[event.type]?.(event)
+    transcript(event)
     if (event.type !== E.Created.type && event.type !== E.Deleted.type) {
       const changed = touchSession.run(event.seq, event.time, event.sessionID)
       if (changed.changes === 0) throw new Error(`${event.type}: session ${event.sessionID} does not exist`)

@@ -33,7 +33,9 @@ export const modelView = (transcript: ReadonlyArray<Message>): ReadonlyArray<Mes
 export const toolOutput = (item: ToolItem): string => {
   if (item.state.status === "error") return item.state.error.message
   if (item.state.status !== "completed") return ""
-  return item.state.content.map((c) => (c.type === "text" ? c.text : `[file ${c.name ?? c.uri} (${c.mime})]`)).join("\n")
+  return item.state.content
+    .map((c) => (c.type === "text" ? c.text : `[file ${c.name ?? c.uri} (${c.mime})]`))
+    .join("\n")
 }
 
 /** A user prompt's text, followed by a line per attached file (the model reads them with its tools). */

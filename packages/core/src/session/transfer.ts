@@ -48,7 +48,14 @@ export class Transfer extends Context.Service<Transfer, TransferShape>()("@openc
             draft(SessionEvent.TextStarted, { assistantMessageID, textID: item.id }),
             draft(SessionEvent.TextEnded, { assistantMessageID, textID: item.id, text: item.text }),
             ...(item.corrected
-              ? [draft(SessionEvent.TextCorrected, { messageID, itemID: item.id, text: item.text, by: item.corrected.by })]
+              ? [
+                  draft(SessionEvent.TextCorrected, {
+                    messageID,
+                    itemID: item.id,
+                    text: item.text,
+                    by: item.corrected.by,
+                  }),
+                ]
               : []),
           ]
         }
@@ -71,7 +78,14 @@ export class Transfer extends Context.Service<Transfer, TransferShape>()("@openc
         const provider = { executed: item.provider?.executed ?? false }
         if (state.status !== "pending")
           out.push(
-            draft(SessionEvent.ToolCalled, { ...call, tool: item.name, input: state.input, provider, itemID: item.id, ...title }),
+            draft(SessionEvent.ToolCalled, {
+              ...call,
+              tool: item.name,
+              input: state.input,
+              provider,
+              itemID: item.id,
+              ...title,
+            }),
           )
         if (state.status === "completed")
           out.push(
@@ -245,7 +259,10 @@ export class Transfer extends Context.Service<Transfer, TransferShape>()("@openc
             const sessionID = ascending("ses")
             const seqs = document.messages.map((m) => m.seq)
             if (new Set(seqs).size !== seqs.length)
-              return yield* new InvalidInputError({ message: "not a session export: two messages share a seq", field: "document" })
+              return yield* new InvalidInputError({
+                message: "not a session export: two messages share a seq",
+                field: "document",
+              })
             yield* bus
               .commit(sessionID, drafts(document))
               .pipe(Effect.mapError((error) => new InvalidInputError({ message: `cannot restore: ${error.message}` })))

@@ -27,7 +27,10 @@ export const AgentHandlers = HttpApiBuilder.group(
   Effect.fn(function* (handlers) {
     const config = yield* Config
     return handlers.handle("list", ({ query, request }) =>
-      Effect.map(requestLocation(query, request, config.directory), (location) => ({ location, data: agentInfos(config.data) })),
+      Effect.map(requestLocation(query, request, config.directory), (location) => ({
+        location,
+        data: agentInfos(config.data),
+      })),
     )
   }),
 )
@@ -40,7 +43,10 @@ export const ModelHandlers = HttpApiBuilder.group(
     const providers = yield* Providers
     const config = yield* Config
     return handlers.handle("list", ({ query, request }) =>
-      Effect.map(requestLocation(query, request, config.directory), (location) => ({ location, data: modelInfos(providers) })),
+      Effect.map(requestLocation(query, request, config.directory), (location) => ({
+        location,
+        data: modelInfos(providers),
+      })),
     )
   }),
 )

@@ -106,7 +106,7 @@ export class Runner extends Context.Service<
         const latest = session.sync.latestPrompt(sessionID)
         const agent = selectAgent(config.data, latest?.agent ?? row?.agent ?? undefined)
         const model: ModelRef =
-          latest?.model ?? agent.model ?? ((row ? rowModel(row) : undefined) ?? providers.defaultModel)
+          latest?.model ?? agent.model ?? (row ? rowModel(row) : undefined) ?? providers.defaultModel
         return { agent, model, steps: agent.steps }
       }
 

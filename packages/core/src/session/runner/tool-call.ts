@@ -98,9 +98,12 @@ export const makeToolCaller = (deps: {
           return { stop: false }
         }
         if (decided.success === "deny") {
-          yield* failed(`permission denied: "${plan.title}" is not allowed by the ${plan.permission} permission rules`, {
-            title: plan.title,
-          })
+          yield* failed(
+            `permission denied: "${plan.title}" is not allowed by the ${plan.permission} permission rules`,
+            {
+              title: plan.title,
+            },
+          )
           return { stop: false }
         }
         if (decided.success === "ask") {
