@@ -1,5 +1,5 @@
 import type { ConfigData } from "@opencode-ai/core"
-import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk"
+import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/v2"
 import { join } from "node:path"
 import { afterAll } from "vitest"
 import { type RunningServer, type ServerOptions, startServer } from "../../src/server.ts"
@@ -8,7 +8,10 @@ import { tempDir } from "./tmp.ts"
 export interface TestServer {
   readonly server: RunningServer
   readonly url: string
+  /** The SDK client (`client.v2.*` for the operations; `subscribe(client)` for the streams). */
   readonly client: OpencodeClient
+  /** `client.v2`. */
+  readonly api: OpencodeClient["v2"]
   readonly directory: string
   readonly database: string
   /** Raw fetch against the server (path relative to its URL). */
@@ -36,10 +39,15 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     database,
     config: { data: config ?? {}, directory },
   })
+  const client = createOpencodeClient({
+    baseUrl: server.url,
+    ...(options.password ? { password: options.password } : {}),
+  })
   const test: TestServer = {
     server,
     url: server.url,
-    client: createOpencodeClient({ baseUrl: server.url, ...(options.password ? { password: options.password } : {}) }),
+    client,
+    api: client.v2,
     directory,
     database,
     fetch: (path, init) => fetch(`${server.url}${path}`, init),
