@@ -7,7 +7,11 @@ import { basicAuthorization, createOpencodeClient, OpencodeClient } from "../src
 const methodPaths = (root: object, prefix = ""): Array<string> => {
   const out: Array<string> = []
   const seen = new Set<string>()
-  for (let proto = Object.getPrototypeOf(root); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+  for (
+    let proto = Object.getPrototypeOf(root);
+    proto && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto)
+  ) {
     for (const [name, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(proto))) {
       if (name === "constructor" || seen.has(name)) continue
       seen.add(name)
@@ -68,7 +72,13 @@ describe("the generated client", () => {
     const missing = upstream.filter((path) => !ours.has(path) && !NOT_SERVED.some((prefix) => path.startsWith(prefix)))
     expect(missing).toEqual([])
     // The additions sit beside the shared operations.
-    for (const addition of ["session.correct", "session.retract", "session.removeItem", "session.prune", "session.erase"])
+    for (const addition of [
+      "session.correct",
+      "session.retract",
+      "session.removeItem",
+      "session.prune",
+      "session.erase",
+    ])
       expect(ours.has(addition)).toBe(true)
   })
 
