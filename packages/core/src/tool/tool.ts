@@ -21,7 +21,7 @@ export interface ToolContext {
   readonly env?: Readonly<Record<string, string | undefined>>
 }
 
-/** Which permission rule governs a tool call (DESIGN "Tools and permissions"). */
+/** Which permission rule governs a tool call (docs/tools.md). */
 export type PermissionKey = "read" | "edit" | "bash"
 
 /** What a tool call produced: the text the model sees, and data kept on the tool part (`metadata.diff`). */
