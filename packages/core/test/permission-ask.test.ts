@@ -92,6 +92,8 @@ describe("permissions for file edits", () => {
     expect(waiting.state.status).toBe("pending")
     expect(waiting.time.ran).toBeUndefined()
     expect(t.file()).toBe("alpha\nbeta\n")
+    // While the answer is pending the session is `waiting`, not busy streaming.
+    expect((await t.run(Session.use((s) => s.get(t.sessionID)))).status).toBe("waiting")
     // The turn holds the claim while it waits: a mutation is refused.
     const user = (await t.messages())[0]!
     const busy = await t.host.exit(
@@ -108,6 +110,9 @@ describe("permissions for file edits", () => {
     expect(t.file()).toBe("alpha\ngamma\n")
     const [item] = await t.toolItems()
     expect(item).toMatchObject({ state: { status: "completed" } })
+    // Live status followed it: busy, waiting while asked, busy once answered, idle at the end.
+    const statuses = t.events.filter((e) => e.type === "session.status").map((e) => (e.data as { name: string }).name)
+    expect(statuses).toEqual(["busy", "waiting", "busy", "idle"])
     // A second answer finds nothing pending.
     const again = await t.host.exit(
       Permissions.use((p) => p.reply({ sessionID: t.sessionID, requestID: asked.data.id, reply: "once" })),
