@@ -275,7 +275,7 @@ describe("permissions for bash", () => {
     const asked = (await t.next("session.permission.asked")) as {
       data: { permissionID: string; patterns: Array<string> }
     }
-    expect(asked.data.patterns).toEqual(["echo asked > asked.txt"])
+    expect(asked.data.patterns).toEqual(["echo asked"]) // each command, without its redirections
     const parts = await t.toolParts()
     expect(parts[0]).toMatchObject({ state: "completed" }) // ran (whatever git says outside a repository)
     expect(parts[1]).toMatchObject({ state: "error", error: expect.stringContaining("permission denied") })

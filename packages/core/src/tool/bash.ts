@@ -1,7 +1,8 @@
 import { Effect, Schema } from "effect"
+import { bashCommands } from "./bash-commands.ts"
 import { childEnvironment } from "./env.ts"
 import { sessionRoot } from "./path.ts"
-import { ToolError, type Tool } from "./tool.ts"
+import { ToolError, type Tool, type ToolPlan } from "./tool.ts"
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000
 export const BASH_MAX_TIMEOUT_MS = 600_000
@@ -159,6 +160,9 @@ const run = async (
  * default; rules per command pattern) and the environment: the host's secrets (server password, provider
  * keys, every `{env:VAR}` of the config) are removed before the child starts (see env.ts).
  *
+ * The rules see each simple command of the line, not the line as a string (`bash-commands.ts`): `a; rm x`,
+ * `echo $(rm x)` and `/bin/rm x` all contain the command `rm x`.
+ *
  * The command runs in its own process group; on timeout, on `ctx.signal` abort and on fiber interruption
  * the whole group is killed with SIGKILL. stdout and stderr are combined in arrival order and capped.
  */
@@ -171,6 +175,22 @@ export const bash: Tool<BashInput> = {
     `${BASH_MAX_TIMEOUT_MS}). Prefer the read, list and grep tools for inspecting files.`,
   ].join(" "),
   input: BashInput,
+  plan: (input, ctx) =>
+    Effect.map(
+      Effect.promise(() => bashCommands(input.command)),
+      ({ subjects, unresolved }): ToolPlan => ({
+        permission: "bash",
+        patterns: subjects,
+        ...(unresolved.length > 0
+          ? {
+              unresolved: unresolved.map((u) => u.subject),
+              metadata: { unresolved: unresolved.map((u) => `${u.subject}: ${u.reason}`) },
+            }
+          : {}),
+        title: `bash ${input.command.length > 200 ? `${input.command.slice(0, 199)}…` : input.command}`,
+        run: () => Effect.map(bash.execute(input, ctx), (output) => ({ output })),
+      }),
+    ),
   execute: (input, ctx) =>
     Effect.gen(function* () {
       const cwd = yield* sessionRoot("bash", ctx.directory)

@@ -1,0 +1,544 @@
+import type { Node } from "web-tree-sitter"
+import { BASH_PARSE_BUDGET_MS, type BashParseFailure, withBashTree } from "./bash-parser.ts"
+
+/**
+ * What the bash permission rules are matched against: every simple command of a command line (in
+ * pipelines, lists, subshells, `$( )` and backticks, process substitutions, `if`/`while`/`for`/`case`
+ * bodies, function bodies, here-documents, and the scripts given to `eval`, `bash -c` and `trap`), each as
+ * one subject `"name arg1 arg2 ..."`.
+ *
+ * The name is what bash would run: its basename (`/bin/rm` -> `rm`), without leading assignments
+ * (`X=1 rm`), quotes and backslashes (`\rm`, `"rm"`, `r''m`), and without the launchers that only run
+ * their arguments as a command (`command`, `builtin`, `exec`, `env` with its own options and `VAR=x`
+ * arguments, `time`, `nohup`, `nice`, `timeout`, `stdbuf`, `setsid`, `busybox`). `sudo`, `doas` and
+ * `xargs` change who runs the command or what it receives, so they stay a subject of their own and the
+ * command they run is one more. Arguments are their unquoted values when static, their source text
+ * otherwise (`rm "$f"` -> `rm "$f"`). Redirections are not part of a subject.
+ *
+ * What cannot be read statically is `unresolved`: rules may deny or ask it, never allow it. That is a line
+ * that does not parse (or is too long to parse), a command whose name is not static (`$CMD x`,
+ * `$(which rm) x`, a glob such as `/bin/r?`), `eval` or `bash -c` of a non-static string, an alias
+ * definition, and anything the parser could only have misread (a reserved word in command position).
+ */
+export interface BashCommands {
+  /** Every subject once, in order of appearance. */
+  readonly subjects: ReadonlyArray<string>
+  /** Subjects a rule can deny or ask but never allow, with why (for the person asked). */
+  readonly unresolved: ReadonlyArray<{ readonly subject: string; readonly reason: string }>
+}
+
+/** How deep `eval` / `bash -c` / `trap` scripts inside scripts are followed; deeper ones are unresolved. */
+const MAX_NESTING = 4
+/** How many `eval` / `bash -c` / `trap` scripts one line may carry before the rest are unresolved. */
+const MAX_NESTED_SCRIPTS = 32
+
+interface Subject {
+  readonly text: string
+  /** Why a rule cannot allow it; absent when the subject is what bash runs. */
+  readonly unresolved?: string
+}
+
+/** A word of a simple command: its static value when it has one, and its source text. */
+interface Word {
+  readonly text: string
+  readonly value: string | undefined
+  /** The value came from unquoted glob or brace characters: bash may expand it into other words. */
+  readonly pattern: boolean
+}
+
+/** A script found in a command (`eval ...`, `bash -c ...`, `trap ...`), analysed after the walk. */
+interface Nested {
+  readonly script: string
+  /** The subject that carried it, reported when the script cannot be analysed. */
+  readonly origin: string
+  /** Its commands run with arguments read from input (a script under `xargs`). */
+  readonly fromInput: boolean
+}
+
+const RESERVED = new Set([
+  "!",
+  "{",
+  "}",
+  "[[",
+  "]]",
+  "case",
+  "coproc",
+  "do",
+  "done",
+  "elif",
+  "else",
+  "esac",
+  "fi",
+  "for",
+  "function",
+  "if",
+  "in",
+  "select",
+  "then",
+  "until",
+  "while",
+])
+
+const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh"])
+
+const failureReason: Record<BashParseFailure, string> = {
+  "too-long": "the command line is too long to be analysed",
+  syntax: "the command line could not be parsed",
+  budget: "parsing the command line took too long",
+  unavailable: "the bash parser could not be loaded",
+}
+
+/** `\x` -> `x` and `\<newline>` -> nothing, outside quotes; notes unquoted glob and brace characters. */
+const unquoted = (text: string): { value: string; pattern: boolean } => {
+  let value = ""
+  let pattern = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!
+    if (c === "\\") {
+      const next = text[i + 1]
+      if (next === undefined) break
+      if (next !== "\n") value += next
+      i++
+      continue
+    }
+    if (c === "*" || c === "?" || c === "[" || c === "{") pattern = true
+    value += c
+  }
+  return { value, pattern }
+}
+
+/** Inside double quotes a backslash escapes only `$`, `` ` ``, `"`, `\` and a newline. */
+const doubleQuoted = (text: string): string => text.replace(/\\([$`"\\\n])/g, (_, c: string) => (c === "\n" ? "" : c))
+
+const DYNAMIC = { value: undefined, pattern: false } as const
+
+const wordOf = (node: Node): Word => ({ text: node.text, ...valueOf(node) })
+
+/** The value bash gives a word without running or expanding anything, when it has one. */
+const valueOf = (node: Node): { value: string | undefined; pattern: boolean } => {
+  switch (node.type) {
+    case "word":
+    case "number":
+      return unquoted(node.text)
+    case "raw_string":
+      return { value: node.text.slice(1, -1), pattern: false }
+    case "string":
+      return node.namedChildren.every((child) => child?.type === "string_content")
+        ? { value: doubleQuoted(node.text.slice(1, -1)), pattern: false }
+        : DYNAMIC
+    case "translated_string": {
+      const inner = node.namedChildren[0]
+      return inner ? valueOf(inner) : DYNAMIC
+    }
+    case "ansi_c_string": {
+      // `$'...'` without escapes is literal; escapes (`\x72`) are left to the unresolved path.
+      const inner = node.text.slice(2, -1)
+      return inner.includes("\\") ? DYNAMIC : { value: inner, pattern: false }
+    }
+    case "concatenation": {
+      let value = ""
+      let pattern = false
+      for (const child of node.namedChildren) {
+        if (!child) return DYNAMIC
+        const part = valueOf(child)
+        if (part.value === undefined) return DYNAMIC
+        value += part.value
+        pattern ||= part.pattern
+      }
+      // Parts the grammar keeps unnamed (a lone `=`) are literal text between the named ones.
+      return node.namedChildren.length === node.children.length ? { value, pattern } : unquotedConcatenation(node)
+    }
+    default:
+      return DYNAMIC
+  }
+}
+
+/** A concatenation with unnamed literal parts: every part, named or not, in order. */
+const unquotedConcatenation = (node: Node): { value: string | undefined; pattern: boolean } => {
+  let value = ""
+  let pattern = false
+  for (const child of node.children) {
+    if (!child) return DYNAMIC
+    const part = child.isNamed ? valueOf(child) : unquoted(child.text)
+    if (part.value === undefined) return DYNAMIC
+    value += part.value
+    pattern ||= part.pattern
+  }
+  return { value, pattern }
+}
+
+const basename = (name: string): string => name.slice(name.lastIndexOf("/") + 1)
+
+const shown = (word: Word): string => word.value ?? word.text
+
+const subjectOf = (name: string, rest: ReadonlyArray<Word>): string => [name, ...rest.map(shown)].join(" ")
+
+/**
+ * Options a launcher takes before the command it runs. `value`: options whose value is the next word
+ * (unless attached: `-n5`, `--signal=KILL`); `flags`: options without a value. A word that is neither ends
+ * the options when it does not start with `-`; an unknown option makes the command unresolved.
+ */
+interface Launcher {
+  readonly value: ReadonlySet<string>
+  readonly flags: ReadonlySet<string>
+  /** Numeric short options (`nice -5`). */
+  readonly numeric?: boolean
+  /** Positional words before the command (`timeout DURATION cmd`). */
+  readonly positionals?: number
+}
+
+const launcher = (value: string, flags: string, extra: Partial<Launcher> = {}): Launcher => ({
+  value: new Set(value.split(" ").filter(Boolean)),
+  flags: new Set(flags.split(" ").filter(Boolean)),
+  ...extra,
+})
+
+/** Launchers that only run their arguments as a command: the rules see the command. */
+const TRANSPARENT: Record<string, Launcher> = {
+  builtin: launcher("", ""),
+  exec: launcher("-a", "-c -l"),
+  time: launcher("-f -o --format --output", "-p -a -v -q --append --verbose --portability --quiet"),
+  nohup: launcher("", ""),
+  nice: launcher("-n --adjustment", "", { numeric: true }),
+  timeout: launcher("-s -k --signal --kill-after", "-v --verbose --preserve-status --foreground", {
+    positionals: 1,
+  }),
+  stdbuf: launcher("-i -o -e --input --output --error", ""),
+  setsid: launcher("", "-c -f -w --ctty --fork --wait"),
+  busybox: launcher("", ""),
+}
+
+/** Launchers the rules see as themselves, and the command they run as one more subject. */
+const VISIBLE: Record<string, Launcher> = {
+  sudo: launcher(
+    "-u -g -h -p -C -D -r -t -U -T --user --group --host --prompt --close-from --chdir --role --type --other-user --command-timeout",
+    "-A -b -E -H -k -K -n -P -S -i -s -B -N -R -e -l -v -V --askpass --background --preserve-env --set-home --reset-timestamp --remove-timestamp --non-interactive --preserve-groups --stdin --login --shell --bell --no-update",
+  ),
+  doas: launcher("-u -C", "-n -s -L"),
+  xargs: launcher(
+    "-a -d -E -I -L -n -P -s --arg-file --delimiter --eof --replace --max-lines --max-args --max-procs --max-chars --process-slot-var",
+    "-0 -e -i -l -o -p -r -t -x --null --interactive --no-run-if-empty --open-tty --verbose --exit --show-limits",
+  ),
+}
+
+/**
+ * Skips a launcher's options. Returns the words of the command it runs, or a reason when they cannot be
+ * told apart (an option it does not know).
+ */
+const skipOptions = (spec: Launcher, words: ReadonlyArray<Word>): ReadonlyArray<Word> | string => {
+  let i = 0
+  let positionals = spec.positionals ?? 0
+  while (i < words.length) {
+    const word = words[i]!
+    const value = word.value
+    if (value === undefined) return "an option of the launcher is not static"
+    if (value === "--") {
+      i++
+      break
+    }
+    if (!value.startsWith("-") || value === "-") {
+      if (positionals === 0) break
+      positionals--
+      i++
+      continue
+    }
+    const [option] = value.split("=", 1) as [string]
+    if (spec.flags.has(option)) {
+      i++
+      continue
+    }
+    if (spec.value.has(option)) {
+      i += value.includes("=") ? 1 : 2
+      continue
+    }
+    // Attached short values (`-n5`, `-uroot`) and numeric niceness (`-5`).
+    if (!value.startsWith("--") && spec.value.has(value.slice(0, 2))) {
+      i++
+      continue
+    }
+    if (spec.numeric && /^-\d+$/.test(value)) {
+      i++
+      continue
+    }
+    // Clustered short flags (`-nE`).
+    if (!value.startsWith("--") && [...value.slice(1)].every((c) => spec.flags.has(`-${c}`))) {
+      i++
+      continue
+    }
+    return `unrecognised option ${value}`
+  }
+  return words.slice(i)
+}
+
+/** `env [-i] [-u NAME] [-C DIR] [NAME=VALUE]... command`: the command's words, or why there is none to read. */
+const envCommand = (words: ReadonlyArray<Word>): ReadonlyArray<Word> | string => {
+  let i = 0
+  while (i < words.length) {
+    const value = words[i]!.value
+    if (value === undefined) return "an argument of env is not static"
+    if (value === "--") return words.slice(i + 1).filter((_, j, all) => j >= leadingAssignments(all))
+    if (value === "-S" || value.startsWith("-S") || value.startsWith("--split-string")) {
+      return "env -S splits a string into a command"
+    }
+    if (value === "-u" || value === "-C" || value === "--unset" || value === "--chdir") {
+      i += 2
+      continue
+    }
+    if (value === "-" || /^-[i0v]+$/.test(value) || /^-[uC]./.test(value)) {
+      i++
+      continue
+    }
+    if (/^--(ignore-environment|null|debug|unset=|chdir=|(block|default|ignore)-signal)/.test(value)) {
+      i++
+      continue
+    }
+    if (value.startsWith("-")) return `unrecognised option ${value}`
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(value)) {
+      i++
+      continue
+    }
+    break
+  }
+  return words.slice(i)
+}
+
+const leadingAssignments = (words: ReadonlyArray<Word>): number => {
+  let n = 0
+  while (n < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[n]!.value ?? "")) n++
+  return n
+}
+
+/** `command [-p] [-v|-V] ...`: the command it runs, or `undefined` when it only looks a name up. */
+const commandBuiltin = (words: ReadonlyArray<Word>): ReadonlyArray<Word> | undefined | string => {
+  let i = 0
+  while (i < words.length) {
+    const value = words[i]!.value
+    if (value === undefined) return "an option of command is not static"
+    if (value === "--") return words.slice(i + 1)
+    if (!value.startsWith("-") || value === "-") break
+    if (/^-[pvV]+$/.test(value)) {
+      if (/[vV]/.test(value)) return undefined
+      i++
+      continue
+    }
+    return `unrecognised option ${value}`
+  }
+  return words.slice(i)
+}
+
+/** `bash [options] -c SCRIPT ...`: the script, `undefined` when the shell runs a file or reads input. */
+const shellScript = (words: ReadonlyArray<Word>): Word | undefined | string => {
+  let command = false
+  for (let i = 0; i < words.length; i++) {
+    const value = words[i]!.value
+    if (value === undefined) return command ? words[i] : "an option of the shell is not static"
+    if (value === "--" || value === "-") return command ? words[i + 1] : undefined
+    if (/^[-+][oO]$/.test(value) || value === "--rcfile" || value === "--init-file") {
+      i++
+      continue
+    }
+    if (value.startsWith("--")) continue
+    if (/^[-+][A-Za-z]+$/.test(value)) {
+      if (value.startsWith("-") && value.includes("c")) command = true
+      continue
+    }
+    return command ? words[i] : undefined
+  }
+  return undefined
+}
+
+interface Collector {
+  readonly subjects: Array<Subject>
+  readonly nested: Array<Nested>
+}
+
+/**
+ * The subjects of one simple command given as words (name first), following launchers. `fromInput` marks
+ * commands whose arguments come from input (under `xargs`).
+ */
+const resolve = (initial: ReadonlyArray<Word>, out: Collector, fromInput = false): void => {
+  let words = initial
+  const emit = (text: string, unresolved?: string) => {
+    const why = unresolved ?? (fromInput ? "its arguments are read from input (xargs)" : undefined)
+    out.subjects.push(why === undefined ? { text } : { text, unresolved: why })
+  }
+  for (;;) {
+    const [head, ...rest] = words
+    if (!head) return
+    if (head.value === undefined) return emit(words.map(shown).join(" "), "the command name is not static")
+    if (RESERVED.has(head.value)) return emit(words.map(shown).join(" "), `"${head.value}" is a reserved word here`)
+    if (head.pattern) return emit(words.map(shown).join(" "), "the command name is a glob or brace pattern")
+    const name = basename(head.value)
+    const subject = subjectOf(name, rest)
+    if (name === "") return emit(words.map(shown).join(" "), "the command name is empty")
+
+    const transparent = TRANSPARENT[name]
+    if (transparent) {
+      const inner = skipOptions(transparent, rest)
+      if (typeof inner === "string") return emit(subject, inner)
+      if (inner.length === 0) return emit(subject)
+      words = inner
+      continue
+    }
+    const visible = VISIBLE[name]
+    if (visible) {
+      emit(subject)
+      const inner = skipOptions(visible, rest)
+      if (typeof inner === "string") return emit(subject, inner)
+      fromInput ||= name === "xargs"
+      words = inner
+      continue
+    }
+    switch (name) {
+      case "command": {
+        const inner = commandBuiltin(rest)
+        if (typeof inner === "string") return emit(subject, inner)
+        if (inner === undefined || inner.length === 0) return emit(subject)
+        words = inner
+        continue
+      }
+      case "env": {
+        const inner = envCommand(rest)
+        if (typeof inner === "string") return emit(subject, inner)
+        if (inner.length === 0) return emit(subject)
+        words = inner
+        continue
+      }
+      case "eval": {
+        if (rest.length === 0) return
+        if (rest.some((word) => word.value === undefined)) return emit(subject, "eval of a string that is not static")
+        out.nested.push({ script: rest.map(shown).join(" "), origin: subject, fromInput })
+        return
+      }
+      case "trap": {
+        emit(subject)
+        const args = rest[0]?.value === "--" ? rest.slice(1) : rest
+        const action = args[0]
+        if (!action || args.length < 2 || action.value?.startsWith("-")) return
+        if (action.value === undefined) return emit(subject, "the trap action is not static")
+        out.nested.push({ script: action.value, origin: subject, fromInput })
+        return
+      }
+      case "alias": {
+        if (rest.some((word) => word.value === undefined || word.value.includes("="))) {
+          return emit(subject, "an alias definition changes what later commands run")
+        }
+        return emit(subject)
+      }
+      case "hash": {
+        if (rest.some((word) => word.value === undefined || /^-\w*p/.test(word.value))) {
+          return emit(subject, "hash -p changes what a command name runs")
+        }
+        return emit(subject)
+      }
+      default: {
+        emit(subject)
+        if (SHELLS.has(name)) {
+          const script = shellScript(rest)
+          if (typeof script === "string") return emit(subject, script)
+          if (script === undefined) return
+          if (script.value === undefined) return emit(subject, "the shell's script is not static")
+          out.nested.push({ script: script.value, origin: subject, fromInput })
+        }
+        return
+      }
+    }
+  }
+}
+
+/** The words of a simple command: its name and arguments (assignments and redirections are not words). */
+const commandWords = (node: Node): ReadonlyArray<Word> | undefined => {
+  const name = node.childForFieldName("name")?.namedChildren[0]
+  if (!name) return undefined
+  return [name, ...node.childrenForFieldName("argument").filter((n): n is Node => n !== null)].map(wordOf)
+}
+
+/**
+ * Collects the subjects of every command in a syntax tree (iteratively: trees may be deep). Returns why
+ * the tree cannot be trusted, if it cannot: bash drops `\<newline>` before it splits words, so two tokens
+ * the grammar separated only by line continuations (`r\<newline>m`, `X=1\<newline>ls`) are one to bash.
+ */
+const collect = (root: Node, source: string, out: Collector, fromInput: boolean): string | undefined => {
+  const stack: Array<Node> = [root]
+  let previousEnd = -1
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    if (node.childCount === 0) {
+      if (previousEnd >= 0 && node.startIndex > previousEnd) {
+        const gap = source.slice(previousEnd, node.startIndex)
+        if (gap.replace(/\\\n/g, "") === "") return "a line continuation joins two words"
+      }
+      previousEnd = node.endIndex
+      continue
+    }
+    switch (node.type) {
+      case "command": {
+        const words = commandWords(node)
+        if (words === undefined) out.subjects.push({ text: node.text, unresolved: "the command has no name" })
+        else resolve(words, out, fromInput)
+        break
+      }
+      case "declaration_command":
+      case "unset_command": {
+        const words = node.children.filter((n): n is Node => n !== null).map(wordOf)
+        out.subjects.push({ text: words.map(shown).join(" ") })
+        break
+      }
+    }
+    const children = node.children
+    for (let i = children.length - 1; i >= 0; i--) {
+      const child = children[i]
+      if (child) stack.push(child)
+    }
+  }
+  return undefined
+}
+
+/** The subjects of `source`, following nested scripts; what cannot be analysed becomes an unresolved `origin`. */
+const analyse = async (
+  source: string,
+  origin: string,
+  depth: number,
+  deadline: number,
+  budget: { scripts: number },
+  fromInput: boolean,
+): Promise<ReadonlyArray<Subject>> => {
+  const out: Collector = { subjects: [], nested: [] }
+  const parsed = await withBashTree(source, (root) => collect(root, source, out, fromInput), {
+    budgetMs: Math.max(0, deadline - performance.now()),
+  })
+  if (!parsed.ok) return [{ text: origin, unresolved: failureReason[parsed.failure] }]
+  if (parsed.value !== undefined) return [{ text: origin, unresolved: parsed.value }]
+  const subjects: Array<Subject> = [...out.subjects]
+  for (const nested of out.nested) {
+    if (depth >= MAX_NESTING || budget.scripts <= 0) {
+      subjects.push({ text: nested.origin, unresolved: "scripts are nested too deeply to be analysed" })
+      continue
+    }
+    budget.scripts--
+    subjects.push(...(await analyse(nested.script, nested.origin, depth + 1, deadline, budget, nested.fromInput)))
+  }
+  return subjects
+}
+
+/**
+ * The simple commands of a bash command line as permission subjects (see {@link BashCommands}). A line
+ * without any command (`> file`, `X=1`) is its own single subject.
+ */
+export const bashCommands = async (
+  line: string,
+  options: { readonly budgetMs?: number } = {},
+): Promise<BashCommands> => {
+  const deadline = performance.now() + (options.budgetMs ?? BASH_PARSE_BUDGET_MS)
+  const found = await analyse(line, line, 0, deadline, { scripts: MAX_NESTED_SCRIPTS }, false)
+  const subjects: Array<string> = []
+  const unresolved = new Map<string, string>()
+  for (const subject of found) {
+    if (!subjects.includes(subject.text)) subjects.push(subject.text)
+    if (subject.unresolved !== undefined && !unresolved.has(subject.text)) {
+      unresolved.set(subject.text, subject.unresolved)
+    }
+  }
+  if (subjects.length === 0) subjects.push(line.trim())
+  return { subjects, unresolved: [...unresolved].map(([subject, reason]) => ({ subject, reason })) }
+}
