@@ -347,6 +347,19 @@ const shellScript = (words: ReadonlyArray<Word>): Word | undefined | string => {
   return undefined
 }
 
+/** `find ... -exec CMD ARG... ;` (also `+`, `-execdir`, `-ok`, `-okdir`): each CMD is a command of its own. */
+const findCommands = (words: ReadonlyArray<Word>, out: Collector, fromInput: boolean): void => {
+  for (let i = 0; i < words.length; i++) {
+    if (!FIND_EXEC.has(words[i]!.value ?? "")) continue
+    let end = i + 1
+    while (end < words.length && words[end]!.value !== ";" && words[end]!.value !== "+") end++
+    resolve(words.slice(i + 1, end), out, fromInput)
+    i = end
+  }
+}
+
+const FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"])
+
 interface Collector {
   readonly subjects: Array<Subject>
   readonly nested: Array<Nested>
@@ -367,6 +380,9 @@ const resolve = (initial: ReadonlyArray<Word>, out: Collector, fromInput = false
     if (!head) return
     if (head.value === undefined) return emit(words.map(shown).join(" "), "the command name is not static")
     if (RESERVED.has(head.value)) return emit(words.map(shown).join(" "), `"${head.value}" is a reserved word here`)
+    if (!head.pattern && /^[A-Za-z_][A-Za-z0-9_]*=/.test(head.text)) {
+      return emit(words.map(shown).join(" "), "an assignment stands where the command name is expected")
+    }
     if (head.pattern) return emit(words.map(shown).join(" "), "the command name is a glob or brace pattern")
     const name = basename(head.value)
     const subject = subjectOf(name, rest)
@@ -377,7 +393,9 @@ const resolve = (initial: ReadonlyArray<Word>, out: Collector, fromInput = false
       const inner = skipOptions(transparent, rest)
       if (typeof inner === "string") return emit(subject, inner)
       if (inner.length === 0) return emit(subject)
-      words = inner
+      // `time` is a keyword: what follows is a whole simple command, assignments included.
+      words = name === "time" ? inner.slice(leadingAssignments(inner)) : inner
+      if (words.length === 0) return emit(subject)
       continue
     }
     const visible = VISIBLE[name]
@@ -433,6 +451,7 @@ const resolve = (initial: ReadonlyArray<Word>, out: Collector, fromInput = false
       }
       default: {
         emit(subject)
+        if (name === "find") return findCommands(rest, out, fromInput)
         if (SHELLS.has(name)) {
           const script = shellScript(rest)
           if (typeof script === "string") return emit(subject, script)
@@ -446,34 +465,148 @@ const resolve = (initial: ReadonlyArray<Word>, out: Collector, fromInput = false
   }
 }
 
-/** The words of a simple command: its name and arguments (assignments and redirections are not words). */
-const commandWords = (node: Node): ReadonlyArray<Word> | undefined => {
+/**
+ * Words the grammar put into a redirection although bash gives a redirection one word only: in
+ * `echo a >f b c`, `b` and `c` are arguments of `echo` (and in `cat <<EOF a`, `a` is one of `cat`).
+ */
+const redirectExtras = (redirect: Node): ReadonlyArray<Node> => {
+  const present = (nodes: ReadonlyArray<Node | null>) => nodes.filter((n): n is Node => n !== null)
+  switch (redirect.type) {
+    case "file_redirect":
+      return present(redirect.childrenForFieldName("destination")).slice(1)
+    case "heredoc_redirect":
+      return [
+        ...present(redirect.childrenForFieldName("argument")),
+        ...present(redirect.childrenForFieldName("redirect")).flatMap(redirectExtras),
+      ]
+    case "herestring_redirect":
+      return present(redirect.namedChildren)
+        .filter((n) => n.type !== "file_descriptor")
+        .slice(1)
+    default:
+      return []
+  }
+}
+
+/**
+ * The words of a simple command: its name and arguments, in source order (assignments and redirections
+ * are not words), including the arguments the grammar attached to the redirections in `redirects`.
+ */
+const commandWords = (node: Node, redirects: ReadonlyArray<Node> = []): ReadonlyArray<Word> | undefined => {
   const name = node.childForFieldName("name")?.namedChildren[0]
   if (!name) return undefined
-  return [name, ...node.childrenForFieldName("argument").filter((n): n is Node => n !== null)].map(wordOf)
+  const present = (nodes: ReadonlyArray<Node | null>) => nodes.filter((n): n is Node => n !== null)
+  const extras = [...present(node.childrenForFieldName("redirect")), ...redirects].flatMap(redirectExtras)
+  return [name, ...present(node.childrenForFieldName("argument")), ...extras]
+    .sort((a, b) => a.startIndex - b.startIndex)
+    .map(wordOf)
+}
+
+/**
+ * Whether unquoted-looking text holds something bash would treat specially but the grammar left inside a
+ * plain token: a blank (a word boundary) or the start of a substitution (`` ` ``, `$(`, `${`, `$[`).
+ * Escaped characters (`\$(`) are literal.
+ */
+const misread = (text: string, blanks: boolean): boolean => {
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!
+    if (c === "\\") {
+      i++
+      continue
+    }
+    if (c === "`") return true
+    if (c === "$" && (text[i + 1] === "(" || text[i + 1] === "{" || text[i + 1] === "[")) return true
+    if (blanks && (c === " " || c === "\t" || c === "\n")) return true
+  }
+  return false
+}
+
+/** Whether a here-document's delimiter is quoted (`<<'EOF'`, `<<"EOF"`, `<<\EOF`): then its body is literal. */
+const literalHeredoc = (node: Node): boolean => {
+  for (let up = node.parent; up; up = up.parent) {
+    if (up.type !== "heredoc_redirect") continue
+    const start = up.children.find((child) => child?.type === "heredoc_start")
+    return start !== undefined && start !== null && /['"\\]/.test(start.text)
+  }
+  return false
+}
+
+/**
+ * The script bash runs for a backtick substitution: inside backticks a backslash escapes `$`, `` ` `` and
+ * `\` (and `"` within double quotes), and the result is parsed again. The grammar does not do that.
+ */
+const backtickScript = (node: Node): string => {
+  let quoted = false
+  for (let up = node.parent; up; up = up.parent) if (up.type === "string") quoted = true
+  const escaped = quoted ? /\\([$`\\"])/g : /\\([$`\\])/g
+  return node.text.slice(1, -1).replace(escaped, "$1")
 }
 
 /**
  * Collects the subjects of every command in a syntax tree (iteratively: trees may be deep). Returns why
- * the tree cannot be trusted, if it cannot: bash drops `\<newline>` before it splits words, so two tokens
- * the grammar separated only by line continuations (`r\<newline>m`, `X=1\<newline>ls`) are one to bash.
+ * the tree cannot be trusted, if it cannot. The grammar is not bash, so what it may have read differently
+ * is checked: bash drops `\<newline>` before it splits words, so two tokens the grammar separated only by
+ * line continuations (`r\<newline>m`, `X=1\<newline>ls`) are one to bash; a plain token that still holds a
+ * blank or a substitution (here-documents with `<<-`, backticks in here-documents) was not read as bash.
  */
 const collect = (root: Node, source: string, out: Collector, fromInput: boolean): string | undefined => {
   const stack: Array<Node> = [root]
-  let previousEnd = -1
+  /** The redirections a `redirected_statement` holds for its command (keyed by the command's node id). */
+  const statementRedirects = new Map<number, ReadonlyArray<Node>>()
+  // Text outside every token: blanks, or literal parts of strings and here-documents the grammar did not
+  // make tokens of (where a missed substitution hides).
+  let previousEnd = 0
+  const gapMisread = (until: number): string | undefined => {
+    if (until <= previousEnd) return undefined
+    const gap = source.slice(previousEnd, until)
+    if (previousEnd > 0 && gap.replace(/\\\n/g, "") === "") return "a line continuation joins two words"
+    if (misread(gap, false)) return "the parser may have skipped a substitution"
+    return undefined
+  }
   while (stack.length > 0) {
     const node = stack.pop()!
-    if (node.childCount === 0) {
-      if (previousEnd >= 0 && node.startIndex > previousEnd) {
-        const gap = source.slice(previousEnd, node.startIndex)
-        if (gap.replace(/\\\n/g, "") === "") return "a line continuation joins two words"
-      }
+    if (node.type === "command_substitution" && node.text.startsWith("`") && node.text.includes("\\")) {
+      const gap = gapMisread(node.startIndex)
+      if (gap !== undefined) return gap
+      out.nested.push({ script: backtickScript(node), origin: node.text, fromInput })
       previousEnd = node.endIndex
       continue
     }
+    if (node.childCount === 0) {
+      const gap = gapMisread(node.startIndex)
+      if (gap !== undefined) return gap
+      previousEnd = node.endIndex
+      switch (node.type) {
+        case "word":
+          if (misread(node.text, true)) return "the parser may have read a word differently from bash"
+          break
+        case "string_content":
+          if (misread(node.text, false)) return "the parser may have read a string differently from bash"
+          break
+        case "heredoc_body":
+        case "heredoc_content":
+          if (!literalHeredoc(node) && misread(node.text, false)) {
+            return "a substitution in a here-document was not read"
+          }
+          break
+      }
+      continue
+    }
     switch (node.type) {
+      case "redirected_statement": {
+        const redirects = node.childrenForFieldName("redirect").filter((n): n is Node => n !== null)
+        const body = node.childForFieldName("body")
+        if (body?.type === "command") {
+          statementRedirects.set(body.id, redirects)
+          break
+        }
+        if (redirects.some((redirect) => redirectExtras(redirect).length > 0)) {
+          return "words follow a redirection of a compound command"
+        }
+        break
+      }
       case "command": {
-        const words = commandWords(node)
+        const words = commandWords(node, statementRedirects.get(node.id))
         if (words === undefined) out.subjects.push({ text: node.text, unresolved: "the command has no name" })
         else resolve(words, out, fromInput)
         break
@@ -491,7 +624,7 @@ const collect = (root: Node, source: string, out: Collector, fromInput: boolean)
       if (child) stack.push(child)
     }
   }
-  return undefined
+  return gapMisread(source.length)
 }
 
 /** The subjects of `source`, following nested scripts; what cannot be analysed becomes an unresolved `origin`. */

@@ -1,0 +1,152 @@
+import { existsSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { describe, expect, test } from "vitest"
+import { evaluate, type PermissionRule } from "../src/permission/rule.ts"
+import { bashCommands } from "../src/tool/bash-commands.ts"
+import { BASH_MAX_PARSED_BYTES } from "../src/tool/bash-parser.ts"
+import { tempDir } from "./support/tmp.ts"
+
+const DENY_RM: PermissionRule = { "*": "allow", "rm *": "deny" }
+
+/** The decision for a command line under `rule`, exactly as the permission layer computes it. */
+const decide = async (line: string, rule: PermissionRule = DENY_RM) => {
+  const { subjects, unresolved } = await bashCommands(line)
+  return evaluate(
+    "bash",
+    rule,
+    subjects,
+    unresolved.map((u) => u.subject),
+  )
+}
+
+/** Runs `line` with real bash in a fresh directory holding `x`; whether `x` is gone afterwards. */
+const removesX = (line: string): boolean => {
+  const dir = tempDir("oc2-bash-spelling-")
+  writeFileSync(join(dir, "x"), "x")
+  Bun.spawnSync(["bash", "-c", line], { cwd: dir, stdin: "ignore", stdout: "ignore", stderr: "ignore" })
+  return !existsSync(join(dir, "x"))
+}
+
+/** Spellings of "run rm on x": every one of them runs `rm` in bash, and every one is denied. */
+const RM_SPELLINGS = [
+  "rm x",
+  "  rm x",
+  "/bin/rm x",
+  "true; rm x",
+  "echo $(rm x)",
+  "X=1 rm x",
+  "true\nrm x",
+  "command rm x",
+  "\\rm x",
+  "true && rm x",
+  "false || rm x",
+  "ls | rm x",
+  "(rm x)",
+  "echo `rm x`",
+  'echo "$(rm x)"',
+  'echo "a `rm x` b"',
+  "rm x & wait",
+  "cat <(rm x)",
+  "true > >(rm x); wait $!",
+  "if true; then rm x; fi",
+  "if false; then :; else rm x; fi",
+  "while true; do rm x; break; done",
+  "for f in 1; do rm x; done",
+  "case a in a) rm x;; esac",
+  "f() { rm x; }; f",
+  "function g { rm x; }; g",
+  "{ rm x; }",
+  '"rm" x',
+  "r''m x",
+  "'r'm x",
+  "builtin command rm x",
+  "exec rm x",
+  "env rm x",
+  "env -i X=1 /bin/rm x",
+  "time rm x",
+  "time X=1 rm x",
+  "nohup rm x",
+  "nice -n 5 rm x",
+  "timeout 5 rm x",
+  "X=$(rm x)",
+  "export Y=$(rm x)",
+  "echo ${U:-$(rm x)}",
+  "[[ -n $(rm x) ]]",
+  "cat <<EOF\n$(rm x)\nEOF",
+  "eval 'rm x'",
+  'bash -c "rm x"',
+  "sh -ec 'rm x'",
+  "trap 'rm x' EXIT",
+  "find . -maxdepth 0 -exec rm x \\;",
+  "echo `echo \\`rm x\\``",
+  "time 2>/dev/null rm x",
+]
+
+describe("bash permission rules see each simple command", () => {
+  test.each(RM_SPELLINGS)('%j runs rm in bash and is denied by {"*":"allow","rm *":"deny"}', async (line) => {
+    expect(removesX(line)).toBe(true)
+    expect(await decide(line)).toBe("deny")
+  })
+
+  test.each(["ls -la", "git status", 'echo "rm x"', "grep rm file", "cat x | wc -l", "echo 'rm x' # rm x"])(
+    "%j is allowed without an ask and leaves x alone",
+    async (line) => {
+      expect(await decide(line)).toBe("allow")
+      expect(removesX(line)).toBe(false)
+    },
+  )
+
+  test.each([
+    ["echo \"unterminated", "the command line could not be parsed"],
+    ["$(", "the command line could not be parsed"],
+    ["$CMD x", "the command name is not static"],
+    ["$(which rm) x", "the command name is not static"],
+    ['"$RM" x', "the command name is not static"],
+    ["/bin/r? x", "the command name is a glob or brace pattern"],
+    ["r\\\nm x", "a line continuation joins two words"],
+    ["eval \"$SCRIPT\"", "eval of a string that is not static"],
+    ["cat <<-EOF\n\t$(rm x)\n\tEOF", "a substitution in a here-document was not read"],
+    ["ls | xargs rm", "its arguments are read from input (xargs)"],
+  ])("%j is asked even under allow-all (%s)", async (line, reason) => {
+    const { unresolved } = await bashCommands(line)
+    expect(unresolved.map((u) => u.reason)).toContain(reason)
+    expect(await decide(line, { "*": "allow" })).toBe("ask")
+    expect(await decide(line, "allow")).toBe("ask")
+    // A deny still wins over an unresolved command; a plain deny rule denies everything.
+    expect(await decide(line, "deny")).toBe("deny")
+  })
+
+  test("a line too long to parse is asked, not parsed", async () => {
+    const line = `echo ${"a".repeat(BASH_MAX_PARSED_BYTES)}`
+    const { subjects, unresolved } = await bashCommands(line)
+    expect(subjects).toEqual([line])
+    expect(unresolved).toEqual([{ subject: line, reason: "the command line is too long to be analysed" }])
+    expect(await decide(line, { "*": "allow" })).toBe("ask")
+  })
+
+  test("a parse that exceeds its time budget is cancelled and asked", async () => {
+    const line = "echo a | ".repeat(1500) + "echo b"
+    const { unresolved } = await bashCommands(line, { budgetMs: 0 })
+    expect(unresolved).toEqual([{ subject: line, reason: "parsing the command line took too long" }])
+  })
+
+  test("a line is denied if any command is, asked if any is asked, allowed only if all are", async () => {
+    const rule: PermissionRule = { "git status*": "allow", "git diff*": "allow", "rm *": "deny", "*": "ask" }
+    expect(await decide("git status && git diff --stat", rule)).toBe("allow")
+    expect(await decide("git status; ls", rule)).toBe("ask")
+    expect(await decide("git status; ls; rm -rf build", rule)).toBe("deny")
+    expect(await decide("git diff $(ls)", rule)).toBe("ask")
+  })
+
+  test("subjects: the normalized name and the words' values, in order, once each", async () => {
+    expect((await bashCommands('X=1 /usr/bin/env -i A=b /bin/rm -rf "a b" \'c\'')).subjects).toEqual(["rm -rf a b c"])
+    expect((await bashCommands("echo $(rm x) && echo $(rm x)")).subjects).toEqual(["echo $(rm x)", "rm x"])
+    expect((await bashCommands('git commit -m "x; rm y" > log.txt 2>&1')).subjects).toEqual([
+      "git commit -m x; rm y",
+    ])
+    expect((await bashCommands("sudo -u root rm x")).subjects).toEqual(["sudo -u root rm x", "rm x"])
+    expect((await bashCommands("command -v rm")).subjects).toEqual(["command -v rm"])
+    // A line without any command is its own subject.
+    expect((await bashCommands("> out.txt")).subjects).toEqual(["> out.txt"])
+  })
+})
