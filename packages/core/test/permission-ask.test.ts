@@ -289,6 +289,75 @@ describe("permissions for bash", () => {
     await t.host.dispose()
   })
 
+  it('{"*": "allow", "rm *": "deny"}: rm hidden in lists, substitutions and paths is denied and never runs', async () => {
+    const t = await setup({ permission: { bash: { "*": "allow", "rm *": "deny" } } })
+    const bash = (command: string) => `/tool bash ${JSON.stringify({ command })}`
+    const hidden = ["true; rm a.txt", "echo $(rm a.txt)", "/bin/rm a.txt", "X=1 command rm a.txt", "ls | \\rm a.txt"]
+    await t.prompt([...hidden.map(bash), bash("cat a.txt | wc -l")].join("\n"))
+    await t.wait()
+    const parts = await t.toolParts()
+    expect(parts.map((p) => p.state)).toEqual([...hidden.map(() => "error"), "completed"])
+    for (const part of parts.slice(0, -1)) expect(part).toMatchObject({ error: expect.stringContaining("denied") })
+    expect(parts.at(-1)).toMatchObject({ output: "2" })
+    expect(t.file()).toBe("alpha\nbeta\n")
+    expect(t.events.some((e) => e.type === "session.permission.asked")).toBe(false)
+    await t.host.dispose()
+  })
+
+  it('"always" grants the asked commands: the same line runs again, an added command is asked', async () => {
+    const t = await setup({ permission: { bash: "ask" } })
+    const bash = (command: string) => `/tool bash ${JSON.stringify({ command })}`
+    await t.prompt(bash("echo one > one.txt && cat one.txt"))
+    const first = (await t.next("session.permission.asked")) as {
+      data: { permissionID: string; patterns: Array<string> }
+    }
+    expect(first.data.patterns).toEqual(["echo one", "cat one.txt"])
+    await t.run(
+      Permissions.use((p) =>
+        p.reply({ sessionID: t.sessionID, permissionID: first.data.permissionID, reply: "always" }),
+      ),
+    )
+    await t.wait()
+    let seen = t.events.length
+    await t.prompt(bash("echo one > one.txt && cat one.txt"))
+    await t.wait()
+    expect(t.events.slice(seen).some((e) => e.type === "session.permission.asked")).toBe(false)
+    expect((await t.toolParts()).at(-1)).toMatchObject({ state: "completed", output: "one" })
+
+    seen = t.events.length
+    await t.prompt(bash("cat one.txt; rm a.txt"))
+    const second = (await t.next("session.permission.asked", seen)) as {
+      data: { permissionID: string; patterns: Array<string> }
+    }
+    expect(second.data.patterns).toEqual(["cat one.txt", "rm a.txt"])
+    await t.run(
+      Permissions.use((p) =>
+        p.reply({ sessionID: t.sessionID, permissionID: second.data.permissionID, reply: "reject" }),
+      ),
+    )
+    await t.wait()
+    expect(t.file()).toBe("alpha\nbeta\n")
+    await t.host.dispose()
+  })
+
+  it('a line that does not parse is asked even under "allow"', async () => {
+    const t = await setup({ permission: { bash: "allow" } })
+    await t.prompt(`/tool bash ${JSON.stringify({ command: 'echo "unterminated > made.txt' })}`)
+    const asked = (await t.next("session.permission.asked")) as {
+      data: { permissionID: string; metadata: { unresolved: Array<string> } }
+    }
+    expect(asked.data.metadata.unresolved).toEqual([
+      'echo "unterminated > made.txt: the command line could not be parsed',
+    ])
+    await t.run(
+      Permissions.use((p) =>
+        p.reply({ sessionID: t.sessionID, permissionID: asked.data.permissionID, reply: "reject" }),
+      ),
+    )
+    await t.wait()
+    await t.host.dispose()
+  })
+
   it("bash runs without the server password, provider keys and the config's {env:VAR} variables", async () => {
     process.env.OPENCODE_SERVER_PASSWORD = "hunter2"
     process.env.OPENAI_API_KEY = "sk-test"

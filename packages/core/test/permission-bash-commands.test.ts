@@ -97,14 +97,14 @@ describe("bash permission rules see each simple command", () => {
   )
 
   test.each([
-    ["echo \"unterminated", "the command line could not be parsed"],
+    ['echo "unterminated', "the command line could not be parsed"],
     ["$(", "the command line could not be parsed"],
     ["$CMD x", "the command name is not static"],
     ["$(which rm) x", "the command name is not static"],
     ['"$RM" x', "the command name is not static"],
     ["/bin/r? x", "the command name is a glob or brace pattern"],
     ["r\\\nm x", "a line continuation joins two words"],
-    ["eval \"$SCRIPT\"", "eval of a string that is not static"],
+    ['eval "$SCRIPT"', "eval of a string that is not static"],
     ["cat <<-EOF\n\t$(rm x)\n\tEOF", "a substitution in a here-document was not read"],
     ["ls | xargs rm", "its arguments are read from input (xargs)"],
   ])("%j is asked even under allow-all (%s)", async (line, reason) => {
@@ -139,11 +139,9 @@ describe("bash permission rules see each simple command", () => {
   })
 
   test("subjects: the normalized name and the words' values, in order, once each", async () => {
-    expect((await bashCommands('X=1 /usr/bin/env -i A=b /bin/rm -rf "a b" \'c\'')).subjects).toEqual(["rm -rf a b c"])
+    expect((await bashCommands("X=1 /usr/bin/env -i A=b /bin/rm -rf \"a b\" 'c'")).subjects).toEqual(["rm -rf a b c"])
     expect((await bashCommands("echo $(rm x) && echo $(rm x)")).subjects).toEqual(["echo $(rm x)", "rm x"])
-    expect((await bashCommands('git commit -m "x; rm y" > log.txt 2>&1')).subjects).toEqual([
-      "git commit -m x; rm y",
-    ])
+    expect((await bashCommands('git commit -m "x; rm y" > log.txt 2>&1')).subjects).toEqual(["git commit -m x; rm y"])
     expect((await bashCommands("sudo -u root rm x")).subjects).toEqual(["sudo -u root rm x", "rm x"])
     expect((await bashCommands("command -v rm")).subjects).toEqual(["command -v rm"])
     // A line without any command is its own subject.

@@ -1,3 +1,6 @@
+// A reference, not an import: it brings the `*.wasm` declaration into every program that compiles this
+// file (the server's typecheck too), and there is nothing to import at run time.
+// oxlint-disable-next-line typescript/triple-slash-reference
 /// <reference path="./wasm-file.d.ts" />
 import { Language, type Node, Parser } from "web-tree-sitter"
 import treeSitterWasm from "web-tree-sitter/tree-sitter.wasm" with { type: "file" }
