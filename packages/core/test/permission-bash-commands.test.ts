@@ -107,6 +107,11 @@ describe("bash permission rules see each simple command", () => {
     ['eval "$SCRIPT"', "eval of a string that is not static"],
     ["cat <<-EOF\n\t$(rm x)\n\tEOF", "a substitution in a here-document was not read"],
     ["ls | xargs rm", "its arguments are read from input (xargs)"],
+    ["echo 'rm x' | bash", "the shell reads its script from input"],
+    ["let 'a[$(rm x)]=1'", "a subscript in a value holds a substitution that bash may run"],
+    ["x='$(rm x)'; echo ${x@P}", "a prompt expansion (@P) may run a substitution in a value"],
+    ["declare -a 'a=($(rm x))'", "a quoted assignment holds a substitution that bash may run"],
+    ["time { rm x; }", '"{" is a reserved word here'],
   ])("%j is asked even under allow-all (%s)", async (line, reason) => {
     const { unresolved } = await bashCommands(line)
     expect(unresolved.map((u) => u.reason)).toContain(reason)

@@ -276,7 +276,10 @@ const envCommand = (words: ReadonlyArray<Word>): ReadonlyArray<Word> | string =>
   while (i < words.length) {
     const value = words[i]!.value
     if (value === undefined) return "an argument of env is not static"
-    if (value === "--") return words.slice(i + 1).filter((_, j, all) => j >= leadingAssignments(all))
+    if (value === "--") {
+      const after = words.slice(i + 1)
+      return after.slice(leadingAssignments(after))
+    }
     if (value === "-S" || value.startsWith("-S") || value.startsWith("--split-string")) {
       return "env -S splits a string into a command"
     }
@@ -326,13 +329,25 @@ const commandBuiltin = (words: ReadonlyArray<Word>): ReadonlyArray<Word> | undef
   return words.slice(i)
 }
 
-/** `bash [options] -c SCRIPT ...`: the script, `undefined` when the shell runs a file or reads input. */
-const shellScript = (words: ReadonlyArray<Word>): Word | undefined | string => {
+/**
+ * What `bash [options] [-c SCRIPT | FILE] ...` runs: the script given with `-c`, `"file"` for a script
+ * file (judged by the shell's own subject), `"input"` when the script is read from input (`... | sh`,
+ * `bash -s`, `bash <<< ...`), or why the options cannot be read.
+ */
+const shellScript = (words: ReadonlyArray<Word>): { readonly script: Word } | "file" | "input" | string => {
   let command = false
+  let stdin = false
   for (let i = 0; i < words.length; i++) {
     const value = words[i]!.value
-    if (value === undefined) return command ? words[i] : "an option of the shell is not static"
-    if (value === "--" || value === "-") return command ? words[i + 1] : undefined
+    if (value === undefined) {
+      if (command) return { script: words[i]! }
+      return stdin ? "input" : "an option of the shell is not static"
+    }
+    if (value === "--" || value === "-") {
+      const next = words[i + 1]
+      if (command) return next ? { script: next } : "input"
+      return next && !stdin ? "file" : "input"
+    }
     if (/^[-+][oO]$/.test(value) || value === "--rcfile" || value === "--init-file") {
       i++
       continue
@@ -340,11 +355,13 @@ const shellScript = (words: ReadonlyArray<Word>): Word | undefined | string => {
     if (value.startsWith("--")) continue
     if (/^[-+][A-Za-z]+$/.test(value)) {
       if (value.startsWith("-") && value.includes("c")) command = true
+      if (value.startsWith("-") && value.includes("s")) stdin = true
       continue
     }
-    return command ? words[i] : undefined
+    if (command) return { script: words[i]! }
+    return stdin ? "input" : "file"
   }
-  return undefined
+  return "input"
 }
 
 /** `find ... -exec CMD ARG... ;` (also `+`, `-execdir`, `-ok`, `-okdir`): each CMD is a command of its own. */
@@ -453,11 +470,12 @@ const resolve = (initial: ReadonlyArray<Word>, out: Collector, fromInput = false
         emit(subject)
         if (name === "find") return findCommands(rest, out, fromInput)
         if (SHELLS.has(name)) {
-          const script = shellScript(rest)
-          if (typeof script === "string") return emit(subject, script)
-          if (script === undefined) return
-          if (script.value === undefined) return emit(subject, "the shell's script is not static")
-          out.nested.push({ script: script.value, origin: subject, fromInput })
+          const run = shellScript(rest)
+          if (run === "file") return
+          if (run === "input") return emit(subject, "the shell reads its script from input")
+          if (typeof run === "string") return emit(subject, run)
+          if (run.script.value === undefined) return emit(subject, "the shell's script is not static")
+          out.nested.push({ script: run.script.value, origin: subject, fromInput })
         }
         return
       }
@@ -542,6 +560,9 @@ const backtickScript = (node: Node): string => {
   return node.text.slice(1, -1).replace(escaped, "$1")
 }
 
+/** Tokens that hold (part of) a word's value; comments and here-document bodies are not values. */
+const VALUE_TOKENS = new Set(["word", "raw_string", "string_content", "ansi_c_string"])
+
 /**
  * Collects the subjects of every command in a syntax tree (iteratively: trees may be deep). Returns why
  * the tree cannot be trusted, if it cannot. The grammar is not bash, so what it may have read differently
@@ -576,6 +597,10 @@ const collect = (root: Node, source: string, out: Collector, fromInput: boolean)
       const gap = gapMisread(node.startIndex)
       if (gap !== undefined) return gap
       previousEnd = node.endIndex
+      // A subscript in a quoted value is evaluated as arithmetic where the value is used as a name or a
+      // number (`let 'a[$(cmd)]'`, `x='a[$(cmd)]'; echo $((x))`), and bash runs the substitution in it.
+      if (VALUE_TOKENS.has(node.type) && /\[[^\]]*(\$\(|`)/.test(node.text))
+        return "a subscript in a value holds a substitution that bash may run"
       switch (node.type) {
         case "word":
           if (misread(node.text, true)) return "the parser may have read a word differently from bash"
@@ -614,9 +639,17 @@ const collect = (root: Node, source: string, out: Collector, fromInput: boolean)
       case "declaration_command":
       case "unset_command": {
         const words = node.children.filter((n): n is Node => n !== null).map(wordOf)
-        out.subjects.push({ text: words.map(shown).join(" ") })
+        const text = words.map(shown).join(" ")
+        // `declare -a 'a=($(cmd))'` parses its quoted argument again, and runs `cmd`.
+        if (words.some((word) => word.value !== undefined && misread(word.value, false))) {
+          out.subjects.push({ text, unresolved: "a quoted assignment holds a substitution that bash may run" })
+        } else out.subjects.push({ text })
         break
       }
+      case "expansion":
+        // `${x@P}` expands `x` like a prompt, running the substitutions in its value.
+        if (/@P\}$/.test(node.text)) return "a prompt expansion (@P) may run a substitution in a value"
+        break
     }
     const children = node.children
     for (let i = children.length - 1; i >= 0; i--) {
