@@ -153,3 +153,88 @@ describe("bash permission rules see each simple command", () => {
     expect((await bashCommands("> out.txt")).subjects).toEqual(["> out.txt"])
   })
 })
+
+/** A small deterministic random source (mulberry32), so a failing line names its seed. */
+const mulberry32 = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+
+/**
+ * Random bash lines built from the constructs above, with `rm x` (in many spellings) hidden at random
+ * depths among harmless commands. Most lines are valid bash; some are not, which is fine: bash then runs
+ * nothing, or part of the line.
+ */
+const randomLine = (random: () => number): string => {
+  const pick = <T>(items: ReadonlyArray<T>): T => items[Math.floor(random() * items.length)]!
+  const rmName = () => pick(["rm", "/bin/rm", "\\rm", '"rm"', "r''m", "'r'm", "r\\m", "$'rm'", 'r"m"'])
+  const prefix = () => pick(["", "", "X=1 ", "command ", "env -i ", "exec ", "builtin ", "nohup ", "time "])
+  const escapeFor = (text: string, chars: RegExp) => text.replace(chars, "\\$1")
+  const quoteSingle = (text: string) => `'${text.replaceAll("'", "'\\''")}'`
+  const word = (depth: number): string => {
+    if (depth > 2 || random() < 0.4) return pick(["a", "x", "'rm x'", '"rm x"', "$HOME", "-n", "*.none", "\\$(rm x)"])
+    return pick([
+      () => `$(${list(depth + 1)})`,
+      () => `"$(${list(depth + 1)})"`,
+      () => `\`${escapeFor(list(depth + 1), /([\\`$])/g)}\``,
+      () => `<(${list(depth + 1)})`,
+      () => `\${U:-$(${list(depth + 1)})}`,
+      () => `a$(${list(depth + 1)})b`,
+    ])()
+  }
+  const simple = (depth: number): string => {
+    if (random() < 0.15) return `${prefix()}${rmName()} ${pick(["x", "-f x", "-- x", "./x"])}`
+    let text = pick(["echo", "true", "cat", ":", "printf", "ls", "wc"])
+    const count = Math.floor(random() * 3)
+    for (let i = 0; i < count; i++) text += ` ${pick(["", "", ">/dev/null ", "2>&1 "])}${word(depth)}`
+    return text
+  }
+  const statement = (depth: number): string => {
+    if (depth > 2) return simple(depth)
+    return pick([
+      () => `(${list(depth + 1)})`,
+      () => `{ ${list(depth + 1)}; }`,
+      () => `if ${list(depth + 1)}; then ${list(depth + 1)}; else ${list(depth + 1)}; fi`,
+      () => `while ${list(depth + 1)}; do ${list(depth + 1)}; break; done`,
+      () => `for i in 1 2; do ${list(depth + 1)}; done`,
+      () => `case a in a) ${list(depth + 1)};; esac`,
+      () => `f() { ${list(depth + 1)}; }; f`,
+      () => `cat <<EOF\n$(${list(depth + 1)})\nEOF`,
+      () => `eval ${quoteSingle(list(depth + 1))}`,
+      () => `bash -c ${quoteSingle(list(depth + 1))}`,
+      () => `X=$(${list(depth + 1)})`,
+      () => `! ${simple(depth)}`,
+      () => simple(depth),
+      () => simple(depth),
+      () => simple(depth),
+    ])()
+  }
+  const list = (depth: number): string => {
+    let text = statement(depth)
+    const more = Math.floor(random() * (depth === 0 ? 3 : 2))
+    for (let i = 0; i < more; i++) text += pick([" ; ", " && ", " || ", " | ", "\n", ";", "|"]) + statement(depth)
+    return text
+  }
+  return list(0)
+}
+
+describe("bash permission rules against real bash", () => {
+  test("no line whose run removes x is allowed (200 seeded random lines)", async () => {
+    let removed = 0
+    let allowed = 0
+    for (let seed = 1; seed <= 200; seed++) {
+      const line = randomLine(mulberry32(seed))
+      const decision = await decide(line)
+      if (decision === "allow") allowed++
+      if (decision === "deny") continue // not run: whatever it would do
+      if (!removesX(line)) continue
+      removed++
+      expect(decision, `seed ${seed}: ${JSON.stringify(line)} removed x`).not.toBe("allow")
+    }
+    // The property is not vacuous: some lines ran rm, and some were allowed (and so were run and checked).
+    expect(removed).toBeGreaterThan(10)
+    expect(allowed).toBeGreaterThan(10)
+  })
+})
