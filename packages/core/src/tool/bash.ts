@@ -152,6 +152,28 @@ const run = async (
 }
 
 /**
+ * The permission plan of a command line (the registry plans bash calls with it): each simple command is a
+ * pattern (`bash-commands.ts`), and the commands whose meaning is not static are `unresolved`, with the
+ * reasons shown to the person asked.
+ */
+export const planCommand = (command: string, run: ToolPlan["run"]): Effect.Effect<ToolPlan> =>
+  Effect.map(
+    Effect.promise(() => bashCommands(command)),
+    ({ subjects, unresolved }): ToolPlan => ({
+      permission: "bash",
+      patterns: subjects,
+      ...(unresolved.length > 0
+        ? {
+            unresolved: unresolved.map((u) => u.subject),
+            metadata: { unresolved: unresolved.map((u) => `${u.subject}: ${u.reason}`) },
+          }
+        : {}),
+      title: `bash ${command.length > 200 ? `${command.slice(0, 199)}…` : command}`,
+      run,
+    }),
+  )
+
+/**
  * Runs a shell command in the session directory.
  *
  * This is NOT a sandbox. The working directory is the session directory, but the command runs with the
@@ -175,22 +197,6 @@ export const bash: Tool<BashInput> = {
     `${BASH_MAX_TIMEOUT_MS}). Prefer the read, list and grep tools for inspecting files.`,
   ].join(" "),
   input: BashInput,
-  plan: (input, ctx) =>
-    Effect.map(
-      Effect.promise(() => bashCommands(input.command)),
-      ({ subjects, unresolved }): ToolPlan => ({
-        permission: "bash",
-        patterns: subjects,
-        ...(unresolved.length > 0
-          ? {
-              unresolved: unresolved.map((u) => u.subject),
-              metadata: { unresolved: unresolved.map((u) => `${u.subject}: ${u.reason}`) },
-            }
-          : {}),
-        title: `bash ${input.command.length > 200 ? `${input.command.slice(0, 199)}…` : input.command}`,
-        run: () => Effect.map(bash.execute(input, ctx), (output) => ({ output })),
-      }),
-    ),
   execute: (input, ctx) =>
     Effect.gen(function* () {
       const cwd = yield* sessionRoot("bash", ctx.directory)
