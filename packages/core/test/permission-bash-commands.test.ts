@@ -112,6 +112,8 @@ describe("bash permission rules see each simple command", () => {
     ["x='$(rm x)'; echo ${x@P}", "a prompt expansion (@P) may run a substitution in a value"],
     ["declare -a 'a=($(rm x))'", "a quoted assignment holds a substitution that bash may run"],
     ["time { rm x; }", '"{" is a reserved word here'],
+    // bash reads on to the end: the quoted `$(rm x)` is here-document text to bash, and runs.
+    ["cat <<EOF\nEOF; echo '$(rm x)'", "a here-document does not end where bash ends it"],
   ])("%j is asked even under allow-all (%s)", async (line, reason) => {
     const { unresolved } = await bashCommands(line)
     expect(unresolved.map((u) => u.reason)).toContain(reason)

@@ -550,6 +550,24 @@ const literalHeredoc = (node: Node): boolean => {
 }
 
 /**
+ * Whether a here-document ends where bash ends it: a line holding exactly the delimiter (after tabs, for
+ * `<<-`). The grammar also ends one at a line that only starts with it (`EOF & more`), where bash reads on,
+ * so everything after would be read as commands that bash takes as here-document text, and the reverse.
+ */
+const heredocEndsAlone = (end: Node, source: string): boolean => {
+  const redirect = end.parent
+  if (redirect?.type !== "heredoc_redirect") return false
+  const start = redirect.children.find((child) => child?.type === "heredoc_start")
+  if (!start) return false
+  const delimiter = start.text.replace(/\\(.)/g, "$1").replace(/['"]/g, "")
+  const stripsTabs = redirect.children.some((child) => child?.type === "<<-")
+  let lineStart = end.startIndex
+  while (stripsTabs && source[lineStart - 1] === "\t") lineStart--
+  const after = source[end.endIndex]
+  return end.text === delimiter && source[lineStart - 1] === "\n" && (after === undefined || after === "\n")
+}
+
+/**
  * The script bash runs for a backtick substitution: inside backticks a backslash escapes `$`, `` ` `` and
  * `\` (and `"` within double quotes), and the result is parsed again. The grammar does not do that.
  */
@@ -607,6 +625,9 @@ const collect = (root: Node, source: string, out: Collector, fromInput: boolean)
           break
         case "string_content":
           if (misread(node.text, false)) return "the parser may have read a string differently from bash"
+          break
+        case "heredoc_end":
+          if (!heredocEndsAlone(node, source)) return "a here-document does not end where bash ends it"
           break
         case "heredoc_body":
         case "heredoc_content":
