@@ -623,8 +623,10 @@ const collect = (root: Node, source: string, out: Collector, fromInput: boolean)
         case "word":
           if (misread(node.text, true)) return "the parser may have read a word differently from bash"
           break
-        case "string_content":
-          if (misread(node.text, false)) return "the parser may have read a string differently from bash"
+        case "raw_string":
+        case "ansi_c_string":
+        case "comment":
+        case "heredoc_start":
           break
         case "heredoc_end":
           if (!heredocEndsAlone(node, source)) return "a here-document does not end where bash ends it"
@@ -635,6 +637,9 @@ const collect = (root: Node, source: string, out: Collector, fromInput: boolean)
             return "a substitution in a here-document was not read"
           }
           break
+        default:
+          // Any other named token (string content, a regex, a pattern) holds no substitution to bash.
+          if (node.isNamed && misread(node.text, false)) return "the parser may have read a token differently from bash"
       }
       continue
     }
