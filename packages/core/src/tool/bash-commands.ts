@@ -17,8 +17,10 @@ import { BASH_PARSE_BUDGET_MS, type BashParseFailure, withBashTree } from "./bas
  *
  * What cannot be read statically is `unresolved`: rules may deny or ask it, never allow it. That is a line
  * that does not parse (or is too long to parse), a command whose name is not static (`$CMD x`,
- * `$(which rm) x`, a glob such as `/bin/r?`), `eval` or `bash -c` of a non-static string, an alias
- * definition, and anything the parser could only have misread (a reserved word in command position).
+ * `$(which rm) x`, a glob such as `/bin/r?`), `eval` or `bash -c` of a non-static string, a shell reading
+ * its script from input, a command run by `xargs`, text bash evaluates again as code (`${x@P}`, a quoted
+ * subscript holding a substitution), and any line the grammar may have read differently from bash (see
+ * `collect`). The full list, and what is not followed, is in docs/tools.md.
  */
 export interface BashCommands {
   /** Every subject once, in order of appearance. */
@@ -638,7 +640,8 @@ const collect = (root: Node, source: string, out: Collector, fromInput: boolean)
           }
           break
         default:
-          // Any other named token (string content, a regex, a pattern) holds no substitution to bash.
+          // Any other named token (string content, a regex, a pattern) cannot hold a substitution to bash:
+          // one found inside it was not read.
           if (node.isNamed && misread(node.text, false)) return "the parser may have read a token differently from bash"
       }
       continue
