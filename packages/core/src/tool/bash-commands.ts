@@ -677,7 +677,7 @@ const collect = (root: Node, source: string, out: Collector, fromInput: boolean)
       }
       case "expansion":
         // `${x@P}` expands `x` like a prompt, running the substitutions in its value.
-        if (/@P\}$/.test(node.text)) return "a prompt expansion (@P) may run a substitution in a value"
+        if (node.text.endsWith("@P}")) return "a prompt expansion (@P) may run a substitution in a value"
         break
     }
     const children = node.children
