@@ -114,6 +114,10 @@ describe("bash permission rules see each simple command", () => {
     ["time { rm x; }", '"{" is a reserved word here'],
     // bash reads on to the end: the quoted `$(rm x)` is here-document text to bash, and runs.
     ["cat <<EOF\nEOF; echo '$(rm x)'", "a here-document does not end where bash ends it"],
+    [". <(echo rm x)", "the script it runs is read from input or not static"],
+    ["BASH_ENV=<(echo rm x) bash -c ls", "setting BASH_ENV makes bash run what it holds"],
+    ["PS4='$(rm x)'; set -x; ls", "setting PS4 makes bash run what it holds"],
+    ["mapfile -C 'rm x' -c 1 <<< a", "mapfile runs the command it is given"],
   ])("%j is asked even under allow-all (%s)", async (line, reason) => {
     const { unresolved } = await bashCommands(line)
     expect(unresolved.map((u) => u.reason)).toContain(reason)
@@ -121,6 +125,24 @@ describe("bash permission rules see each simple command", () => {
     expect(await decide(line, "allow")).toBe("ask")
     // A deny still wins over an unresolved command; a plain deny rule denies everything.
     expect(await decide(line, "deny")).toBe("deny")
+  })
+
+  test.each([
+    "$(echo rm) x",
+    "echo 'rm x' | bash",
+    "let 'a[$(rm x)]=1'",
+    "x='$(rm x)'; echo ${x@P}",
+    "declare -a 'a=($(rm x))'",
+    "cat <<EOF\nEOF; echo '$(rm x)'",
+    "cat <<-EOF\n\t$(rm x)\n\tEOF",
+    ". <(echo rm x)",
+    "BASH_ENV=<(echo rm x) bash -c ls",
+    "PS4='$(rm x)'; set -x; ls",
+    "mapfile -C 'rm x' -c 1 <<< a",
+    "echo x | xargs rm",
+  ])("%j runs rm in bash and, not readable statically, is asked", async (line) => {
+    expect(removesX(line)).toBe(true)
+    expect(await decide(line)).toBe("ask")
   })
 
   test("a line too long to parse is asked, not parsed", async () => {

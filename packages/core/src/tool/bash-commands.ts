@@ -298,7 +298,10 @@ const envCommand = (words: ReadonlyArray<Word>): ReadonlyArray<Word> | string =>
       continue
     }
     if (value.startsWith("-")) return `unrecognised option ${value}`
-    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(value)) {
+    // env takes every word holding `=` as an assignment, whatever its name.
+    if (value.includes("=")) {
+      const name = value.slice(0, value.indexOf("="))
+      if (SENSITIVE_VARIABLE.test(name)) return sensitiveReason(name)
       i++
       continue
     }
@@ -306,6 +309,15 @@ const envCommand = (words: ReadonlyArray<Word>): ReadonlyArray<Word> | string =>
   }
   return words.slice(i)
 }
+
+/**
+ * Variables whose value bash (or the loader) runs as code or reads a script from: `BASH_ENV` and `ENV`
+ * (sourced by a new shell), the prompts (`PS4` is expanded by `set -x`), `PROMPT_COMMAND`, exported
+ * functions (`BASH_FUNC_name%%`), shell options, and preloaded libraries. Setting one is unresolved.
+ */
+const SENSITIVE_VARIABLE = /^(BASH_ENV|ENV|PS[0-4]|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|BASH_FUNC_.*|LD_PRELOAD|LD_AUDIT)$/
+
+const sensitiveReason = (name: string) => `setting ${name} makes bash run what it holds`
 
 const leadingAssignments = (words: ReadonlyArray<Word>): number => {
   let n = 0
@@ -459,6 +471,23 @@ const resolve = (initial: ReadonlyArray<Word>, out: Collector, fromInput = false
       case "alias": {
         if (rest.some((word) => word.value === undefined || word.value.includes("="))) {
           return emit(subject, "an alias definition changes what later commands run")
+        }
+        return emit(subject)
+      }
+      case "source":
+      case ".": {
+        const file = rest[0]
+        if (file && (file.value === undefined || /^\/(dev\/(stdin|fd\/)|proc\/self\/fd\/)/.test(file.value))) {
+          return emit(subject, "the script it runs is read from input or not static")
+        }
+        return emit(subject)
+      }
+      case "mapfile":
+      case "readarray":
+      case "compgen": {
+        // `mapfile -C cmd`, `compgen -C cmd` / `-F function` run what they are given.
+        if (rest.some((word) => word.value === undefined || /^-\w*[CF]/.test(word.value))) {
+          return emit(subject, `${name} runs the command it is given`)
         }
         return emit(subject)
       }
@@ -673,6 +702,11 @@ const collect = (root: Node, source: string, out: Collector, fromInput: boolean)
         if (words.some((word) => word.value !== undefined && misread(word.value, false))) {
           out.subjects.push({ text, unresolved: "a quoted assignment holds a substitution that bash may run" })
         } else out.subjects.push({ text })
+        break
+      }
+      case "variable_assignment": {
+        const name = node.childForFieldName("name")?.text ?? ""
+        if (SENSITIVE_VARIABLE.test(name)) out.subjects.push({ text: node.text, unresolved: sensitiveReason(name) })
         break
       }
       case "expansion":
