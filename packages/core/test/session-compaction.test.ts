@@ -165,6 +165,47 @@ describe("automatic compaction", () => {
   })
 })
 
+describe("compaction.auto: false", () => {
+  it("never compacts on its own: a request over the limit goes as it is, an overflow fails saying how to compact, and compact still works", async () => {
+    const host = makeHost({ config: { ...config({ context: 1200, output: 200 }), compaction: { auto: false } } })
+    answer("SUMMARY on demand")
+    const start = server.requests.length
+    const result = await host.run(
+      Effect.gen(function* () {
+        const session = yield* Session
+        const execution = yield* Execution
+        const info = yield* session.create({ directory: host.directory })
+        // Far over the window: without automatic compaction the request is sent whole.
+        for (const n of [1, 2, 3]) {
+          yield* execution.prompt({ sessionID: info.id, prompt: { text: prompt(n) } })
+          yield* execution.wait(info.id)
+        }
+        server.enqueue({ status: 400, error: "This model's maximum context length is 8192 tokens." })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "the prompt that overflows" } })
+        yield* execution.wait(info.id)
+        const before = (yield* session.messages(info.id)).data
+        yield* execution.compact(info.id)
+        yield* execution.wait(info.id)
+        return { sessionID: info.id, before, after: (yield* session.messages(info.id)).data }
+      }),
+    )
+    await host.dispose()
+    const requests = server.requests.slice(start)
+    // Four answers and one summary, the summary only after `compact` was asked for.
+    expect(requests.filter(isSummaryRequest)).toHaveLength(1)
+    expect(isSummaryRequest(requests.at(-1))).toBe(true)
+    expect(result.before.some((m) => m.type === "compaction")).toBe(false)
+    const refused = result.before.at(-1) as AssistantMessage
+    expect(refused.error!.message).toContain("maximum context length")
+    expect(refused.error!.message).toContain("compaction.auto: false")
+    expect(refused.error!.message).toContain(`POST /api/session/${result.sessionID}/compact`)
+    expect(result.after.find((m) => m.type === "compaction")).toMatchObject({
+      reason: "manual",
+      summary: "SUMMARY on demand",
+    })
+  })
+})
+
 describe("manual compaction", () => {
   it("is a turn: holds the session (mutations 409) and summarises only content that was not corrected, retracted or removed", async () => {
     const host = makeHost({ config: config() })

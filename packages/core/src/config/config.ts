@@ -68,6 +68,16 @@ export const ConfigSchema = Schema.Struct({
       queueLimit: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100_000 }))),
     }),
   ),
+  compaction: Schema.optional(
+    Schema.Struct({
+      /**
+       * Compact automatically before a request that would not fit the model's window, and after the
+       * provider refused one as too long. Default true; `false` leaves compaction to `compact` (HTTP, CLI,
+       * plugins), and a refused request fails the turn saying how to compact.
+       */
+      auto: Schema.optional(Schema.Boolean),
+    }),
+  ),
   hooks: Schema.optional(
     Schema.Struct({
       /** Milliseconds a `session.preflight` callback may take before the turn fails. Default 30000. */
