@@ -271,6 +271,49 @@ describe("manual compaction", () => {
   })
 })
 
+describe("retracting a compaction", () => {
+  it("removes the summary: the next request sends the whole transcript again, and the summary text is gone from storage", async () => {
+    answer("SUMMARY-TO-RETRACT")
+    const host = makeHost({ config: config() })
+    const start = server.requests.length
+    const result = await host.run(
+      Effect.gen(function* () {
+        const session = yield* Session
+        const execution = yield* Execution
+        const mutation = yield* Mutation
+        const info = yield* session.create({ directory: host.directory })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "EARLY-PROMPT" } })
+        yield* execution.wait(info.id)
+        yield* execution.compact(info.id)
+        yield* execution.wait(info.id)
+        const compaction = (yield* session.messages(info.id)).data.at(-1)!
+        const retracted = yield* mutation.retract({ sessionID: info.id, messageID: compaction.id, by: "user" })
+        const mark = server.requests.length
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "LATER-PROMPT" } })
+        yield* execution.wait(info.id)
+        const stored = JSON.stringify(projectionSnapshot((yield* Database).client))
+        return { compaction, retracted, next: server.requests.slice(mark), stored }
+      }),
+    )
+    await host.dispose()
+    expect(server.requests.slice(start).some(isSummaryRequest)).toBe(true)
+    expect(result.retracted).toMatchObject({
+      id: result.compaction.id,
+      seq: result.compaction.seq,
+      type: "compaction",
+      summary: "",
+      placeholder: "[A summary was retracted.]",
+      retracted: { by: "user" },
+    })
+    const sent = texts(result.next.find((body) => !isSummaryRequest(body))).join("\n")
+    expect(sent).toContain("EARLY-PROMPT")
+    expect(sent).toContain("LATER-PROMPT")
+    expect(sent).not.toContain("SUMMARY-TO-RETRACT")
+    expect(sent).not.toContain(SUMMARY_HEADING)
+    expect(result.stored).not.toContain("SUMMARY-TO-RETRACT")
+  })
+})
+
 describe("compaction in the journal", () => {
   it("replays to the live projection, and a corrected summary's old text is erased from the journal", async () => {
     const host = makeHost({ config: { ...config(), events: { persist: true } } })
