@@ -67,14 +67,18 @@ const open = async <E>(
   const response = new Promise<Response | Error>((resolve) => (answered = resolve))
   let failure: unknown
   const { stream } = await start({
-    signal: controller.signal,
+    // The generated reader cancels its body reader when its signal aborts and leaves the promise that
+    // `cancel()` returns unhandled (an unhandled AbortError on every close). It gets a signal that never
+    // aborts; `close()` aborts the fetch itself, which ends the reader's pending read instead.
+    signal: new AbortController().signal,
     sseMaxRetryAttempts: 1,
     onSseError: (cause) => {
-      failure ??= cause
+      // Closing (or the caller's signal) ends the fetch with an AbortError: that is no failure.
+      if (!controller.signal.aborted) failure ??= cause
       answered(cause instanceof Error ? cause : new Error(String(cause)))
     },
     fetch: (async (input: Request | string | URL, init?: RequestInit) => {
-      const got = await base(input, init).catch((cause: unknown) => {
+      const got = await base(new Request(input, { ...init, signal: controller.signal })).catch((cause: unknown) => {
         answered(cause instanceof Error ? cause : new Error(String(cause)))
         throw cause
       })
