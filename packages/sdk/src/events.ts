@@ -1,4 +1,4 @@
-import { fetchOf } from "./client.ts"
+import { checkPathParameters, fetchOf } from "./client.ts"
 import type { OpencodeClient } from "./gen/sdk.gen.ts"
 import type { SessionDurableEvent, V2Event } from "./gen/types.gen.ts"
 
@@ -144,13 +144,17 @@ export const subscribe = (client: OpencodeClient, options: EventsOptions = {}): 
 
 /**
  * `v2.session.events` (`GET /api/session/:id/event`), connected: the session's durable events after the
- * seq `after`, replayed from the journal without gaps, then the ones committed from now on.
+ * seq `after`, replayed from the journal without gaps, then the ones committed from now on. A session id
+ * the URL parser would resolve away (`..`, `.`, empty) is refused before connecting, as the server would
+ * refuse it: `EventStreamError` with status 400 and the `InvalidRequestError` body.
  */
-export const sessionEvents = (
+export const sessionEvents = async (
   client: OpencodeClient,
   options: SessionEventsOptions,
-): Promise<EventStream<SessionDurableEvent>> =>
-  open<SessionDurableEvent>(
+): Promise<EventStream<SessionDurableEvent>> => {
+  const refusal = checkPathParameters({ sessionID: options.sessionID })
+  if (refusal) throw new EventStreamError(400, refusal)
+  return open<SessionDurableEvent>(
     client,
     (call) =>
       client.v2.session.events(
@@ -159,3 +163,4 @@ export const sessionEvents = (
       ) as never,
     options.signal,
   )
+}
