@@ -39,7 +39,7 @@ describe("compaction over HTTP", () => {
 
     const started = await api.session.compact({ sessionID })
     expect(started.error).toBeUndefined()
-    expect(started.response.status).toBe(204)
+    expect(started.response?.status).toBe(204)
     await api.session.wait({ sessionID })
     const messages = (await api.session.messages({ sessionID })).data!.data
     const compaction = messages.at(-1)!

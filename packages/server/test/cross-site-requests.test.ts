@@ -117,9 +117,7 @@ describe("cross-site requests", () => {
       expect(prompted.status, JSON.stringify(headers)).toBe(200)
       const { id: messageID } = ((await prompted.json()) as { data: { id: string } }).data
       await server.api.session.wait({ sessionID: ids.sessionID })
-      expect((await server.api.session.message({ sessionID: ids.sessionID, messageID })).data?.data.id).toBe(
-        messageID,
-      )
+      expect((await server.api.session.message({ sessionID: ids.sessionID, messageID })).data?.data.id).toBe(messageID)
     }
     // Sec-Fetch-Site same-site or none, without a foreign Origin, is not refused.
     const compact = await server.fetch(`/api/session/${ids.sessionID}/compact`, {

@@ -25,7 +25,7 @@ describe("discovery routes", () => {
     })
     expect((await api.provider.get({ providerID: "local" })).data!.data.id).toBe("local")
     const missing = await api.provider.get({ providerID: "nope" })
-    expect(missing.response.status).toBe(404)
+    expect(missing.response?.status).toBe(404)
     expect(missing.error).toMatchObject({ _tag: "ProviderNotFoundError", providerID: "nope" })
 
     const models = (await api.model.list()).data!.data

@@ -276,7 +276,7 @@ describe("message routes and the mutation contract over the SDK", () => {
       const interrupted = await api.session.interrupt({ sessionID })
       expect(interrupted.response?.status).toBe(204)
       const waited = await api.session.wait({ sessionID })
-      expect(waited.response.status).toBe(204)
+      expect(waited.response?.status).toBe(204)
       const after = (await api.session.get({ sessionID })).data!.data
       expect(after.status).toBe("idle")
       const partial = (await api.session.messages({ sessionID })).data!.data.at(-1)!

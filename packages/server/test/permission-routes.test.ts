@@ -7,7 +7,12 @@ import { localProviderConfig } from "./support/e2e-setup.ts"
 import { eventLog } from "./support/event-log.ts"
 import { json, startTestServer } from "./support/server.ts"
 import { tempDir } from "./support/tmp.ts"
-import { createOpencodeClient, type SessionMessage, type SessionMessageAssistantTool } from "@opencode-ai/sdk/v2"
+import {
+  createOpencodeClient,
+  type SessionMessage,
+  type SessionMessageAssistantTool,
+  type V2Event,
+} from "@opencode-ai/sdk/v2"
 
 let model: OpenAIServer
 beforeAll(async () => {
@@ -20,7 +25,7 @@ const toolItems = (messages: ReadonlyArray<SessionMessage>) =>
     m.type === "assistant" ? m.content.filter((i): i is SessionMessageAssistantTool => i.type === "tool") : [],
   )
 
-type Asked = { data: { id: string; itemID: string; tool: string } }
+type Asked = Extract<V2Event, { type: "permission.v2.asked" }>
 const isAsked = (e: { type: string }) => e.type === "permission.v2.asked"
 
 describe("permission routes", () => {
@@ -110,7 +115,7 @@ describe("permission routes", () => {
     const requestID = asked.data.id
     const rejected = await t.api.session.permission.reply({ sessionID, requestID, reply: "reject", message: "no" })
     expect(rejected.error).toBeUndefined()
-    expect(rejected.response.status).toBe(204)
+    expect(rejected.response?.status).toBe(204)
     await t.api.session.wait({ sessionID })
     expect(readFileSync(join(t.directory, "a.txt"), "utf8")).toBe("alpha\n")
     const items = toolItems((await t.api.session.messages({ sessionID })).data!.data)
@@ -118,7 +123,7 @@ describe("permission routes", () => {
       { name: "write", state: { status: "error", error: { message: "the user rejected this call: no" } } },
     ])
     const missing = await t.api.session.permission.list({ sessionID: "ses_missing" })
-    expect(missing.response.status).toBe(404)
+    expect(missing.response?.status).toBe(404)
     expect(missing.error).toMatchObject({ _tag: "SessionNotFoundError" })
     const reply = await t.api.session.permission.reply({ sessionID: "ses_missing", requestID, reply: "once" })
     expect(reply.error).toMatchObject({ _tag: "SessionNotFoundError" })
@@ -169,7 +174,7 @@ describe("a pending ask across a SIGKILL", () => {
     expect(mutation.response?.status).toBe(409)
 
     const answered = await second.api.session.permission.reply({ sessionID, requestID, reply: "once" })
-    expect(answered.response.status).toBe(204)
+    expect(answered.response?.status).toBe(204)
     await second.api.session.wait({ sessionID })
     expect((await second.api.session.get({ sessionID })).data!.data.status).toBe("idle")
     expect(readFileSync(join(work, "a.txt"), "utf8")).toBe("hello hello\n")

@@ -92,7 +92,7 @@ describe("plugin prune and erase", () => {
       field: "types",
     })
     const httpBad = await server.api.session.prune({ sessionID: viaPlugin, types: ["text" as "tool"] })
-    expect(httpBad.response.status).toBe(400)
+    expect(httpBad.response?.status).toBe(400)
     expect(httpBad.error).toMatchObject({ _tag: "InvalidRequestError", field: expect.stringMatching(/^types/) })
 
     provider.enqueue({ text: "held", hold: true })

@@ -74,7 +74,7 @@ describe("the session location on create", () => {
       join(root, "real", "project"),
     ])
     const unknown = await server.api.session.list({ directory: join(root, "missing") })
-    expect(unknown.response.status).toBe(400)
+    expect(unknown.response?.status).toBe(400)
     expect(unknown.error).toEqual(invalidDirectory("directory"))
   })
 
@@ -101,7 +101,7 @@ describe("the session location on create", () => {
     const before = tables.hash()
     for (const directory of [join(root, "missing"), "relative", `${root}/from body/../missing`]) {
       const refused = await createOpencodeClient({ baseUrl: server.url, directory }).v2.session.create({})
-      expect(refused.response.status, directory).toBe(400)
+      expect(refused.response?.status, directory).toBe(400)
       expect(refused.error, directory).toEqual(invalidDirectory("x-opencode-directory"))
     }
     const raw = await server.fetch("/api/session", {

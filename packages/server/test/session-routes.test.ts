@@ -96,7 +96,8 @@ describe("session routes over the SDK", () => {
     const inDirectory = (await api.session.list({ limit: 1, directory: colon })).data!.cursor.next!
     const messages = (await api.session.messages({ sessionID: one, limit: 1 })).data!.cursor.next!
     const messagesDesc = (await api.session.messages({ sessionID: one, limit: 1, order: "desc" })).data!.cursor.next!
-    for (const cursor of [list, listAsc, inDirectory, messages, messagesDesc]) expect(cursor).toEqual(expect.any(String))
+    for (const cursor of [list, listAsc, inDirectory, messages, messagesDesc])
+      expect(cursor).toEqual(expect.any(String))
 
     const tables = tableHasher(server.database)
     const before = tables.hash()
@@ -113,7 +114,9 @@ describe("session routes over the SDK", () => {
       await api.session.list({ cursor: "not a cursor" }),
       await api.session.list({ cursor: Buffer.from('["sessions","desc"]').toString("base64url") }),
       await api.session.list({
-        cursor: Buffer.from(JSON.stringify([JSON.parse(Buffer.from(list, "base64url").toString())[0], "desc", {}, "next"])).toString("base64url"),
+        cursor: Buffer.from(
+          JSON.stringify([JSON.parse(Buffer.from(list, "base64url").toString())[0], "desc", {}, "next"]),
+        ).toString("base64url"),
       }),
       // session.messages: another session, another order, a session listing's cursor, malformed ones.
       await api.session.messages({ sessionID: two, cursor: messages }),
@@ -124,7 +127,7 @@ describe("session routes over the SDK", () => {
       await api.session.messages({ sessionID: one, cursor: Buffer.from("{}").toString("base64url") }),
     ]
     for (const [index, result] of refusals.entries()) {
-      expect(result.response.status, `case ${index}`).toBe(400)
+      expect(result.response?.status, `case ${index}`).toBe(400)
       expect(result.error, `case ${index}`).toEqual(invalidCursor)
     }
     expect(tables.hash()).toBe(before)
@@ -149,7 +152,7 @@ describe("session routes over the SDK", () => {
     const before = tables.hash()
     for (const id of ["ses_clientChosen1", "ses_clientDeleted1", "nope", "msg_abc", "ses_a-b", "ses_", ""]) {
       const refused = await api.session.create({ id, title: "again" })
-      expect(refused.response.status, id).toBe(400)
+      expect(refused.response?.status, id).toBe(400)
       expect(refused.error, id).toEqual(invalid("id"))
     }
     expect(tables.hash()).toBe(before)
@@ -172,7 +175,7 @@ describe("session routes over the SDK", () => {
       queued: false,
     })
     const waited = await api.session.wait({ sessionID: session.id })
-    expect(waited.response.status).toBe(204)
+    expect(waited.response?.status).toBe(204)
     expect((await api.session.get({ sessionID: session.id })).data!.data.status).toBe("idle")
     const messages = (await api.session.messages({ sessionID: session.id })).data!.data
     expect(messages.map((m) => m.type)).toEqual(["user", "assistant"])
@@ -204,7 +207,7 @@ describe("session routes over the SDK", () => {
     const before = tables.hash()
     for (const text of ["only once", "something else"]) {
       const again = await api.session.prompt({ sessionID, id: "msg_clientPrompt1", prompt: { text } })
-      expect(again.response.status).toBe(200)
+      expect(again.response?.status).toBe(200)
       expect(again.data).toEqual(first.data)
     }
     expect(tables.hash()).toBe(before)
@@ -221,7 +224,7 @@ describe("session routes over the SDK", () => {
       [sessionID, "msg_a-b"],
     ] as const) {
       const refused = await api.session.prompt({ sessionID: target, id, prompt: { text: "hijack" } })
-      expect(refused.response.status, id).toBe(400)
+      expect(refused.response?.status, id).toBe(400)
       expect(refused.error, id).toEqual(invalid("id"))
     }
     expect(tables.hash()).toBe(afterCreate)
@@ -293,9 +296,9 @@ describe("session routes over the SDK", () => {
     expect(user).toMatchObject({ type: "user", agent: "build", model: { providerID: "offline", id: "echo" } })
     expect((user as SessionMessageUser).text).toBe("hi")
 
-    expect((await api.session.switchAgent({ sessionID: session.id, agent: "build" })).response.status).toBe(204)
+    expect((await api.session.switchAgent({ sessionID: session.id, agent: "build" })).response?.status).toBe(204)
     const model = { providerID: "offline", id: "echo" }
-    expect((await api.session.switchModel({ sessionID: session.id, model })).response.status).toBe(204)
+    expect((await api.session.switchModel({ sessionID: session.id, model })).response?.status).toBe(204)
     const tail = (await api.session.messages({ sessionID: session.id })).data!.data.slice(-2)
     expect(tail).toMatchObject([
       { type: "agent-switched", agent: "build" },
@@ -341,7 +344,7 @@ describe("session routes over the SDK", () => {
     expect(interrupted.response?.status).toBe(204)
     const resumed = await api.session.resume({ sessionID: session.id })
     expect(resumed.data).toEqual({ data: { resumed: true } })
-    expect((await api.session.wait({ sessionID: session.id })).response.status).toBe(204)
+    expect((await api.session.wait({ sessionID: session.id })).response?.status).toBe(204)
     expect((await api.session.get({ sessionID: session.id })).data!.data.status).toBe("idle")
     expect((await api.session.active()).data).toEqual({ data: {} })
   })

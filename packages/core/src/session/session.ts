@@ -282,14 +282,14 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
                         }),
                       }
                     : [
-                      draft(SessionEvent.Created, {
-                        title: input.title ?? "New session",
-                        location: { directory: input.directory },
-                        ...(input.parentID ? { parentID: input.parentID } : {}),
-                        ...(input.agent ? { agent: input.agent } : {}),
-                        ...(input.model ? { model: input.model } : {}),
-                      }),
-                    ],
+                        draft(SessionEvent.Created, {
+                          title: input.title ?? "New session",
+                          location: { directory: input.directory },
+                          ...(input.parentID ? { parentID: input.parentID } : {}),
+                          ...(input.agent ? { agent: input.agent } : {}),
+                          ...(input.model ? { model: input.model } : {}),
+                        }),
+                      ],
               )
               .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die))
             return yield* get(sessionID).pipe(Effect.orDie)

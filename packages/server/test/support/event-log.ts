@@ -13,14 +13,15 @@ export const isDurable = (event: V2Event): event is WireDurable =>
   "durable" in event && (event as { durable?: unknown }).durable !== undefined
 
 /** The transcript a client holds after folding these events of one session, in arrival order. */
-export const foldTranscript = (
-  events: ReadonlyArray<V2Event>,
-  sessionID: string,
-): ReadonlyArray<SessionMessage> => {
+export const foldTranscript = (events: ReadonlyArray<V2Event>, sessionID: string): ReadonlyArray<SessionMessage> => {
   let messages: ReadonlyArray<SessionMessage> = []
   for (const event of events) {
     if (!isDurable(event) || event.durable.aggregateID !== sessionID) continue
-    const { sessionID: _session, timestamp, ...data } = event.data as Record<string, unknown> & {
+    const {
+      sessionID: _session,
+      timestamp,
+      ...data
+    } = event.data as Record<string, unknown> & {
       sessionID: string
       timestamp: number
     }
