@@ -232,6 +232,47 @@ describe("session routes over the SDK", () => {
     expect((await api.session.messages({ sessionID: other })).data!.data).toEqual([])
   })
 
+  it("answers the same id sent concurrently (a client retrying at once) with the one admission", async () => {
+    const RACERS = 8
+    // Every racer's `prompt` hook waits until all of them got past the repeat check, so they meet in the
+    // admission itself.
+    let arrived = 0
+    let open!: () => void
+    const gate = new Promise<void>((resolve) => (open = resolve))
+    const server = await startTestServer({
+      plugins: [
+        {
+          source: "inline:gate",
+          plugin: {
+            id: "gate",
+            setup(ctx) {
+              ctx.session.hook("prompt", async (event) => {
+                if (event.text !== "race") return
+                if (++arrived === RACERS) open()
+                await gate
+              })
+            },
+          },
+        },
+      ],
+    })
+    const { api } = server
+    const sessionID = (await api.session.create({})).data!.data.id
+    const answers = await Promise.all(
+      Array.from({ length: RACERS }, () =>
+        api.session.prompt({ sessionID, id: "msg_clientRace1", prompt: { text: "race" } }),
+      ),
+    )
+    expect(arrived).toBe(RACERS)
+    expect(answers.map((answer) => answer.error)).toEqual(answers.map(() => undefined))
+    expect(new Set(answers.map((answer) => JSON.stringify(answer.data))).size).toBe(1)
+    expect(answers[0]!.data!.data).toMatchObject({ id: "msg_clientRace1", sessionID })
+    await api.session.wait({ sessionID })
+    const messages = (await api.session.messages({ sessionID })).data!.data
+    expect(messages.filter((m) => m.type === "user").map((m) => m.id)).toEqual(["msg_clientRace1"])
+    expect(messages.filter((m) => m.type === "assistant")).toHaveLength(1)
+  })
+
   it("answers a repeated id of input still queued behind a running turn with that admission", async () => {
     let release!: () => void
     const released = new Promise<void>((resolve) => (release = resolve))
