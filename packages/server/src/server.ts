@@ -8,6 +8,7 @@ import { DEFAULT_BODY_LIMIT, limitBody } from "./http/body-limit.ts"
 import { checkContentType } from "./http/content-type.ts"
 import { type CorsOrigins, makeCors, withHeaders } from "./http/cors.ts"
 import { makeCrossSiteRule } from "./http/cross-site.ts"
+import { emptyBodyAsObject } from "./http/empty-body.ts"
 import { unknownErrorSync } from "./http/errors.ts"
 import { type EventServices, eventStream, sessionStream, type OpenStream } from "./http/events.ts"
 import { FS_READ_PREFIX, readFileRoute } from "./http/fs.ts"
@@ -196,7 +197,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     if (unsupported) return errorResponse(unsupported, { connection: "close" })
     const limited = await limitBody(request, bodyLimit)
     if (!(limited instanceof Request)) return errorResponse(limited, { connection: "close" })
-    return ensureJsonError(request, await web.handler(limited), bodyLimit)
+    return ensureJsonError(request, await web.handler(emptyBodyAsObject(limited)), bodyLimit)
   }
 
   const answer = async (

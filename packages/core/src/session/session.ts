@@ -1,4 +1,4 @@
-import type { ModelRef, SessionInfo, SessionStatus } from "@opencode-ai/schema"
+import { idPattern, type ModelRef, type SessionInfo, type SessionStatus } from "@opencode-ai/schema"
 import { Context, Effect, Layer } from "effect"
 import { Bus } from "../bus/bus.ts"
 import { draft } from "../bus/event.ts"
@@ -102,6 +102,11 @@ export interface SessionShape {
     /** How many inputs wait in the inbox (what `session.queueLimit` bounds). */
     queuedCount(sessionID: string): number
     /**
+     * Whether a message or a waiting input of any session has this id. Message ids are unique across the
+     * database (a client may choose one), so a chosen id must be checked against every session.
+     */
+    messageIDTaken(messageID: string): boolean
+    /**
      * The oldest input waiting in the inbox after `afterSeq` (its queue position), or undefined: a turn
      * boundary takes the queue one item at a time, so it reads only what it delivers.
      */
@@ -119,6 +124,8 @@ export interface SessionShape {
     claimedSessions(): ReadonlyArray<string>
   }
 }
+
+const SESSION_ID = new RegExp(idPattern("sessionID"))
 
 const clamp = (limit: number | undefined, fallback: number) => Math.max(1, Math.min(200, Math.trunc(limit ?? fallback)))
 
@@ -164,6 +171,12 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
       )
       const countInbox = client.query<{ n: number }, [string]>(
         "SELECT count(*) AS n FROM session_inbox WHERE session_id = ?",
+      )
+      const readJournaled = client.query<{ used: number }, [string]>(
+        "SELECT 1 AS used FROM event WHERE aggregate_id = ? LIMIT 1",
+      )
+      const readMessageID = client.query<{ taken: number }, [string]>(
+        "SELECT 1 AS taken FROM session_message WHERE id = ?1 UNION ALL SELECT 1 FROM session_inbox WHERE message_id = ?1 LIMIT 1",
       )
       const readNextQueued = client.query<{ seq: number; data: string }, [string, number]>(
         "SELECT seq, data FROM session_inbox WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT 1",
@@ -243,6 +256,13 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
       return Session.of({
         create: (input) =>
           Effect.gen(function* () {
+            // Every route checks a session id against this form, so a session under another id could never
+            // be addressed again.
+            if (input.id !== undefined && !SESSION_ID.test(input.id))
+              return yield* new InvalidInputError({
+                message: "id must be a session id of the form ses_<letters and digits>",
+                field: "id",
+              })
             const sessionID = input.id ?? ascending("ses")
             yield* bus
               .transact(sessionID, () =>
@@ -253,15 +273,23 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
                         field: "id",
                       }),
                     }
-                  : [
-                      draft(SessionEvent.Created, {
-                        title: input.title ?? "New session",
-                        location: { directory: input.directory },
-                        ...(input.parentID ? { parentID: input.parentID } : {}),
-                        ...(input.agent ? { agent: input.agent } : {}),
-                        ...(input.model ? { model: input.model } : {}),
-                      }),
-                    ],
+                  : // A deleted session's events stay journaled under its id; a new one would collide.
+                    readJournaled.get(sessionID) !== null
+                    ? {
+                        reject: new InvalidInputError({
+                          message: `session id ${sessionID} was used by a deleted session; choose another id or omit it`,
+                          field: "id",
+                        }),
+                      }
+                    : [
+                        draft(SessionEvent.Created, {
+                          title: input.title ?? "New session",
+                          location: { directory: input.directory },
+                          ...(input.parentID ? { parentID: input.parentID } : {}),
+                          ...(input.agent ? { agent: input.agent } : {}),
+                          ...(input.model ? { model: input.model } : {}),
+                        }),
+                      ],
               )
               .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die))
             return yield* get(sessionID).pipe(Effect.orDie)
@@ -272,7 +300,8 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
             const order = options.order ?? "desc"
             const search = options.search ?? ""
             // The filter is part of the cursor's scope: a cursor continues only the listing that issued it.
-            const scope = `sessions:${order}:${search}:${options.directory ?? ""}`
+            // Encoded as JSON: no search text and directory can spell another pair's scope.
+            const scope = JSON.stringify(["sessions", order, search, options.directory ?? ""])
             const cursor = yield* cursorFor(options.cursor, scope)
             const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
             return paginate({
@@ -360,6 +389,7 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
           },
           queuedSeq: (sessionID, messageID) => readQueued.get(messageID, sessionID)?.seq,
           queuedCount: (sessionID) => countInbox.get(sessionID)?.n ?? 0,
+          messageIDTaken: (messageID) => readMessageID.get(messageID) !== null,
           nextQueued: (sessionID, afterSeq) => {
             const row = readNextQueued.get(sessionID, afterSeq)
             return row ? { ...(JSON.parse(row.data) as Queued), seq: row.seq } : undefined
