@@ -78,6 +78,35 @@ describe("the session location on create", () => {
     expect(unknown.error).toEqual(invalidDirectory("directory"))
   })
 
+  it("lists a project's sessions by the project id its sessions report, and nothing for an unknown project", async () => {
+    const server = await startTestServer()
+    const root = realpathSync(tempDir())
+    mkdirSync(join(root, "a"), { recursive: true })
+    mkdirSync(join(root, "b"), { recursive: true })
+    const inA = [
+      (await server.api.session.create({ location: { directory: join(root, "a") } })).data!.data,
+      (await server.api.session.create({ location: { directory: join(root, "a") } })).data!.data,
+    ]
+    const inB = (await server.api.session.create({ location: { directory: join(root, "b") } })).data!.data
+    expect(inA[0]!.projectID).toBe(inA[1]!.projectID)
+    expect(inB.projectID).not.toBe(inA[0]!.projectID)
+    const listed = await server.api.session.list({ project: inA[0]!.projectID, order: "asc" })
+    expect(listed.data!.data.map((s) => s.id)).toEqual(inA.map((s) => s.id))
+    // A page's cursor continues the project's listing only.
+    const project = inA[0]!.projectID
+    const first = await server.api.session.list({ project, order: "asc", limit: 1 })
+    const next = await server.api.session.list({ project, order: "asc", cursor: first.data!.cursor.next! })
+    const elsewhere = await server.api.session.list({
+      project: inB.projectID,
+      order: "asc",
+      cursor: first.data!.cursor.next!,
+    })
+    expect(elsewhere.error?._tag).toBe("InvalidCursorError")
+    expect(next.data!.data.map((s) => s.id)).toEqual([inA[1]!.id])
+    const unknown = await server.api.session.list({ project: "prj_00000000000000000000" })
+    expect(unknown.data!.data).toEqual([])
+  })
+
   it("uses the client's x-opencode-directory header when the body names no location, checked the same way", async () => {
     const server = await startTestServer()
     const root = realpathSync(tempDir())

@@ -45,6 +45,8 @@ export interface ListSessionsOptions {
   readonly search?: string
   /** Only sessions of this (resolved) directory. */
   readonly directory?: string
+  /** Only sessions of this project (`prj_...`, as a location reports it). */
+  readonly project?: string
 }
 
 export interface ListMessagesOptions {
@@ -148,15 +150,27 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
         FROM session s`
       const readSession = client.query<SessionRow, [string]>(`${selectSession} WHERE s.id = ?`)
       const listSessions = {
-        asc: client.query<SessionRow, [string, string, string | null, number]>(
+        asc: client.query<SessionRow, [string, string, string | null, string | null, number]>(
           `${selectSession} WHERE s.id > ?1 AND s.title LIKE ?2 ESCAPE '\\' AND (?3 IS NULL OR s.directory = ?3)
-           ORDER BY s.id ASC LIMIT ?4`,
+             AND (?4 IS NULL OR s.directory IN (SELECT value FROM json_each(?4)))
+           ORDER BY s.id ASC LIMIT ?5`,
         ),
-        desc: client.query<SessionRow, [string, string, string | null, number]>(
+        desc: client.query<SessionRow, [string, string, string | null, string | null, number]>(
           `${selectSession} WHERE s.id < ?1 AND s.title LIKE ?2 ESCAPE '\\' AND (?3 IS NULL OR s.directory = ?3)
-           ORDER BY s.id DESC LIMIT ?4`,
+             AND (?4 IS NULL OR s.directory IN (SELECT value FROM json_each(?4)))
+           ORDER BY s.id DESC LIMIT ?5`,
         ),
       }
+      const directories = client.query<{ directory: string }, []>("SELECT DISTINCT directory FROM session")
+      // A project is a directory here (see location.ts), named by a hash of its path: the hash cannot be
+      // reversed in SQL, so the directories it names are found among the sessions' own.
+      const projectDirectories = (project: string) =>
+        JSON.stringify(
+          directories
+            .all()
+            .map((row) => row.directory)
+            .filter((directory) => projectID(directory) === project),
+        )
       const readMessage = client.query<{ data: string }, [string, string]>(
         "SELECT data FROM session_message WHERE id = ? AND session_id = ?",
       )
@@ -301,9 +315,10 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
             const search = options.search ?? ""
             // The filter is part of the cursor's scope: a cursor continues only the listing that issued it.
             // Encoded as JSON: no search text and directory can spell another pair's scope.
-            const scope = JSON.stringify(["sessions", order, search, options.directory ?? ""])
+            const scope = JSON.stringify(["sessions", order, search, options.directory ?? "", options.project ?? ""])
             const cursor = yield* cursorFor(options.cursor, scope)
             const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+            const project = options.project === undefined ? null : projectDirectories(options.project)
             return paginate({
               scope,
               order,
@@ -316,6 +331,7 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
                     after === undefined ? (direction === "asc" ? "" : "\uffff") : String(after),
                     pattern,
                     options.directory ?? null,
+                    project,
                     limit,
                   )
                   .map(toInfo),
