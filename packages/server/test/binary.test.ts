@@ -41,8 +41,8 @@ describe("the compiled opencode2 binary", () => {
     expect(chunks.length).toBeGreaterThanOrEqual(2)
     for (const chunk of chunks) expect((await fetch(`${first.url}${chunk}`)).status, chunk).toBe(200)
     const session = (await client.session.create({ title: "compiled", location: { directory: cwd } })).data!.data
-    const admitted = (await client.session.prompt({ sessionID: session.id, prompt: { text: "from the binary" } }))
-      .data!.data
+    const admitted = (await client.session.prompt({ sessionID: session.id, prompt: { text: "from the binary" } })).data!
+      .data
     await client.session.wait({ sessionID: session.id })
     expect((await client.session.get({ sessionID: session.id })).data?.data.status).toBe("idle")
     const messages = (await client.session.messages({ sessionID: session.id })).data!.data

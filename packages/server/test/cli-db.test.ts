@@ -65,7 +65,9 @@ describe("opencode2 db stats", () => {
     // The journal is on by default: the turn's events are in it.
     expect(result.stdout).toMatch(/^journal +[1-9]\d* events, [\d.]+ (B|KiB)$/m)
     expect(result.stdout).toMatch(/^session +messages +bytes +text +reasoning +tool +journal +title$/m)
-    expect(result.stdout).toMatch(new RegExp(`^${sessionID} +2 +\\d+ B +\\d+ B +0 B +0 B +[\\d.]+ (B|KiB) +stats$`, "m"))
+    expect(result.stdout).toMatch(
+      new RegExp(`^${sessionID} +2 +\\d+ B +\\d+ B +0 B +0 B +[\\d.]+ (B|KiB) +stats$`, "m"),
+    )
   })
 
   it("answers exit 1 for an unknown session, and works with --attach", async () => {

@@ -96,16 +96,16 @@ describe("a project outside the workspace", () => {
         [
           NODE,
           join(project, "node_modules/typescript/bin/tsc"),
-        "--strict",
-        // The consumer's own code is checked in full against the packages' declarations (an `any` would
-        // fail the fixture's `@ts-expect-error`); the libraries' internals are not this test's subject.
-        "--skipLibCheck",
-        "--module",
-        "nodenext",
-        "--target",
-        "es2022",
-        "--lib",
-        "es2023,dom,dom.iterable",
+          "--strict",
+          // The consumer's own code is checked in full against the packages' declarations (an `any` would
+          // fail the fixture's `@ts-expect-error`); the libraries' internals are not this test's subject.
+          "--skipLibCheck",
+          "--module",
+          "nodenext",
+          "--target",
+          "es2022",
+          "--lib",
+          "es2023,dom,dom.iterable",
           "--outDir",
           "out",
           ...files,
@@ -155,7 +155,12 @@ describe("a project outside the workspace", () => {
       "declare const process: { readonly stdout: { write(text: string): boolean } }\n",
     )
     await tsc(["globals.d.ts", "readme.ts"])
-    const child = Bun.spawn([NODE, join(project, "out/readme.js")], { cwd: project, stdout: "pipe", stderr: "pipe", env })
+    const child = Bun.spawn([NODE, join(project, "out/readme.js")], {
+      cwd: project,
+      stdout: "pipe",
+      stderr: "pipe",
+      env,
+    })
     try {
       const [code, stdout, stderr] = await before(
         Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]),

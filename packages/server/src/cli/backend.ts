@@ -203,8 +203,7 @@ export const openRemote = (url: string, io: Io): Backend => {
     },
     prune: async (sessionID, types) => (await call(client.session.prune({ sessionID, types: [...types] }))).data,
     erase: async (sessionID) => (await call(client.session.erase({ sessionID }))).data,
-    stats: async (sessionID) =>
-      (await call(client.storage.stats(sessionID !== undefined ? { sessionID } : {}))).data,
+    stats: async (sessionID) => (await call(client.storage.stats(sessionID !== undefined ? { sessionID } : {}))).data,
     rename: async (sessionID, title) => (await call(client.session.update({ sessionID, title }))).data,
     delete: async (sessionID) => {
       await call(client.session.delete({ sessionID }))
