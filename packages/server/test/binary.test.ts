@@ -32,24 +32,26 @@ describe("the compiled opencode2 binary", () => {
     const db = join(cwd, "data", "binary.db")
 
     const first = await serve(cwd, db)
-    const client = createOpencodeClient({ baseUrl: first.url })
-    expect((await client.health()).data?.ok).toBe(true)
+    const client = createOpencodeClient({ baseUrl: first.url }).v2
+    expect((await client.health.get()).data?.healthy).toBe(true)
     // The web client is inside the binary: its page and every chunk the page names, nothing beside it.
     const html = await (await fetch(`${first.url}/session/ses_0123`)).text()
     expect(html).toContain('<div id="app">')
     const chunks = html.match(/\/chunk-[0-9A-Za-z_-]+\.(?:js|css)/g) ?? []
     expect(chunks.length).toBeGreaterThanOrEqual(2)
     for (const chunk of chunks) expect((await fetch(`${first.url}${chunk}`)).status, chunk).toBe(200)
-    const session = (await client.session.create({ body: { title: "compiled" } })).data!
-    const admitted = (
-      await client.session.prompt({ path: { sessionID: session.id }, body: { text: "from the binary" } })
-    ).data!
-    expect((await client.session.wait({ path: { sessionID: session.id } })).data?.status).toBe("idle")
-    const messages = (await client.message.list({ path: { sessionID: session.id } })).data!.items
+    const session = (await client.session.create({ title: "compiled", location: { directory: cwd } })).data!.data
+    const admitted = (await client.session.prompt({ sessionID: session.id, prompt: { text: "from the binary" } })).data!
+      .data
+    await client.session.wait({ sessionID: session.id })
+    expect((await client.session.get({ sessionID: session.id })).data?.data.status).toBe("idle")
+    const messages = (await client.session.messages({ sessionID: session.id })).data!.data
     expect(messages.map((m) => m.type)).toEqual(["user", "assistant"])
-    expect(messages[1]!.parts).toEqual([
-      { id: expect.stringMatching(/^prt_/), type: "text", text: "You said: from the binary" },
-    ])
+    expect(messages[1]).toMatchObject({
+      type: "assistant",
+      model: { providerID: "offline", id: "echo" },
+      content: [{ id: expect.stringMatching(/^prt_/), type: "text", text: "You said: from the binary" }],
+    })
 
     first.child.kill("SIGTERM")
     expect(await first.child.exited).toBe(0)
@@ -64,15 +66,15 @@ describe("the compiled opencode2 binary", () => {
         )
         .all(session.id)
       expect(rows.map((r) => r.type)).toEqual(["user", "assistant"])
-      expect(rows[0]!.id).toBe(admitted.messageID)
+      expect(rows[0]!.id).toBe(admitted.id)
     } finally {
       sqlite.close()
     }
 
     // ...and a second start of the binary on it serves the same transcript.
     const second = await serve(cwd, db)
-    const again = createOpencodeClient({ baseUrl: second.url })
-    expect((await again.message.list({ path: { sessionID: session.id } })).data!.items).toEqual(messages)
+    const again = createOpencodeClient({ baseUrl: second.url }).v2
+    expect((await again.session.messages({ sessionID: session.id })).data!.data).toEqual(messages)
     second.child.kill("SIGTERM")
     expect(await second.child.exited).toBe(0)
 

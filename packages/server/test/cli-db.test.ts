@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite"
-import type { DatabaseStats, OpencodeClient } from "@opencode-ai/sdk"
+import type { DatabaseStats, OpencodeClient } from "@opencode-ai/sdk/v2"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -8,9 +8,9 @@ import { startTestServer } from "./support/server.ts"
 import { tempDir } from "./support/tmp.ts"
 
 const turn = async (client: OpencodeClient, text: string) => {
-  const session = (await client.session.create({ body: { title: "stats" } })).data!
-  await client.session.prompt({ path: { sessionID: session.id }, body: { text } })
-  await client.session.wait({ path: { sessionID: session.id } })
+  const session = (await client.v2.session.create({ title: "stats" })).data!.data
+  await client.v2.session.prompt({ sessionID: session.id, prompt: { text } })
+  await client.v2.session.wait({ sessionID: session.id })
   return session.id
 }
 
@@ -34,18 +34,23 @@ describe("opencode2 db stats", () => {
     expect(all.files.database).toBeGreaterThan(0)
     expect(all.sessions.map((s) => s.sessionID).sort()).toEqual([big, small].sort())
     const before = all.sessions.find((s) => s.sessionID === big)!
-    expect(before.parts.reasoning).toBeGreaterThan(1000)
-    expect(all.parts.reasoning).toBe(before.parts.reasoning)
+    expect(before.items.reasoning).toBeGreaterThan(1000)
+    expect(all.items.reasoning).toBe(before.items.reasoning)
 
     const one = await stats(cwd, ["--db", db, "--session", small])
     expect(one.sessions.map((s) => s.sessionID)).toEqual([small])
-    expect(one.sessions[0]!.parts).toEqual({ text: expect.any(Number), reasoning: 0, tool: 0 })
+    expect(one.sessions[0]!.items).toEqual({ text: expect.any(Number), reasoning: 0, tool: 0 })
 
     const pruned = await runCli(["session", "prune", big, "--db", db], { cwd })
-    expect(pruned.stdout).toContain(`${before.parts.reasoning + before.parts.tool} bytes`)
+    expect(pruned.stdout).toContain(`${before.items.reasoning + before.items.tool} bytes`)
     const after = (await stats(cwd, ["--db", db, "--session", big])).sessions[0]!
-    expect(after.parts).toEqual({ text: before.parts.text, reasoning: 0, tool: 0 })
-    expect(before.bytes - after.bytes).toBeGreaterThanOrEqual(before.parts.reasoning)
+    // A removed reasoning item is gone; a pruned tool call keeps its item (name, ids, times) without input or output.
+    expect(after.items).toMatchObject({ text: before.items.text, reasoning: 0 })
+    expect(after.items.tool).toBeGreaterThan(0)
+    expect(after.items.tool).toBeLessThan(before.items.tool)
+    // The session shrank by the long deliberation (over 1000 bytes), less the ids a removal records.
+    expect(before.bytes - after.bytes).toBeGreaterThan(1000)
+    expect(before.bytes - after.bytes).toBeGreaterThan(before.items.tool - after.items.tool)
   })
 
   it("prints a human table by default", async () => {
@@ -57,9 +62,12 @@ describe("opencode2 db stats", () => {
     const result = await runCli(["db", "stats", "--db", db], { cwd })
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toContain(`database  ${db}`)
-    expect(result.stdout).toMatch(/^journal +0 events, 0 B$/m)
+    // The journal is on by default: the turn's events are in it.
+    expect(result.stdout).toMatch(/^journal +[1-9]\d* events, [\d.]+ (B|KiB)$/m)
     expect(result.stdout).toMatch(/^session +messages +bytes +text +reasoning +tool +journal +title$/m)
-    expect(result.stdout).toMatch(new RegExp(`^${sessionID} +2 +\\d+ B +\\d+ B +0 B +0 B +0 B +stats$`, "m"))
+    expect(result.stdout).toMatch(
+      new RegExp(`^${sessionID} +2 +\\d+ B +\\d+ B +0 B +0 B +[\\d.]+ (B|KiB) +stats$`, "m"),
+    )
   })
 
   it("answers exit 1 for an unknown session, and works with --attach", async () => {
@@ -85,11 +93,8 @@ describe("opencode2 db erase", () => {
     const sessionID = await turn(server.client, "/think the password is hunter2\nhello")
     // The prompt is corrected and its reasoning pruned: the secret leaves the transcript, but the journal
     // keeps the original payloads until erase.
-    const [user] = (await server.client.message.list({ path: { sessionID } })).data!.items
-    await server.client.message.update({
-      path: { sessionID, messageID: user!.id, partID: user!.parts[0]!.id },
-      body: { text: "hello" },
-    })
+    const [user] = (await server.api.session.messages({ sessionID })).data!.data
+    await server.api.session.correct({ sessionID, messageID: user!.id, text: "hello" })
     await server.stop()
     expect(
       (await runCli(["session", "prune", sessionID, "--db", db], { cwd, env: { OPENCODE_CONFIG: config } })).code,

@@ -2,21 +2,46 @@
  * Maintenance from the CLI reaches live clients: `opencode2 session prune` and `opencode2 db erase` run as
  * real child processes against the database file of a running `opencode2 serve` (another child). The
  * server registered itself beside that file, so the commands go through it, and a subscriber of the
- * server's event stream receives the `session.pruned` and `session.erased` events within a second of the
+ * server's event stream receives the `session.next.pruned` and `session.next.erased` events within a second of the
  * command finishing (in fact before it exits: the server commits them). Once the server stops, its
  * registration is gone and the commands work on the file directly again.
  */
-import type { ServerEvent } from "@opencode-ai/sdk"
+import { createOpencodeClient, type OpencodeClient, subscribe, type V2Event } from "@opencode-ai/sdk/v2"
 import { existsSync, realpathSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type OpenAIServer, startOpenAIServer } from "../../core/test/support/openai-server.ts"
 import { runCli } from "./support/cli.ts"
-import { subscribe } from "./support/e2e-events.ts"
 import { spawnServe } from "./support/e2e-serve.ts"
 import { localProviderConfig } from "./support/e2e-setup.ts"
 import { tempDir } from "./support/tmp.ts"
 import { before } from "./support/deadline.ts"
+
+/** The session's live events (connected when it resolves); `next(type)` resolves with the first of that type. */
+const follow = async (client: OpencodeClient, sessionID: string) => {
+  const stream = await subscribe(client, { sessionID })
+  const seen: Array<V2Event> = []
+  const waiting = new Set<{ type: string; resolve: (event: V2Event) => void }>()
+  void (async () => {
+    for await (const event of stream) {
+      seen.push(event)
+      for (const waiter of [...waiting])
+        if (waiter.type === event.type) {
+          waiting.delete(waiter)
+          waiter.resolve(event)
+        }
+    }
+  })()
+  return {
+    next: (type: string) =>
+      new Promise<V2Event>((resolve) => {
+        const found = seen.find((event) => event.type === type)
+        if (found) resolve(found)
+        else waiting.add({ type, resolve })
+      }),
+    close: () => stream.close(),
+  }
+}
 
 let provider: OpenAIServer
 beforeAll(async () => {
@@ -34,7 +59,8 @@ describe("CLI maintenance against a running server's database", () => {
     const registration = `${realpathSync(database)}.server.json`
     expect(existsSync(registration)).toBe(true)
 
-    const sessionID = (await server.client.session.create({ body: { directory: dir } })).data!.id
+    const client = createOpencodeClient({ baseUrl: server.url })
+    const sessionID = (await client.v2.session.create({ location: { directory: dir } })).data!.data.id
     provider.enqueue(
       {
         reasoning: "private deliberation",
@@ -43,30 +69,34 @@ describe("CLI maintenance against a running server's database", () => {
       },
       { text: "done" },
     )
-    await server.client.session.prompt({ path: { sessionID }, body: { text: "go" } })
-    await server.client.session.wait({ path: { sessionID } })
-    const subscriber = await subscribe(server.client, sessionID)
-    const eventOf = (type: string) => subscriber.next((event) => event.type === type, type)
+    await client.v2.session.prompt({ sessionID, prompt: { text: "go" } })
+    await client.v2.session.wait({ sessionID })
+    const subscriber = await follow(client, sessionID)
 
-    const pruned = eventOf("session.pruned")
+    const pruned = subscriber.next("session.next.pruned")
     const prune = await runCli(["session", "prune", sessionID, "--db", database], {
       cwd: dir,
       env: { OPENCODE_CONFIG: config },
     })
     expect(prune.code, prune.stderr).toBe(0)
-    const prunedEvent = (await before(pruned, 1_000, "session.pruned at the subscriber")) as ServerEvent
-    expect(prunedEvent).toMatchObject({ sessionID, data: { by: "user" } })
-    const stored = (await server.client.message.list({ path: { sessionID } })).data!.items
-    expect(stored.flatMap((m) => m.parts.map((p) => p.type))).not.toContain("tool")
+    const prunedEvent = await before(pruned, 1_000, "session.next.pruned at the subscriber")
+    expect(prunedEvent).toMatchObject({ durable: { aggregateID: sessionID }, data: { sessionID, by: "user" } })
+    const stored = (await client.v2.session.messages({ sessionID })).data!.data
+    const items = stored.flatMap((m) => (m.type === "assistant" ? m.content : []))
+    // The reasoning is removed; the failed tool call stays, pruned: no input, no output.
+    expect(items.map((item) => item.type)).not.toContain("reasoning")
+    const call = items.find((item) => item.type === "tool")
+    expect(call).toMatchObject({ type: "tool", prunedBy: "user", time: { pruned: expect.any(Number) } })
+    expect(JSON.stringify(call)).not.toContain("x".repeat(500))
 
-    const erased = eventOf("session.erased")
+    const erased = subscriber.next("session.next.erased")
     const erase = await runCli(["db", "erase", "--session", sessionID, "--db", database], {
       cwd: dir,
       env: { OPENCODE_CONFIG: config },
     })
     expect(erase.code, erase.stderr).toBe(0)
-    const erasedEvent = (await before(erased, 1_000, "session.erased at the subscriber")) as ServerEvent
-    expect(erasedEvent).toMatchObject({ sessionID, data: { by: "user" } })
+    const erasedEvent = await before(erased, 1_000, "session.next.erased at the subscriber")
+    expect(erasedEvent).toMatchObject({ durable: { aggregateID: sessionID }, data: { sessionID, by: "user" } })
     expect((erasedEvent.data as { fields: number }).fields).toBeGreaterThan(0)
     subscriber.close()
 
@@ -78,7 +108,7 @@ describe("CLI maintenance against a running server's database", () => {
       env: { OPENCODE_CONFIG: config },
     })
     expect(local.code, local.stderr).toBe(0)
-    expect(local.stdout).toContain("0 parts")
+    expect(local.stdout).toContain("0 items")
   })
 
   it("ignores the registration a killed server left behind", async () => {
@@ -87,7 +117,8 @@ describe("CLI maintenance against a running server's database", () => {
     const config = join(dir, "opencode.json")
     writeFileSync(config, JSON.stringify(localProviderConfig(provider.url)))
     const server = await spawnServe({ database, config, cwd: dir })
-    const sessionID = (await server.client.session.create({ body: { directory: dir } })).data!.id
+    const client = createOpencodeClient({ baseUrl: server.url }).v2
+    const sessionID = (await client.session.create({ location: { directory: dir } })).data!.data.id
     await server.kill()
     expect(existsSync(`${realpathSync(database)}.server.json`)).toBe(true)
     const local = await runCli(["session", "show", sessionID, "--db", database], {

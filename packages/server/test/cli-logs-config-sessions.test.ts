@@ -66,7 +66,8 @@ describe("opencode2 logs, config problems and session management", () => {
     const exported = await runCli(["session", "export", sessionID, "--db", db, "--output", "s.json"], { cwd })
     expect(exported.code, exported.stderr).toBe(0)
     const document = JSON.parse(readFileSync(join(cwd, "s.json"), "utf8"))
-    expect(document.session).toMatchObject({ id: sessionID, title: "kept title" })
+    expect(document).toMatchObject({ format: "opencode2.session", version: 2 })
+    expect(document.session).toMatchObject({ id: sessionID, title: "kept title", location: { directory: cwd } })
     expect(document.messages.map((m: { type: string }) => m.type)).toEqual(["user", "assistant"])
 
     expect((await runCli(["session", "delete", sessionID, "--db", db], { cwd })).code).toBe(0)
@@ -92,6 +93,27 @@ describe("opencode2 logs, config problems and session management", () => {
     expect(refused.stderr).toContain("not a session export")
     const list = await runCli(["session", "list", "--db", db], { cwd })
     expect(list.stdout.trim().split("\n")).toHaveLength(1)
+  })
+
+  it("session export through a running server writes the same document as from its database", async () => {
+    const cwd = tempDir()
+    const db = join(cwd, "remote.db")
+    const server = await startTestServer({ database: db })
+    const sessionID = (await server.api.session.create({ title: "over http" })).data!.data.id
+    await server.api.session.prompt({ sessionID, prompt: { text: "/think hmm\n/tool list {}\nhello" } })
+    await server.api.session.wait({ sessionID })
+    const remote = await runCli(["session", "export", sessionID, "--attach", server.url], { cwd })
+    expect(remote.code, remote.stderr).toBe(0)
+    await server.stop()
+    const local = await runCli(["session", "export", sessionID, "--db", db], { cwd })
+    expect(local.code, local.stderr).toBe(0)
+    // The server's session carries its context figures; an export holds the session record only.
+    expect(JSON.parse(remote.stdout).session.context).toBeUndefined()
+    expect(JSON.parse(remote.stdout)).toEqual(JSON.parse(local.stdout))
+    writeFileSync(join(cwd, "remote.json"), remote.stdout)
+    const imported = await runCli(["session", "import", "remote.json", "--db", db], { cwd })
+    expect(imported.code, imported.stderr).toBe(0)
+    expect(imported.stdout.trim()).toMatch(/^ses_/)
   })
 
   it("serves the config's JSON Schema at /config.schema.json behind the same auth as every route", async () => {

@@ -1,5 +1,5 @@
 import type { ConfigData } from "@opencode-ai/core"
-import { createOpencodeClient } from "@opencode-ai/sdk"
+import { createOpencodeClient } from "@opencode-ai/sdk/v2"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -17,7 +17,7 @@ const serve = async (cwd: string, args: ReadonlyArray<string>, env: Record<strin
   const match = LISTENING.exec(text)
   if (!match) throw new Error(`serve exited (${await child.exited}): ${await new Response(child.stderr).text()}`)
   void readRest(reader)
-  return { child, client: createOpencodeClient({ baseUrl: match[1]! }) }
+  return { child, client: createOpencodeClient({ baseUrl: match[1]! }).v2 }
 }
 
 /** A database holding one session whose turn a SIGKILLed server left claimed (suspended). */
@@ -28,9 +28,9 @@ const suspended = async (model: OpenAIServer) => {
   writeFileSync(config, JSON.stringify(configFor(model)))
   const env = { OPENCODE_CONFIG: config }
   const first = await serve(cwd, ["--db", db], env)
-  const sessionID = (await first.client.session.create({ body: {} })).data!.id
+  const sessionID = (await first.client.session.create({ location: { directory: cwd } })).data!.data.id
   model.enqueue({ text: "cut off", hold: true })
-  await first.client.session.prompt({ path: { sessionID }, body: { text: "first" } })
+  await first.client.session.prompt({ sessionID, prompt: { text: "first" } })
   await model.held()
   first.child.kill("SIGKILL")
   await first.child.exited
@@ -45,22 +45,22 @@ describe("resuming on start", () => {
       const requests = model.requests.length
 
       const noResume = await serve(cwd, ["--db", db, "--no-resume"], env)
-      expect((await noResume.client.session.get({ path: { sessionID } })).data!.status).toBe("suspended")
+      expect((await noResume.client.session.get({ sessionID })).data!.data.status).toBe("suspended")
       noResume.child.kill("SIGTERM")
       expect(await noResume.child.exited).toBe(0)
 
       const off = join(cwd, "no-resume.json")
       writeFileSync(off, JSON.stringify(configFor(model, { server: { autoResume: false } })))
       const configured = await serve(cwd, ["--db", db], { OPENCODE_CONFIG: off })
-      expect((await configured.client.session.get({ path: { sessionID } })).data!.status).toBe("suspended")
+      expect((await configured.client.session.get({ sessionID })).data!.data.status).toBe("suspended")
       configured.child.kill("SIGTERM")
       expect(await configured.child.exited).toBe(0)
       expect(model.requests.length).toBe(requests)
 
       model.enqueue({ text: "resumed answer" })
       const resuming = await serve(cwd, ["--db", db], env)
-      const after = (await resuming.client.session.wait({ path: { sessionID } })).data!
-      expect(after.status).toBe("idle")
+      await resuming.client.session.wait({ sessionID })
+      expect((await resuming.client.session.get({ sessionID })).data!.data.status).toBe("idle")
       expect(model.requests.length).toBe(requests + 1)
       resuming.child.kill("SIGINT")
       expect(await resuming.child.exited).toBe(0)

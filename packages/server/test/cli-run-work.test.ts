@@ -135,14 +135,16 @@ describe("opencode2 run shows its work", () => {
     const events = json.stdout
       .trimEnd()
       .split("\n")
-      .map((line) => JSON.parse(line) as { type: string; sessionID?: string })
+      .map((line) => JSON.parse(line) as { type: string; data: { sessionID?: string } })
     expect(events[0]!.type).toBe("server.connected")
     const types = events.map((e) => e.type)
-    expect(types).toContain("session.message.admitted")
-    expect(types).toContain("session.part.delta")
-    expect(types.at(-1)).toBe("session.turn.ended")
+    expect(types).toContain("session.next.prompt.admitted")
+    expect(types).toContain("session.next.text.delta")
+    expect(types.at(-1)).toBe("session.next.turn.ended")
     const sessionID = SESSION.exec(json.stderr)![1]!
-    expect(events.filter((e) => e.sessionID !== undefined).every((e) => e.sessionID === sessionID)).toBe(true)
+    const scoped = events.filter((e) => e.data.sessionID !== undefined)
+    expect(scoped.length).toBeGreaterThan(0)
+    expect(scoped.every((e) => e.data.sessionID === sessionID)).toBe(true)
 
     const child = Bun.spawn([process.execPath, CLI, "run", "--db", db, "--continue"], {
       cwd,

@@ -126,7 +126,7 @@ describe("opencode2 run", () => {
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toBe("You said: over http\n")
     const sessionID = SESSION.exec(result.stderr)![1]!
-    const messages = (await server.client.message.list({ path: { sessionID } })).data!.items
+    const messages = (await server.api.session.messages({ sessionID })).data!.data
     expect(messages.map((m) => m.type)).toEqual(["user", "assistant"])
   })
 

@@ -1,4 +1,4 @@
-import { createOpencodeClient } from "@opencode-ai/sdk"
+import { createOpencodeClient } from "@opencode-ai/sdk/v2"
 import { fileURLToPath } from "node:url"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -39,8 +39,8 @@ describe("opencode2 serve", () => {
       const match = /^opencode2 listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line)
       expect(match, line).not.toBeNull()
       const url = match![1]!
-      expect((await createOpencodeClient({ baseUrl: url }).health()).response?.status).toBe(401)
-      expect((await createOpencodeClient({ baseUrl: url, password: "pw" }).health()).data?.ok).toBe(true)
+      expect((await createOpencodeClient({ baseUrl: url }).v2.health.get()).response?.status).toBe(401)
+      expect((await createOpencodeClient({ baseUrl: url, password: "pw" }).v2.health.get()).data?.healthy).toBe(true)
       child.kill("SIGTERM")
       expect(await child.exited).toBe(0)
     } finally {

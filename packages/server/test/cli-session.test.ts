@@ -1,4 +1,4 @@
-import type { AssistantMessage, Message, OpencodeClient } from "@opencode-ai/sdk"
+import type { OpencodeClient, SessionMessage, SessionMessageAssistant } from "@opencode-ai/sdk/v2"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { startOpenAIServer } from "../../core/test/support/openai-server.ts"
@@ -9,14 +9,17 @@ import { localProviderConfig } from "./support/e2e-setup.ts"
 
 /** One offline turn: user prompt, assistant (reasoning + tool call), assistant (final text). */
 const turn = async (client: OpencodeClient, title: string) => {
-  const session = (await client.session.create({ body: { title } })).data!
-  await client.session.prompt({
-    path: { sessionID: session.id },
-    body: { text: "/think pondering\n/tool list {}\nplease" },
+  const session = (await client.v2.session.create({ title })).data!.data
+  await client.v2.session.prompt({
+    sessionID: session.id,
+    prompt: { text: "/think pondering\n/tool list {}\nplease" },
   })
-  await client.session.wait({ path: { sessionID: session.id } })
-  const items = (await client.message.list({ path: { sessionID: session.id } })).data!.items
-  return { sessionID: session.id, items: items as [Message, AssistantMessage, AssistantMessage] }
+  await client.v2.session.wait({ sessionID: session.id })
+  const items = (await client.v2.session.messages({ sessionID: session.id })).data!.data
+  return {
+    sessionID: session.id,
+    items: items as unknown as [SessionMessage, SessionMessageAssistant, SessionMessageAssistant],
+  }
 }
 
 /** A database file with two sessions that each had one turn; the server that wrote it is stopped. */
@@ -26,7 +29,7 @@ const seeded = async () => {
   const server = await startTestServer({ database: db })
   const a = await turn(server.client, "first session")
   const b = await turn(server.client, "second session")
-  const stats = (await server.client.db.stats()).data!
+  const stats = (await server.api.storage.stats()).data!.data
   await server.stop()
   return { cwd, db, a, b, stats }
 }
@@ -47,15 +50,13 @@ describe("opencode2 session list / show", () => {
     expect(asJson.map((s: { id: string }) => s.id)).toEqual([b.sessionID, a.sessionID])
   })
 
-  it("shows a transcript readably: role, origin, parts, and the placeholder of a retracted message", async () => {
+  it("shows a transcript readably: type, origin, content items, and the placeholder of a retracted message", async () => {
     const cwd = tempDir()
     const db = join(cwd, "show.db")
     const server = await startTestServer({ database: db })
     const { sessionID, items } = await turn(server.client, "shown")
-    const notice = (
-      await server.client.session.synthetic({ path: { sessionID }, body: { text: "a notice", resume: false } })
-    ).data!
-    const retracted = (await server.client.message.remove({ path: { sessionID, messageID: notice.messageID } })).data!
+    const notice = (await server.api.session.synthetic({ sessionID, text: "a notice", resume: false })).data!.data
+    const retracted = (await server.api.session.retract({ sessionID, messageID: notice.id })).data!.data
     await server.stop()
 
     const result = await runCli(["session", "show", sessionID, "--db", db], { cwd })
@@ -72,7 +73,7 @@ describe("opencode2 session list / show", () => {
     expect(out).toContain("  [tool list completed] {}")
     expect(out).toContain(`#${second.seq} assistant ${second.id}`)
     expect(out).toContain("  You said: please")
-    expect(out).toContain(`synthetic ${notice.messageID} (origin host)`)
+    expect(out).toContain(`synthetic ${notice.id} (origin host)`)
     expect(out).toContain(`[retracted by user at `)
     expect(out).toContain(retracted.placeholder!)
     expect(out).not.toContain("a notice")
@@ -109,12 +110,14 @@ describe("opencode2 session prune", () => {
     const result = await runCli(["session", "prune", "--all", "--db", db], { cwd })
     expect(result.code, result.stderr).toBe(0)
     expect(result.stderr).toBe("")
-    const freed = stats.parts.reasoning + stats.parts.tool
-    expect(result.stdout).toBe(`pruned 2 sessions: 4 parts, ${freed} bytes\n`)
+    const freed = stats.items.reasoning + stats.items.tool
+    expect(result.stdout).toBe(`pruned 2 sessions: 4 items, ${freed} bytes\n`)
 
     const show = await runCli(["session", "show", a.sessionID, "--db", db], { cwd })
     expect(show.stdout).not.toContain("~ pondering")
-    expect(show.stdout).not.toContain("[tool list")
+    // A pruned call keeps its item, without input or output.
+    expect(show.stdout).toContain("[tool list completed, pruned by user]")
+    expect(show.stdout).not.toContain("[tool list completed] {}")
     expect(show.stdout).toContain("You said: please")
     expect(show.stdout).toContain("/think pondering")
   })
@@ -123,9 +126,9 @@ describe("opencode2 session prune", () => {
     const { cwd, db, a } = await seeded()
     const result = await runCli(["session", "prune", a.sessionID, "--types", "reasoning", "--db", db], { cwd })
     expect(result.code, result.stderr).toBe(0)
-    expect(result.stdout).toMatch(/^pruned 1 session: 1 part, \d+ bytes\n$/)
+    expect(result.stdout).toMatch(/^pruned 1 session: 1 item, \d+ bytes\n$/)
     const show = await runCli(["session", "show", a.sessionID, "--db", db], { cwd })
-    expect(show.stdout).toContain("[tool list completed]")
+    expect(show.stdout).toContain("[tool list completed] {}")
     expect(show.stdout).not.toContain("~ pondering")
   })
 
@@ -133,9 +136,9 @@ describe("opencode2 session prune", () => {
     const { cwd, db } = await seeded()
     const recent = await runCli(["session", "prune", "--all", "--older-than", "1", "--db", db], { cwd })
     expect(recent.code).toBe(0)
-    expect(recent.stdout).toBe("pruned 0 sessions: 0 parts, 0 bytes\n")
+    expect(recent.stdout).toBe("pruned 0 sessions: 0 items, 0 bytes\n")
     const all = await runCli(["session", "prune", "--all", "--older-than", "0", "--db", db], { cwd })
-    expect(all.stdout).toMatch(/^pruned 2 sessions: 4 parts, /)
+    expect(all.stdout).toMatch(/^pruned 2 sessions: 4 items, /)
   })
 
   it("reports and skips a busy session, exiting 0 unless every session failed", async () => {
@@ -147,31 +150,31 @@ describe("opencode2 session prune", () => {
         database: db,
         config: localProviderConfig(model.url),
       })
-      const idle = (await server.client.session.create({ body: { title: "idle" } })).data!.id
+      const idle = (await server.api.session.create({ title: "idle" })).data!.data.id
       model.enqueue({ reasoning: "hmm", text: "done" })
-      await server.client.session.prompt({ path: { sessionID: idle }, body: { text: "one" } })
-      await server.client.session.wait({ path: { sessionID: idle } })
-      const busy = (await server.client.session.create({ body: { title: "busy" } })).data!.id
+      await server.api.session.prompt({ sessionID: idle, prompt: { text: "one" } })
+      await server.api.session.wait({ sessionID: idle })
+      const busy = (await server.api.session.create({ title: "busy" })).data!.data.id
       model.enqueue({ text: "held", hold: true })
-      await server.client.session.prompt({ path: { sessionID: busy }, body: { text: "two" } })
+      await server.api.session.prompt({ sessionID: busy, prompt: { text: "two" } })
       await model.held()
 
       // The CLI works on the same database file while the server holds the busy session's claim.
       const all = await runCli(["session", "prune", "--all", "--db", db], { cwd })
       expect(all.code, all.stderr).toBe(0)
       expect(all.stderr).toMatch(new RegExp(`^skipped ${busy}: Session ${busy} is busy`, "m"))
-      expect(all.stdout).toMatch(/^pruned 1 session: 1 part, \d+ bytes; 1 busy skipped\n$/)
+      expect(all.stdout).toMatch(/^pruned 1 session: 1 item, \d+ bytes; 1 busy skipped\n$/)
 
       const only = await runCli(["session", "prune", busy, "--db", db], { cwd })
       expect(only.code).toBe(1)
-      expect(only.stdout).toBe("pruned 0 sessions: 0 parts, 0 bytes; 1 busy skipped\n")
+      expect(only.stdout).toBe("pruned 0 sessions: 0 items, 0 bytes; 1 busy skipped\n")
 
       const viaServer = await runCli(["session", "prune", busy, "--attach", server.url], { cwd })
       expect(viaServer.code).toBe(1)
       expect(viaServer.stderr).toContain(`skipped ${busy}`)
 
       model.release()
-      await server.client.session.wait({ path: { sessionID: busy } })
+      await server.api.session.wait({ sessionID: busy })
       const after = await runCli(["session", "prune", busy, "--attach", server.url], { cwd })
       expect(after.code, after.stderr).toBe(0)
     } finally {

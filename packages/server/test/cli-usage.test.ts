@@ -106,7 +106,7 @@ describe("opencode2 usage", () => {
     expect(r.stdout()).toBe(committed)
     const paths = Object.keys(JSON.parse(r.stdout()).paths)
     expect(paths).toEqual(
-      expect.arrayContaining(["/api/session/{sessionID}/prune", "/api/session/{sessionID}/erase", "/api/db/stats"]),
+      expect.arrayContaining(["/api/session/{sessionID}/prune", "/api/session/{sessionID}/erase", "/api/storage"]),
     )
   })
 
@@ -115,9 +115,9 @@ describe("opencode2 usage", () => {
     const db = join(cwd, "tty.db")
     const server = await startTestServer({ database: db })
     for (const title of ["a", "b", "c"]) {
-      const id = (await server.client.session.create({ body: { title } })).data!.id
-      await server.client.session.prompt({ path: { sessionID: id }, body: { text: "/think x\nhi" } })
-      await server.client.session.wait({ path: { sessionID: id } })
+      const id = (await server.api.session.create({ title })).data!.data.id
+      await server.api.session.prompt({ sessionID: id, prompt: { text: "/think x\nhi" } })
+      await server.api.session.wait({ sessionID: id })
     }
     await server.stop()
     const r = recorder({ tty: true, cwd })
@@ -128,7 +128,7 @@ describe("opencode2 usage", () => {
       `[${"#".repeat(16)}${"-".repeat(8)}] 2/3`,
     ])
     expect(r.status.at(-1)).toBe(`[${"#".repeat(24)}] 3/3 done\n`)
-    expect(r.stdout()).toMatch(/^pruned 3 sessions: 3 parts, \d+ bytes\n$/)
+    expect(r.stdout()).toMatch(/^pruned 3 sessions: 3 items, \d+ bytes\n$/)
   })
 
   it("reports a typed failure on stderr with exit 1", async () => {

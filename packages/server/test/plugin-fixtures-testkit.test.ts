@@ -4,7 +4,7 @@
  * end-to-end tests. Plugins load from their files through the host's own loader.
  */
 import { RESTART_NOTICE } from "@opencode-ai/core"
-import type { AssistantMessage } from "@opencode-ai/sdk"
+import type { SessionMessageAssistant } from "@opencode-ai/sdk/v2"
 import { createTestHost, type TestHost } from "@opencode-ai/server/testing"
 import { afterEach, describe, expect, it } from "vitest"
 import { pluginContext, REWRITE_PREFIX, SUBSTITUTE_PREFIX } from "./fixtures/exposer.ts"
@@ -32,15 +32,16 @@ const crashMidTurn = async (seed: "preflight" | "prompt") => {
   const session = await host.session()
   const held = host.model.hold()
   host.model.reply("working through the plan, step one")
-  await host.client.session.prompt({ path: { sessionID: session.id }, body: { text: "do the work" } })
+  await host.client.session.prompt({ sessionID: session.id, prompt: { text: "do the work" } })
   await held
   host.model.reply("resumed and done")
   await host.restart({ crash: true })
-  await host.client.session.wait({ path: { sessionID: session.id } })
+  await host.client.session.wait({ sessionID: session.id })
   return { host, sessionID: session.id }
 }
 
 const ownedPart = (sessionID: string) => ({
+  type: "text",
   id: "agent:build",
   text: `${OWNED_START}\n${ownedRegion(sessionID, "build")}\n${OWNED_END}`,
   origin: { type: "agent", agentID: "build" },
@@ -55,26 +56,26 @@ describe("plugin fixtures under the test kit", () => {
       expect(request.sessionID).toBe(sessionID)
       expect(request.system).toEqual([
         ownedPart(sessionID),
-        { id: GUARD_PART_ID, text: GUARD_TEXT, origin: { type: "plugin", pluginID: "guard" } },
+        { type: "text", id: GUARD_PART_ID, text: GUARD_TEXT, origin: { type: "plugin", pluginID: "guard" } },
       ])
       expect(JSON.stringify(request.body)).not.toContain(AGENT_SYSTEM)
     }
     expect(JSON.stringify(resumed!.messages)).toContain(RESTART_NOTICE)
-    const { data } = await host.client.message.list({ path: { sessionID } })
-    expect((data!.items.at(-1) as AssistantMessage).parts[0]).toMatchObject({ text: "resumed and done" })
+    const { data } = await host.client.session.messages({ sessionID })
+    expect((data!.data.at(-1) as SessionMessageAssistant).content[0]).toMatchObject({ text: "resumed and done" })
   })
 
   it("ownership seeded only at prompt admission (before preflight existed): the resumed request fails closed, the next prompt heals", async () => {
     const { host, sessionID } = await crashMidTurn("prompt")
     // The resumed turn never reached the model: the context hook refused to guess.
     expect(host.model.requests).toHaveLength(1)
-    const { data } = await host.client.message.list({ path: { sessionID } })
-    const failed = data!.items.at(-1) as AssistantMessage
+    const { data } = await host.client.session.messages({ sessionID })
+    const failed = data!.data.at(-1) as SessionMessageAssistant
     expect(failed).toMatchObject({ finish: "error", error: { name: "Plugin.HookError" } })
     expect(failed.error?.message).toContain(OWNERSHIP_ERROR)
 
-    await host.client.session.prompt({ path: { sessionID }, body: { text: "try again" } })
-    await host.client.session.wait({ path: { sessionID } })
+    await host.client.session.prompt({ sessionID, prompt: { text: "try again" } })
+    await host.client.session.wait({ sessionID })
     expect(host.model.requests).toHaveLength(2)
     expect(host.model.requests[1]!.system[0]).toEqual(ownedPart(sessionID))
   })
@@ -89,13 +90,13 @@ describe("plugin fixtures under the test kit", () => {
       text: `${REWRITE_PREFIX}deploy key is hunter2`,
       resume: false,
     })
-    const stored = await ctx.session.message.get({ sessionID, messageID: notice.messageID })
+    const stored = await ctx.session.message.get({ sessionID, messageID: notice.id })
     expect(JSON.stringify(stored)).toContain(`${SUBSTITUTE_PREFIX}deploy key is hunter2`)
 
-    const retracted = await ctx.session.message.remove({ sessionID, messageID: notice.messageID })
-    expect(retracted).toMatchObject({ id: notice.messageID, retracted: { by: "plugin:e2e-exposer" } })
-    await host.client.session.prompt({ path: { sessionID }, body: { text: "what was the notice?" } })
-    await host.client.session.wait({ path: { sessionID } })
+    const retracted = await ctx.session.message.remove({ sessionID, messageID: notice.id })
+    expect(retracted).toMatchObject({ id: notice.id, retracted: { by: "plugin:e2e-exposer" } })
+    await host.client.session.prompt({ sessionID, prompt: { text: "what was the notice?" } })
+    await host.client.session.wait({ sessionID })
     const sent = JSON.stringify(host.model.requests.at(-1)!.body)
     expect(sent).toContain("what was the notice?")
     expect(sent).not.toContain("hunter2")

@@ -24,8 +24,8 @@ const buildStatus = (api: {
   setup(ctx: PromisePluginContext) {
     const posted = new Map<string, string>()
     api.post = async (sessionID, text) => {
-      const { messageID } = await ctx.session.synthetic({ sessionID, text, resume: false })
-      posted.set(sessionID, messageID)
+      const { id } = await ctx.session.synthetic({ sessionID, text, resume: false })
+      posted.set(sessionID, id)
     }
     api.clear = async (sessionID) => {
       const messageID = posted.get(sessionID)!
@@ -54,7 +54,12 @@ const houseRules = (): PromisePlugin => ({
     ctx.session.hook("preflight", (event) => void ready.add(event.sessionID))
     ctx.session.hook("context", (event) => {
       if (!ready.has(event.sessionID)) throw new Error("house-rules: no state for this session")
-      event.system.push({ id: "house-rules", text: RULES, origin: { type: "plugin", pluginID: "house-rules" } })
+      event.system.push({
+        type: "text",
+        id: "house-rules",
+        text: RULES,
+        origin: { type: "plugin", pluginID: "house-rules" },
+      })
     })
   },
 })
@@ -84,7 +89,7 @@ describe("docs/testing-plugins.md worked examples", () => {
 
     const held = host.model.hold()
     host.model.reply("looking into it")
-    await host.client.session.prompt({ path: { sessionID }, body: { text: "fix CI" } })
+    await host.client.session.prompt({ sessionID, prompt: { text: "fix CI" } })
     await held
     const wasBusy = new Promise<void>((resolve) => (api.busy = resolve))
     const cleared = api.clear!(sessionID)
@@ -92,26 +97,27 @@ describe("docs/testing-plugins.md worked examples", () => {
     host.model.release()
     const message = await cleared
     expect(message).toMatchObject({ retracted: { by: "plugin:build-status" } })
-    expect(JSON.stringify(message.parts)).not.toContain("CI is red")
+    expect(JSON.stringify(message)).not.toContain("CI is red")
   })
 
   it("2. the rules survive a crash: the resumed request carries them with the plugin's origin", async () => {
     host = await createTestHost({ plugins: [houseRules] })
     const { id: sessionID } = await host.session()
     const held = host.model.hold()
-    await host.client.session.prompt({ path: { sessionID }, body: { text: "refactor the parser" } })
+    await host.client.session.prompt({ sessionID, prompt: { text: "refactor the parser" } })
     await held
     host.model.reply("continuing after the restart")
     await host.restart({ crash: true })
-    await host.client.session.wait({ path: { sessionID } })
+    await host.client.session.wait({ sessionID })
     const resumed = host.model.requests.at(-1)!
     expect(resumed.system).toContainEqual({
+      type: "text",
       id: "house-rules",
       text: RULES,
       origin: { type: "plugin", pluginID: "house-rules" },
     })
-    const { data } = await host.client.message.list({ path: { sessionID } })
-    expect(data!.items.at(-1)!.parts).toMatchObject([{ type: "text", text: "continuing after the restart" }])
+    const { data } = await host.client.session.messages({ sessionID })
+    expect(data!.data.at(-1)).toMatchObject({ content: [{ type: "text", text: "continuing after the restart" }] })
   })
 
   it("3. old tool output is pruned from the request, never from storage", async () => {
@@ -119,15 +125,15 @@ describe("docs/testing-plugins.md worked examples", () => {
     await Bun.write(`${host.directory}/notes.txt`, "the secret ingredient is cardamom\n")
     const { id: sessionID } = await host.session()
     host.model.reply({ tools: [{ name: "read", input: { path: "notes.txt" } }] }, "It is cardamom.", "Sure.")
-    await host.client.session.prompt({ path: { sessionID }, body: { text: "what is in notes.txt?" } })
-    await host.client.session.wait({ path: { sessionID } })
-    await host.client.session.prompt({ path: { sessionID }, body: { text: "thanks" } })
-    await host.client.session.wait({ path: { sessionID } })
+    await host.client.session.prompt({ sessionID, prompt: { text: "what is in notes.txt?" } })
+    await host.client.session.wait({ sessionID })
+    await host.client.session.prompt({ sessionID, prompt: { text: "thanks" } })
+    await host.client.session.wait({ sessionID })
 
     const [, answer, next] = host.model.requests
     expect(JSON.stringify(answer!.messages)).toContain("cardamom") // the tool result, while it is current
     expect(JSON.stringify(next!.messages.filter((message) => message.role === "tool"))).not.toContain("cardamom")
-    const { data } = await host.client.message.list({ path: { sessionID } })
-    expect(JSON.stringify(data!.items)).toContain("the secret ingredient is cardamom")
+    const { data } = await host.client.session.messages({ sessionID })
+    expect(JSON.stringify(data!.data)).toContain("the secret ingredient is cardamom")
   })
 })

@@ -9,6 +9,7 @@ afterEach(async () => {
 })
 
 const RULES = {
+  type: "text" as const,
   id: "owner:rules",
   text: "OWNER RULES: keep the changelog current.",
   origin: { type: "plugin", pluginID: "owner" },
@@ -40,14 +41,14 @@ describe("test kit: restart({ crash: true })", () => {
     const session = await host.session()
     const held = host.model.hold()
     host.model.reply("a long answer that the crash will cut off")
-    await host.client.session.prompt({ path: { sessionID: session.id }, body: { text: "start working" } })
+    await host.client.session.prompt({ sessionID: session.id, prompt: { text: "start working" } })
     const first = await held
     expect(first.system).toContainEqual(RULES)
 
     // Queued first: the new host resumes the turn while it starts.
     host.model.reply("picking up where I left off")
     await host.restart({ crash: true })
-    await host.client.session.wait({ path: { sessionID: session.id } })
+    await host.client.session.wait({ sessionID: session.id })
 
     expect(preflights.map((event) => event.reason)).toEqual(["prompt", "resume"])
     expect(preflights[1]).toMatchObject({ sessionID: session.id, step: 1 })
@@ -59,13 +60,13 @@ describe("test kit: restart({ crash: true })", () => {
     // The restart notice went to the model as part of the resumed transcript.
     expect(JSON.stringify(resumed.messages)).toContain("The server restarted while you were working")
 
-    const { data } = await host.client.message.list({ path: { sessionID: session.id } })
-    const items = data!.items
-    expect(items.map((message) => message.type)).toEqual(["user", "assistant", "synthetic", "assistant"])
-    expect(items[1]).toMatchObject({ finish: "interrupted" })
-    expect(items[3]!.parts[0]).toMatchObject({ type: "text", text: "picking up where I left off" })
-    const info = await host.client.session.get({ path: { sessionID: session.id } })
-    expect(info.data?.status).toBe("idle")
+    const { data } = await host.client.session.messages({ sessionID: session.id })
+    const messages = data!.data
+    expect(messages.map((message) => message.type)).toEqual(["user", "assistant", "synthetic", "assistant"])
+    expect(messages[1]).toMatchObject({ finish: "interrupted" })
+    expect(messages[3]).toMatchObject({ content: [{ type: "text", text: "picking up where I left off" }] })
+    const info = await host.client.session.get({ sessionID: session.id })
+    expect(info.data?.data.status).toBe("idle")
   })
 
   it("a graceful restart between turns resumes nothing and keeps the transcript", async () => {
@@ -73,11 +74,11 @@ describe("test kit: restart({ crash: true })", () => {
     host = await createTestHost({ plugins: [owner(preflights)] })
     const session = await host.session()
     host.model.reply("done")
-    await host.client.session.prompt({ path: { sessionID: session.id }, body: { text: "quick one" } })
-    await host.client.session.wait({ path: { sessionID: session.id } })
+    await host.client.session.prompt({ sessionID: session.id, prompt: { text: "quick one" } })
+    await host.client.session.wait({ sessionID: session.id })
     await host.restart()
-    const { data } = await host.client.message.list({ path: { sessionID: session.id } })
-    expect(data!.items.map((message) => message.type)).toEqual(["user", "assistant"])
+    const { data } = await host.client.session.messages({ sessionID: session.id })
+    expect(data!.data.map((message) => message.type)).toEqual(["user", "assistant"])
     expect(preflights.map((event) => event.reason)).toEqual(["prompt"])
     expect(host.model.requests).toHaveLength(1)
   })

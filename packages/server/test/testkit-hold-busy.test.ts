@@ -17,33 +17,36 @@ describe("test kit: model.hold() / release()", () => {
     const session = await host.session()
     const sessionID = session.id
     host.model.reply("first answer")
-    const { data: first } = await host.client.session.prompt({ path: { sessionID }, body: { text: "remember this" } })
-    await host.client.session.wait({ path: { sessionID } })
+    const first = (await host.client.session.prompt({ sessionID, prompt: { text: "remember this" } })).data!.data
+    await host.client.session.wait({ sessionID })
 
     const held = host.model.hold()
     host.model.reply("second answer, held half way")
-    await host.client.session.prompt({ path: { sessionID }, body: { text: "and now this" } })
+    await host.client.session.prompt({ sessionID, prompt: { text: "and now this" } })
     const call = await held
     expect(call.sessionID).toBe(sessionID)
 
-    const busy = await host.client.message.remove({ path: { sessionID, messageID: first!.messageID } })
+    const busy = await host.client.session.retract({ sessionID, messageID: first.id })
     expect(busy.response?.status).toBe(409)
     expect(busy.error).toMatchObject({ _tag: "SessionBusyError", sessionID })
-    await expect(ctx!.session.message.remove({ sessionID, messageID: first!.messageID })).rejects.toMatchObject({
+    await expect(ctx!.session.message.remove({ sessionID, messageID: first.id })).rejects.toMatchObject({
       _tag: "Session.BusyError",
       sessionID,
     })
     // Nothing changed while busy.
-    const during = await host.client.message.get({ path: { sessionID, messageID: first!.messageID } })
-    expect(during.data?.retracted).toBeUndefined()
+    const during = await host.client.session.message({ sessionID, messageID: first.id })
+    expect(during.data?.data.retracted).toBeUndefined()
 
     host.model.release()
-    await host.client.session.wait({ path: { sessionID } })
-    const removed = await host.client.message.remove({ path: { sessionID, messageID: first!.messageID } })
+    await host.client.session.wait({ sessionID })
+    const removed = await host.client.session.retract({ sessionID, messageID: first.id })
     expect(removed.error).toBeUndefined()
-    expect(removed.data).toMatchObject({ id: first!.messageID, retracted: { by: "user" } })
-    const { data } = await host.client.message.list({ path: { sessionID } })
-    expect(data!.items.at(-1)!.parts[0]).toMatchObject({ type: "text", text: "second answer, held half way" })
+    expect(removed.data?.data).toMatchObject({ id: first.id, retracted: { by: "user" } })
+    const { data } = await host.client.session.messages({ sessionID })
+    expect(data!.data.at(-1)).toMatchObject({
+      type: "assistant",
+      content: [{ type: "text", text: "second answer, held half way" }],
+    })
   })
 
   it("streams a held answer's first delta live before release", async () => {
@@ -53,22 +56,22 @@ describe("test kit: model.hold() / release()", () => {
     const stream = await host.events({ sessionID: session.id, signal: controller.signal })
     const held = host.model.hold()
     host.model.reply({ text: "one two three four five six" })
-    await host.client.session.prompt({ path: { sessionID: session.id }, body: { text: "count" } })
+    await host.client.session.prompt({ sessionID: session.id, prompt: { text: "count" } })
     await held
     let streamed = ""
     for await (const event of stream) {
-      if (event.type === "session.part.delta") {
-        streamed += (event.data as { delta: string }).delta
+      if (event.type === "session.next.text.delta") {
+        streamed += event.data.delta
         break
       }
     }
     controller.abort()
     expect(streamed.length).toBeGreaterThan(0)
     expect("one two three four five six".startsWith(streamed)).toBe(true)
-    const info = await host.client.session.get({ path: { sessionID: session.id } })
-    expect(info.data?.status).toBe("busy")
+    const info = await host.client.session.get({ sessionID: session.id })
+    expect(info.data?.data.status).toBe("busy")
     host.model.release()
-    await host.client.session.wait({ path: { sessionID: session.id } })
+    await host.client.session.wait({ sessionID: session.id })
   })
 })
 
@@ -88,19 +91,20 @@ describe("test kit: scripted replies", () => {
         `the tool said ${request.messages.some((message) => message.role === "tool" && JSON.stringify(message).includes("alpha")) ? "alpha" : "nothing"}`,
       { error: "model overloaded" },
     )
-    await host.client.session.prompt({ path: { sessionID }, body: { text: "read my notes" } })
-    await host.client.session.wait({ path: { sessionID } })
-    await host.client.session.prompt({ path: { sessionID }, body: { text: "again" } })
-    await host.client.session.wait({ path: { sessionID } })
+    await host.client.session.prompt({ sessionID, prompt: { text: "read my notes" } })
+    await host.client.session.wait({ sessionID })
+    await host.client.session.prompt({ sessionID, prompt: { text: "again" } })
+    await host.client.session.wait({ sessionID })
 
     expect(host.model.requests).toHaveLength(3)
     expect(host.model.requests[0]!.tools.map((tool) => tool.name)).toContain("read")
-    const { data } = await host.client.message.list({ path: { sessionID } })
+    const { data } = await host.client.session.messages({ sessionID })
     // One assistant message per model request: the tool step, then the answer to its result.
-    const [, step, answer, , failed] = data!.items
-    expect(step!.parts.map((part) => part.type)).toEqual(["reasoning", "text", "tool"])
-    expect(step!.parts[2]).toMatchObject({ type: "tool", tool: "read", state: "completed" })
-    expect(answer!.parts).toMatchObject([{ type: "text", text: "the tool said alpha" }])
+    const [, step, answer, , failed] = data!.data
+    if (step?.type !== "assistant" || answer?.type !== "assistant") throw new Error("expected two answers")
+    expect(step.content.map((item) => item.type)).toEqual(["reasoning", "text", "tool"])
+    expect(step.content[2]).toMatchObject({ type: "tool", name: "read", state: { status: "completed" } })
+    expect(answer.content).toMatchObject([{ type: "text", text: "the tool said alpha" }])
     expect(failed).toMatchObject({ type: "assistant", finish: "error" })
     expect(JSON.stringify(failed)).toContain("model overloaded")
   })
@@ -108,7 +112,7 @@ describe("test kit: scripted replies", () => {
   it("loads a plugin given as a path relative to the working directory through the host's loader", async () => {
     host = await createTestHost({ plugins: ["./test/fixtures/guard.ts"] })
     const { data } = await host.client.plugin.list()
-    expect(data).toContainEqual(
+    expect(data?.data).toContainEqual(
       expect.objectContaining({ id: "guard", status: "loaded", source: `${process.cwd()}/test/fixtures/guard.ts` }),
     )
   })
@@ -121,6 +125,7 @@ describe("test kit: scripted replies", () => {
           Effect.sync(
             () =>
               void event.system.push({
+                type: "text",
                 id: "fx",
                 text: "from an Effect plugin",
                 origin: { type: "plugin", pluginID: "?" },
@@ -133,9 +138,10 @@ describe("test kit: scripted replies", () => {
       await using scoped = await createTestHost({ plugins: [flavoured] })
       url = scoped.url
       const { id: sessionID } = await scoped.session()
-      await scoped.client.session.prompt({ path: { sessionID }, body: { text: "hi" } })
-      await scoped.client.session.wait({ path: { sessionID } })
+      await scoped.client.session.prompt({ sessionID, prompt: { text: "hi" } })
+      await scoped.client.session.wait({ sessionID })
       expect(scoped.model.requests[0]!.system).toContainEqual({
+        type: "text",
         id: "fx",
         text: "from an Effect plugin",
         origin: { type: "plugin", pluginID: "flavoured" },
@@ -155,16 +161,16 @@ describe("test kit: scripted replies", () => {
       ],
     })
     const { id: sessionID } = await host.session()
-    const { data } = await host.client.session.prompt({ path: { sessionID }, body: { text: "mine" } })
-    await host.client.session.wait({ path: { sessionID } })
-    const target = { sessionID, messageID: data!.messageID }
+    const { data } = await host.client.session.prompt({ sessionID, prompt: { text: "mine" } })
+    await host.client.session.wait({ sessionID })
+    const target = { sessionID, messageID: data!.data.id }
     await expect(own!.session.message.remove(target)).rejects.toMatchObject({
       _tag: "Session.ForbiddenError",
       pluginID: "own",
     })
     await expect(any!.session.message.remove(target)).resolves.toMatchObject({ retracted: { by: "plugin:any" } })
     const { data: statuses } = await host.client.plugin.list()
-    expect(statuses).toContainEqual(expect.objectContaining({ id: "guard", status: "loaded" }))
+    expect(statuses?.data).toContainEqual(expect.objectContaining({ id: "guard", status: "loaded" }))
   })
 
   it("refuses to start when a plugin fails to load", async () => {

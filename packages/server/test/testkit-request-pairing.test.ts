@@ -14,6 +14,7 @@ const tagger: PromisePlugin = {
   setup(ctx) {
     ctx.session.hook("context", (event) => {
       event.system.push({
+        type: "text",
         id: "tag",
         text: `tag for ${event.sessionID} with ${event.messages.length} messages`,
         origin: { type: "plugin", pluginID: "x" },
@@ -35,8 +36,8 @@ describe("test kit: model.requests under concurrent sessions", () => {
     for (let round = 0; round < 3; round++) {
       await Promise.all(
         sessions.map(async ({ id: sessionID }) => {
-          await host!.client.session.prompt({ path: { sessionID }, body: { text: `round ${round}` } })
-          await host!.client.session.wait({ path: { sessionID } })
+          await host!.client.session.prompt({ sessionID, prompt: { text: `round ${round}` } })
+          await host!.client.session.wait({ sessionID })
         }),
       )
     }
@@ -44,6 +45,7 @@ describe("test kit: model.requests under concurrent sessions", () => {
     expect(requests.length).toBeGreaterThanOrEqual(18)
     for (const request of requests) {
       const tag = {
+        type: "text",
         id: "tag",
         text: `tag for ${request.sessionID} with ${request.messages.length} messages`,
         origin: { type: "plugin", pluginID: "tagger" },

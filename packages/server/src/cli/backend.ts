@@ -17,8 +17,15 @@ import {
   type SessionExport,
   Transfer,
 } from "@opencode-ai/core"
-import type { DatabaseStats, EraseSummary, Message, PrunableType, PruneSummary, SessionInfo } from "@opencode-ai/sdk"
-import { createOpencodeClient } from "@opencode-ai/sdk"
+import {
+  createOpencodeClient,
+  type DatabaseStats,
+  type EraseSummary,
+  type PrunableType,
+  type PruneSummary,
+  type SessionMessage,
+  type SessionV2Info,
+} from "@opencode-ai/sdk/v2"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
 import { existsSync } from "node:fs"
 import { type CoreError, fromCore } from "../http/errors.ts"
@@ -29,19 +36,19 @@ export interface Backend {
   /** The database path or server URL, for messages. */
   readonly where: string
   /** Every session, newest first. */
-  sessions(): AsyncIterable<SessionInfo>
-  session(sessionID: string): Promise<SessionInfo>
+  sessions(): AsyncIterable<SessionV2Info>
+  session(sessionID: string): Promise<SessionV2Info>
   /** A session's messages in seq order. */
-  messages(sessionID: string): AsyncIterable<Message>
+  messages(sessionID: string): AsyncIterable<SessionMessage>
   prune(sessionID: string, types: ReadonlyArray<PrunableType>): Promise<PruneSummary>
   erase(sessionID: string): Promise<EraseSummary>
   stats(sessionID?: string): Promise<DatabaseStats>
-  rename(sessionID: string, title: string): Promise<SessionInfo>
+  rename(sessionID: string, title: string): Promise<SessionV2Info>
   delete(sessionID: string): Promise<void>
   /** The session and its messages as one JSON document (see the core's `SessionExport`). */
   export(sessionID: string): Promise<SessionExport>
   /** Restores an export as a new session; local databases only. */
-  import(document: unknown): Promise<SessionInfo>
+  import(document: unknown): Promise<SessionV2Info>
   close(): Promise<void>
 }
 
@@ -64,7 +71,7 @@ export const databasePath = (flag: string | undefined, io: Io) => resolveDatabas
 
 /** The core services a local command needs: storage, the bus, the session read model, prune and erase. */
 const localLayer = (path: string, config: ConfigShape) =>
-  MaintenanceLayer({ path, persist: config.data.events?.persist === true }).pipe(Layer.provideMerge(LogLayer("Warn")))
+  MaintenanceLayer({ path, persist: config.data.events?.persist !== false }).pipe(Layer.provideMerge(LogLayer("Warn")))
 
 /**
  * The local database, opened through the core (migrations run as on server start). Refuses a path
@@ -96,19 +103,19 @@ export const openLocal = async (path: string, config: ConfigShape): Promise<Back
       let cursor: string | undefined
       do {
         const page = await run(Session.use((s) => s.list({ limit: PAGE, ...(cursor ? { cursor } : {}) })))
-        yield* page.items as ReadonlyArray<SessionInfo>
-        cursor = page.cursor
+        yield* page.data as ReadonlyArray<SessionV2Info>
+        cursor = page.cursor.next
       } while (cursor)
     },
-    session: (sessionID) => run(Session.use((s) => s.get(sessionID))) as Promise<SessionInfo>,
+    session: (sessionID) => run(Session.use((s) => s.get(sessionID))) as Promise<SessionV2Info>,
     async *messages(sessionID) {
       let cursor: string | undefined
       do {
         const page = await run(
           Session.use((s) => s.messages(sessionID, { limit: PAGE, order: "asc", ...(cursor ? { cursor } : {}) })),
         )
-        yield* page.items as ReadonlyArray<Message>
-        cursor = page.cursor
+        yield* page.data as ReadonlyArray<SessionMessage>
+        cursor = page.cursor.next
       } while (cursor)
     },
     prune: (sessionID, types) => run(Prune.use((p) => p.session({ sessionID, types, by }))),
@@ -121,10 +128,10 @@ export const openLocal = async (path: string, config: ConfigShape): Promise<Back
           return (yield* stats.report(sessionID !== undefined ? { sessionID } : {})) as DatabaseStats
         }),
       ),
-    rename: (sessionID, title) => run(Session.use((s) => s.rename(sessionID, title))) as Promise<SessionInfo>,
+    rename: (sessionID, title) => run(Session.use((s) => s.rename(sessionID, title))) as Promise<SessionV2Info>,
     delete: (sessionID) => run(Session.use((s) => s.remove(sessionID))),
     export: (sessionID) => run(Transfer.use((t) => t.export(sessionID))),
-    import: (document) => run(Transfer.use((t) => t.import(document))) as Promise<SessionInfo>,
+    import: (document) => run(Transfer.use((t) => t.import(document))) as Promise<SessionV2Info>,
     close: () => runtime.dispose(),
   }
 }
@@ -146,6 +153,9 @@ export const sdkCaller =
       throw unreachable(url, cause)
     }
     if (result.error === undefined && result.data !== undefined) return result.data
+    // A request the client refuses before sending (an id that cannot be a path segment) has a typed body.
+    const refused = result.response === undefined ? refusal(result.error) : undefined
+    if (refused) throw refused
     // The client reports a failed connection as the error value, without a response.
     if (result.response === undefined || result.error instanceof Error) throw unreachable(url, result.error)
     const body = (typeof result.error === "object" && result.error !== null ? result.error : {}) as {
@@ -157,48 +167,54 @@ export const sdkCaller =
     throw new CommandError(`${message}${hint}`, body._tag)
   }
 
-/** A server, through the SDK. The password comes from `OPENCODE_SERVER_PASSWORD`. */
+const refusal = (error: unknown) => {
+  if (typeof error !== "object" || error === null || error instanceof Error) return undefined
+  const body = error as { _tag?: unknown; message?: unknown }
+  return typeof body._tag === "string" && typeof body.message === "string"
+    ? new CommandError(body.message, body._tag)
+    : undefined
+}
+
+/** A server, through the SDK (`client.v2`). The password comes from `OPENCODE_SERVER_PASSWORD`. */
 export const openRemote = (url: string, io: Io): Backend => {
   const password = io.env.OPENCODE_SERVER_PASSWORD || undefined
-  const client = createOpencodeClient({ baseUrl: url, ...(password ? { password } : {}) })
+  const client = createOpencodeClient({ baseUrl: url, ...(password ? { password } : {}) }).v2
   const call = sdkCaller(url)
   return {
     where: url,
     async *sessions() {
       let cursor: string | undefined
       do {
-        const page = await call(client.session.list({ query: { limit: PAGE, ...(cursor ? { cursor } : {}) } }))
-        yield* page.items
-        cursor = page.cursor
+        const page = await call(client.session.list({ limit: PAGE, ...(cursor ? { cursor } : {}) }))
+        yield* page.data
+        cursor = page.cursor.next
       } while (cursor)
     },
-    session: (sessionID) => call(client.session.get({ path: { sessionID } })),
+    session: async (sessionID) => (await call(client.session.get({ sessionID }))).data,
     async *messages(sessionID) {
       let cursor: string | undefined
       do {
         const page = await call(
-          client.message.list({
-            path: { sessionID },
-            query: { limit: PAGE, order: "asc", ...(cursor ? { cursor } : {}) },
-          }),
+          client.session.messages({ sessionID, limit: PAGE, order: "asc", ...(cursor ? { cursor } : {}) }),
         )
-        yield* page.items
-        cursor = page.cursor
+        yield* page.data
+        cursor = page.cursor.next
       } while (cursor)
     },
-    prune: (sessionID, types) => call(client.session.prune({ path: { sessionID }, body: { types: [...types] } })),
-    erase: (sessionID) => call(client.session.erase({ path: { sessionID } })),
-    stats: (sessionID) => call(client.db.stats(sessionID !== undefined ? { query: { sessionID } } : {})),
-    rename: (sessionID, title) => call(client.session.update({ path: { sessionID }, body: { title } })),
+    prune: async (sessionID, types) => (await call(client.session.prune({ sessionID, types: [...types] }))).data,
+    erase: async (sessionID) => (await call(client.session.erase({ sessionID }))).data,
+    stats: async (sessionID) => (await call(client.storage.stats(sessionID !== undefined ? { sessionID } : {}))).data,
+    rename: async (sessionID, title) => (await call(client.session.update({ sessionID, title }))).data,
     delete: async (sessionID) => {
-      const result = await client.session.delete({ path: { sessionID } })
-      if (result.error !== undefined) await call(Promise.resolve(result))
+      await call(client.session.delete({ sessionID }))
     },
     async export(sessionID) {
-      const session = await call(client.session.get({ path: { sessionID } }))
-      const messages: Array<Message> = []
+      const session = await this.session(sessionID)
+      const messages: Array<SessionMessage> = []
       for await (const message of this.messages(sessionID)) messages.push(message)
-      return { format: "opencode2.session", version: 1, session, messages } as SessionExport
+      // The server's session carries its context figures, which are not part of a session's record.
+      const { context: _context, ...info } = session
+      return { format: "opencode2.session", version: 2, session: info, messages } as unknown as SessionExport
     },
     import: async () => {
       throw new CommandError("session import writes to a local database: use --db PATH (not --attach)")

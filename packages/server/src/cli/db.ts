@@ -5,11 +5,11 @@ import { target, targetFlags } from "./session.ts"
 
 export const dbStats = defineCommand({
   name: "db stats",
-  summary: "Where the database's bytes are: per session and per part type, the journal, pages and files.",
+  summary: "Where the database's bytes are: per session and per item type, the journal, pages and files.",
   synopsis: "[--session ID] [--json] [--attach URL | --db PATH]",
   flags: {
     session: { type: "string", short: "s", value: "ID", description: "Only this session" },
-    json: { type: "boolean", description: "Print the stats as JSON (the GET /api/db/stats body)" },
+    json: { type: "boolean", description: "Print the stats as JSON (the GET /api/storage body)" },
     ...targetFlags,
   },
   positionals: [],

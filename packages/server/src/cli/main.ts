@@ -45,7 +45,7 @@ const commands: ReadonlyArray<AnyCommand> = [
   openapi,
 ]
 const groups: Record<string, string> = {
-  session: "Sessions: list, show, rename, delete, export and import them; prune tool and reasoning parts.",
+  session: "Sessions: list, show, rename, delete, export and import them; prune tool and reasoning items.",
   db: "The database: where the bytes are, and erasing superseded content from the journal.",
 }
 

@@ -1,5 +1,12 @@
 /** Plain-text rendering for the CLI: sessions, transcripts, byte counts, tables and a progress bar. */
-import type { DatabaseStats, Message, Part, SessionInfo } from "@opencode-ai/sdk"
+import type {
+  DatabaseStats,
+  ModelRef,
+  SessionMessage,
+  SessionMessageAssistantItem,
+  SessionMessageAssistantTool,
+  SessionV2Info,
+} from "@opencode-ai/sdk/v2"
 
 /** `1234` -> `1.2 KiB`; exact below 1 KiB. */
 export const formatBytes = (bytes: number) => {
@@ -38,7 +45,7 @@ export const table = (rows: ReadonlyArray<ReadonlyArray<string>>, align: Readonl
 }
 
 /** One line per session: id, title, status, last update. */
-export const sessionLines = (sessions: ReadonlyArray<SessionInfo>) =>
+export const sessionLines = (sessions: ReadonlyArray<SessionV2Info>) =>
   table(sessions.map((s) => [s.id, truncate(s.title.replace(/\s+/g, " "), 48), s.status, formatTime(s.time.updated)]))
 
 const indent = (text: string, prefix = "  ") =>
@@ -52,20 +59,44 @@ const compact = (value: unknown) => {
   return json === undefined ? "" : truncate(json, 200)
 }
 
-const renderPart = (part: Part): string => {
-  switch (part.type) {
+/** `provider/model`, with the variant when one is chosen. */
+export const modelName = (model: ModelRef) =>
+  `${model.providerID}/${model.id}${model.variant !== undefined ? ` (${model.variant})` : ""}`
+
+/** A tool call's input as an object: a pending call still holds the JSON text it arrived as. */
+export const toolInput = (item: SessionMessageAssistantTool): unknown => {
+  if (item.state.status !== "pending") return item.state.input
+  try {
+    return JSON.parse(item.state.input)
+  } catch {
+    return item.state.input
+  }
+}
+
+/** The text of a tool result's content (files are named, not shown). */
+export const contentText = (content: ReadonlyArray<{ type: string; text?: string; uri?: string }>) =>
+  content.map((piece) => (piece.type === "text" ? (piece.text ?? "") : `[file ${piece.uri ?? ""}]`)).join("\n")
+
+const renderItem = (item: SessionMessageAssistantItem): string => {
+  switch (item.type) {
     case "text":
-      return indent(part.text)
+      return indent(item.text)
     case "reasoning":
-      return indent(part.text, "  ~ ")
+      return indent(item.text, "  ~ ")
     case "tool": {
-      const head = `  [tool ${part.tool} ${part.state}] ${compact(part.input)}`
+      const state = item.state
+      const pruned = item.time.pruned !== undefined ? `, pruned by ${item.prunedBy ?? "user"}` : ""
+      const head = `  [tool ${item.name} ${state.status}${pruned}] ${compact(toolInput(item))}`
       const tail =
-        part.error !== undefined ? `error: ${part.error}` : part.output !== undefined ? part.output : undefined
+        state.status === "error"
+          ? `error: ${state.error.message}`
+          : state.status === "completed"
+            ? contentText(state.content)
+            : undefined
       if (tail === undefined) return head
       const lines = tail.split("\n")
       const shown = lines.slice(0, 8).join("\n") + (lines.length > 8 ? `\n… (${lines.length - 8} more lines)` : "")
-      const diff = part.metadata?.["diff"]
+      const diff = state.status === "pending" ? undefined : state.structured["diff"]
       const diffText =
         typeof diff === "string" && diff !== "" ? `\n${diffLines(diff, styleFor(false), 20).join("\n")}` : ""
       return `${head}\n${indent(shown, "    ")}${diffText}`
@@ -73,16 +104,42 @@ const renderPart = (part: Part): string => {
   }
 }
 
-/** A message header and its parts; a retracted message shows its host placeholder instead. */
-export const renderMessage = (message: Message): string => {
+/** What a message says, as indented lines (none for an empty answer). */
+const renderBody = (message: SessionMessage): Array<string> => {
+  switch (message.type) {
+    case "user":
+      return [
+        indent(message.text),
+        ...(message.files ?? []).map((file) => `  [file ${file.name ?? file.uri} ${file.mime}]`),
+        ...(message.agents ?? []).map((agent) => `  [agent @${agent.name}]`),
+      ]
+    case "synthetic":
+    case "system":
+      return [indent(message.text)]
+    case "assistant":
+      return message.content.map(renderItem)
+    case "compaction":
+      return [indent(message.summary)]
+    case "agent-switched":
+      return [`  agent switched to ${message.agent}`]
+    case "model-switched":
+      return [`  model switched to ${modelName(message.model)}`]
+    case "shell":
+      return [indent(`$ ${message.command}`), indent(message.output, "    ")]
+  }
+}
+
+/** A message header and its content; a retracted message shows its host placeholder instead. */
+export const renderMessage = (message: SessionMessage): string => {
   const details = [`origin ${message.origin}`]
   if (message.type === "assistant") {
-    details.push(`${message.model.providerID}/${message.model.modelID}`, `agent ${message.agent}`)
+    details.push(modelName(message.model), `agent ${message.agent}`)
     if (message.finish) details.push(`finish ${message.finish}`)
     if (message.time.completed === undefined) details.push("in progress")
   }
   if (message.type === "synthetic" && message.description) details.push(message.description)
   if (message.type === "compaction") details.push(`${message.reason} summary of #1-#${message.through}`)
+  if ((message.type === "user" || message.type === "synthetic") && message.queued) details.push("queued")
   const lines = [
     `#${message.seq} ${message.type} ${message.id} (${details.join(", ")}) ${formatTime(message.time.created)}`,
   ]
@@ -91,19 +148,20 @@ export const renderMessage = (message: Message): string => {
       `  [retracted by ${message.retracted.by} at ${formatTime(message.retracted.time)}] ${message.placeholder ?? ""}`.trimEnd(),
     )
   } else {
-    for (const part of message.parts) lines.push(renderPart(part))
-    if (message.parts.length === 0) lines.push("  (no parts)")
+    const body = renderBody(message)
+    lines.push(...body)
+    if (body.length === 0) lines.push("  (empty)")
   }
   if (message.type === "assistant" && message.error)
-    lines.push(`  error: ${message.error.name}: ${message.error.message}`)
+    lines.push(`  error: ${message.error.name ?? "Error"}: ${message.error.message}`)
   return lines.join("\n")
 }
 
-export const renderSessionHeader = (session: SessionInfo) =>
+export const renderSessionHeader = (session: SessionV2Info) =>
   [
     `${session.id}  ${session.title}`,
     `  status ${session.status}, ${session.seq} events, created ${formatTime(session.time.created)}, updated ${formatTime(session.time.updated)}`,
-    `  directory ${session.directory}${session.agent ? `, agent ${session.agent}` : ""}${session.model ? `, model ${session.model}` : ""}`,
+    `  directory ${session.location.directory}${session.agent ? `, agent ${session.agent}` : ""}${session.model ? `, model ${modelName(session.model)}` : ""}`,
   ].join("\n")
 
 /** `db stats` as a human-readable report. */
@@ -113,7 +171,7 @@ export const renderStats = (stats: DatabaseStats): Array<string> => {
     `files     db ${formatBytes(stats.files.database)}, wal ${formatBytes(stats.files.wal)}, shm ${formatBytes(stats.files.shm)}`,
     `pages     ${stats.pages.count} x ${stats.pages.size} B, ${stats.pages.free} free (${formatBytes(stats.pages.free * stats.pages.size)})`,
     `journal   ${stats.journal.events} events, ${formatBytes(stats.journal.bytes)}`,
-    `parts     text ${formatBytes(stats.parts.text)}, reasoning ${formatBytes(stats.parts.reasoning)}, tool ${formatBytes(stats.parts.tool)}`,
+    `items     text ${formatBytes(stats.items.text)}, reasoning ${formatBytes(stats.items.reasoning)}, tool ${formatBytes(stats.items.tool)}`,
     "",
   ]
   if (stats.sessions.length === 0) return [...lines, "no sessions"]
@@ -123,9 +181,9 @@ export const renderStats = (stats: DatabaseStats): Array<string> => {
       s.sessionID,
       String(s.messages),
       formatBytes(s.bytes),
-      formatBytes(s.parts.text),
-      formatBytes(s.parts.reasoning),
-      formatBytes(s.parts.tool),
+      formatBytes(s.items.text),
+      formatBytes(s.items.reasoning),
+      formatBytes(s.items.tool),
       formatBytes(s.journal),
       truncate(s.title.replace(/\s+/g, " "), 40),
     ]),
@@ -163,13 +221,15 @@ export const styleFor = (enabled: boolean): Style =>
       }
     : { enabled, dim: (t) => t, bold: (t) => t, red: (t) => t, green: (t) => t, cyan: (t) => t }
 
-/** A permission ask as `run` receives it (event data or a listed request). */
+/** A permission ask as `run` receives it (`permission.v2.asked` data or a listed request). */
 export interface Ask {
   readonly id: string
   readonly tool: string
-  readonly permission: string
+  /** The kind of access: read, edit or bash. */
+  readonly action: string
   readonly title: string
-  readonly patterns: ReadonlyArray<string>
+  /** What the rules match: paths relative to the session directory, or the command. */
+  readonly resources: ReadonlyArray<string>
   readonly metadata?: { readonly [key: string]: unknown }
 }
 
@@ -200,15 +260,20 @@ const firstLine = (text: string) =>
     .find((line) => line.trim() !== "")
     ?.trim() ?? ""
 
+/** A settled tool call as `run` reports it. */
+export interface ToolOutcome {
+  readonly name: string
+  readonly input: unknown
+  readonly ok: boolean
+  /** The output (a success) or the error message (a failure). */
+  readonly text: string
+}
+
 /** `✓ edit a.txt  edited "a.txt" (1 replacement)` / `✗ bash rm -rf x  permission denied: ...` */
-export const toolLine = (
-  part: { tool: string; input: unknown; state: string; output?: string; error?: string },
-  style: Style,
-): string => {
-  const ok = part.state === "completed"
-  const mark = ok ? style.green("✓") : style.red("✗")
-  const outcome = ok ? truncate(firstLine(part.output ?? ""), 100) : truncate(firstLine(part.error ?? "error"), 160)
-  return `${mark} ${style.bold(part.tool)} ${shortInput(part.tool, part.input)}  ${ok ? style.dim(outcome) : style.red(outcome)}`
+export const toolLine = (call: ToolOutcome, style: Style): string => {
+  const mark = call.ok ? style.green("✓") : style.red("✗")
+  const outcome = call.ok ? truncate(firstLine(call.text), 100) : truncate(firstLine(call.text || "error"), 160)
+  return `${mark} ${style.bold(call.name)} ${shortInput(call.name, call.input)}  ${call.ok ? style.dim(outcome) : style.red(outcome)}`
 }
 
 /** A unified diff for the terminal: colored, at most `max` lines. */
@@ -228,8 +293,8 @@ export const diffLines = (diff: string, style: Style, max = 60): Array<string> =
 /** What the person is asked about: the title, the patterns, the diff of a file change. */
 export const askLines = (ask: Ask, style: Style): Array<string> => {
   const lines = [`${style.bold("?")} permission to ${style.bold(ask.title)}`]
-  if (ask.patterns.length > 1 || (ask.patterns[0] !== undefined && !ask.title.includes(ask.patterns[0]))) {
-    lines.push(style.dim(`  ${ask.permission}: ${ask.patterns.join(", ")}`))
+  if (ask.resources.length > 1 || (ask.resources[0] !== undefined && !ask.title.includes(ask.resources[0]))) {
+    lines.push(style.dim(`  ${ask.action}: ${ask.resources.join(", ")}`))
   }
   const diff = ask.metadata?.["diff"]
   if (typeof diff === "string" && diff !== "") lines.push(...diffLines(diff, style))

@@ -1,10 +1,13 @@
 import {
   createOpencodeClient,
   EventStreamError,
+  type ModelRef,
   type OpencodeClient,
-  type ServerEvent,
-  type SessionInfo,
-} from "@opencode-ai/sdk"
+  type PermissionV2Request,
+  type SessionV2Info,
+  subscribe,
+  type V2Event,
+} from "@opencode-ai/sdk/v2"
 import { realpathSync } from "node:fs"
 import { createInterface } from "node:readline"
 import { startServer } from "../server.ts"
@@ -20,10 +23,26 @@ import {
   urlFlag,
 } from "./command.ts"
 import { findRunning } from "./registration.ts"
-import { type Ask, askLines, diffLines, type Style, styleFor, toolLine, usageLine } from "./render.ts"
+import {
+  type Ask,
+  askLines,
+  contentText,
+  diffLines,
+  type Style,
+  styleFor,
+  toolInput,
+  toolLine,
+  type ToolOutcome,
+  usageLine,
+} from "./render.ts"
 
-/** `<providerID>/<modelID>`, as the API expects. */
+/** `<providerID>/<modelID>`: the model ref `{ providerID, id }` the API takes. */
 const MODEL = /^[^/\s]+\/\S.*$/
+
+const modelRef = (value: string): ModelRef => {
+  const slash = value.indexOf("/")
+  return { providerID: value.slice(0, slash), id: value.slice(slash + 1) }
+}
 
 /** The session's title when `run` creates it: the prompt's first line, shortened. */
 const titleFor = (text: string) => {
@@ -32,6 +51,7 @@ const titleFor = (text: string) => {
 }
 
 interface Target {
+  /** The client the event streams take; `client.v2` has the operations. */
   readonly client: OpencodeClient
   readonly url: string
   stop(): Promise<void>
@@ -221,81 +241,103 @@ const realCwd = (io: Io) => {
   }
 }
 
-/** The newest session whose directory is the current one. */
-const latestHere = async (client: OpencodeClient, call: ReturnType<typeof sdkCaller>, io: Io): Promise<SessionInfo> => {
+/** The newest session whose directory is the current one (sessions store their directory resolved). */
+const latestHere = async (api: Api, call: ReturnType<typeof sdkCaller>, io: Io): Promise<SessionV2Info> => {
   const here = realCwd(io)
-  let cursor: string | undefined
-  do {
-    const page = await call(client.session.list({ query: { limit: 200, ...(cursor ? { cursor } : {}) } }))
-    const found = page.items.find((s) => s.directory === here || s.directory === io.cwd)
-    if (found) return found
-    cursor = page.cursor
-  } while (cursor)
+  const page = await call(api.session.list({ directory: here, order: "desc", limit: 1 }))
+  const found = page.data[0]
+  if (found) return found
   throw new CommandError(
     `no session in ${here} to continue (run without --continue to start one)`,
     "SessionNotFoundError",
   )
 }
 
-/** Prompts, then follows the session's live events until the turn that carries the prompt has ended. */
+type Api = OpencodeClient["v2"]
+
+/** A listed request as an ask (a request made by a tool call names its tool and title). */
+const listedAsk = (request: PermissionV2Request): Ask => ({
+  id: request.id,
+  tool: request.tool ?? request.action,
+  action: request.action,
+  title: request.title ?? `${request.action} ${request.resources.join(", ")}`,
+  resources: request.resources,
+  ...(request.metadata ? { metadata: request.metadata } : {}),
+})
+
+/** What the stream said about one tool call so far: its name and input arrive before it settles. */
+interface Call {
+  name?: string
+  input?: unknown
+}
+
+const parseInput = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
+/**
+ * Prompts, then follows the session's live events (`subscribe`) until the turn that carries the prompt
+ * has ended: `session.next.prompt.admitted` names the prompt's message, the next
+ * `session.next.turn.started` is its turn, and `session.next.turn.ended` with that turn id ends the run.
+ */
 const turn = async (target: Target, io: Io, terminal: Terminal, input: TurnInput): Promise<number> => {
-  const { client } = target
+  const api = target.client.v2
   const call = sdkCaller(target.url)
   const started = performance.now()
+  const model = input.model !== undefined ? { model: modelRef(input.model) } : {}
+  const agent = input.agent !== undefined ? { agent: input.agent } : {}
 
-  const session: SessionInfo =
+  const session: SessionV2Info =
     input.sessionID !== undefined
-      ? await call(client.session.get({ path: { sessionID: input.sessionID } }))
+      ? (await call(api.session.get({ sessionID: input.sessionID }))).data
       : input.continue
-        ? await latestHere(client, call, io)
+        ? await latestHere(api, call, io)
         : // The model and agent go with the create, so an unknown one is refused before anything is stored.
-          await call(
-            client.session.create({
-              body: {
+          (
+            await call(
+              api.session.create({
                 title: titleFor(input.text),
-                directory: realCwd(io),
-                ...(input.model !== undefined ? { model: input.model } : {}),
-                ...(input.agent !== undefined ? { agent: input.agent } : {}),
-              },
-            }),
-          )
+                location: { directory: realCwd(io) },
+                ...model,
+                ...agent,
+              }),
+            )
+          ).data
   const sessionID = session.id
   io.err(`session ${sessionID}`)
 
-  // Subscribe first, and only prompt once the stream is open: nothing the prompt causes is missed.
+  // Subscribe first, and only prompt once the stream is connected: nothing the prompt causes is missed.
   const controller = new AbortController()
-  const events = client.events({ sessionID, signal: controller.signal })[Symbol.asyncIterator]()
+  let events: AsyncIterator<V2Event>
+  try {
+    events = (await subscribe(target.client, { sessionID, signal: controller.signal }))[Symbol.asyncIterator]()
+  } catch (cause) {
+    throw cause instanceof EventStreamError
+      ? new CommandError(
+          `${cause.message}${(cause.error as { _tag?: string } | undefined)?._tag === "UnauthorizedError" ? " (set OPENCODE_SERVER_PASSWORD)" : ""}`,
+          (cause.error as { _tag?: string } | undefined)?._tag,
+        )
+      : unreachable(target.url, cause)
+  }
   let interrupted = false
   const onInterrupt = () => {
     interrupted = true
-    void client.session.interrupt({ path: { sessionID } }).catch(() => undefined)
+    void api.session.interrupt({ sessionID }).catch(() => undefined)
   }
   const output =
     input.format === "json" ? new JsonOutput(io) : new TextOutput(io, styleFor(terminal.styled), terminal.tty)
   try {
-    try {
-      const first = await events.next()
-      if (!first.done) output.event(first.value)
-    } catch (cause) {
-      throw cause instanceof EventStreamError
-        ? new CommandError(cause.message, cause.error?._tag)
-        : unreachable(target.url, cause)
-    }
-    const { messageID } = await call(
-      client.session.prompt({
-        path: { sessionID },
-        body: {
-          text: input.text,
-          ...(input.model !== undefined ? { model: input.model } : {}),
-          ...(input.agent !== undefined ? { agent: input.agent } : {}),
-        },
-      }),
-    )
+    const admitted = await call(api.session.prompt({ sessionID, prompt: { text: input.text }, ...model, ...agent }))
+    const messageID = admitted.data.id
     // A session suspended by a stopped server keeps its claim: the prompt waits behind that turn, so it is
     // continued explicitly (an in-process server resumes nothing on its own; a server may run with
     // --no-resume). Busy means it has just been resumed by someone else, which is as good.
     if (session.status === "suspended") {
-      await call(client.session.resume({ path: { sessionID } })).catch((cause: unknown) => {
+      await call(api.session.resume({ sessionID })).catch((cause: unknown) => {
         if (!(cause instanceof CommandError && cause.tag === "SessionBusyError")) throw cause
       })
     }
@@ -307,56 +349,125 @@ const turn = async (target: Target, io: Io, terminal: Terminal, input: TurnInput
       if (answered.has(ask.id)) return
       answered.add(ask.id)
       const reply = await decide(ask, input, terminal, output)
-      const result = await client.permission.reply({ path: { sessionID, permissionID: ask.id }, body: reply })
+      const result = await api.session.permission.reply({ sessionID, requestID: ask.id, ...reply })
       if (result.error && (result.error as { _tag?: string })._tag !== "PermissionNotFoundError") {
         throw new CommandError(
           `cannot answer ${ask.id}: ${(result.error as { message?: string }).message ?? "refused"}`,
         )
       }
     }
-    const pending = await call(client.permission.list({ path: { sessionID } }))
-    for (const ask of pending.items) await answer(ask as Ask)
+    const pending = await call(api.session.permission.list({ sessionID }))
+    for (const request of pending.data) await answer(listedAsk(request))
 
-    let admitted = false
+    let delivered = false
     let turnID: string | undefined
     // Asks of this turn by id (for their titles), and the one whose reject without a message ended it.
     const asked = new Map<string, string>()
     let stoppedBy: string | undefined
+    // Tool calls by message and call id (a provider's call ids are unique within one answer only).
+    const calls = new Map<string, Call>()
+    const callOf = (data: { assistantMessageID: string; callID: string }) => {
+      const key = `${data.assistantMessageID}/${data.callID}`
+      let known = calls.get(key)
+      if (!known) calls.set(key, (known = {}))
+      return known
+    }
+    /** A settled call's name and input; read from its message when the stream did not carry them. */
+    const describe = async (data: { assistantMessageID: string; callID: string }): Promise<Call> => {
+      const known = callOf(data)
+      if (known.name !== undefined) return known
+      const message = await api.session.message({ sessionID, messageID: data.assistantMessageID })
+      const item =
+        message.data?.data.type === "assistant"
+          ? message.data.data.content.find((i) => i.type === "tool" && i.callID === data.callID)
+          : undefined
+      if (item?.type === "tool") Object.assign(known, { name: item.name, input: toolInput(item) })
+      return known
+    }
     for (;;) {
       const next = await events.next()
       if (next.done) throw new CommandError("the event stream ended before the turn finished")
-      const event = next.value as ServerEvent & { data: any }
+      const event = next.value
       output.event(event)
+      if (event.type === "server.error")
+        throw new CommandError(`the server ended the event stream: ${event.data.message}`)
+      if (event.type === "session.next.deleted")
+        throw new CommandError(`session ${sessionID} was deleted`, "SessionNotFoundError")
+      if (event.type === "session.next.prompt.admitted") {
+        if (event.data.messageID === messageID) delivered = true
+        continue
+      }
+      if (event.type === "session.next.turn.started") {
+        if (delivered && turnID === undefined) turnID = event.data.turnID
+        continue
+      }
+      if (event.type === "permission.v2.asked") {
+        const data = event.data
+        asked.set(data.id, data.title)
+        await answer({
+          id: data.id,
+          tool: data.tool,
+          action: data.action,
+          title: data.title,
+          resources: data.resources,
+          ...(data.metadata ? { metadata: data.metadata } : {}),
+        })
+        continue
+      }
+      if (event.type === "permission.v2.replied") {
+        if (turnID !== undefined && event.data.reply === "reject" && !event.data.message?.trim())
+          stoppedBy ??= asked.get(event.data.requestID) ?? event.data.requestID
+        continue
+      }
+      if (event.type === "session.next.tool.input.started") {
+        callOf(event.data).name = event.data.name
+        continue
+      }
+      if (event.type === "session.next.tool.input.ended") {
+        callOf(event.data).input = parseInput(event.data.text)
+        continue
+      }
+      if (event.type === "session.next.tool.called") {
+        Object.assign(callOf(event.data), { name: event.data.tool, input: event.data.input })
+        continue
+      }
+      // Everything below is the answer of the prompt's turn; what came before it is not shown.
+      if (turnID === undefined) continue
       switch (event.type) {
-        case "server.error":
-          throw new CommandError(`the server ended the event stream: ${event.data.message}`)
-        case "session.deleted":
-          throw new CommandError(`session ${sessionID} was deleted`, "SessionNotFoundError")
-        case "session.message.admitted":
-          if (event.data.message?.id === messageID) admitted = true
+        case "session.next.text.delta":
+          output.delta(event.data.textID, "text", event.data.delta)
           break
-        case "session.turn.started":
-          if (admitted && turnID === undefined) turnID = event.data.turnID
+        case "session.next.reasoning.delta":
+          output.delta(event.data.reasoningID, "reasoning", event.data.delta)
           break
-        case "session.permission.asked":
-          asked.set(event.data.permissionID, event.data.title)
-          await answer({ id: event.data.permissionID, ...event.data } as Ask)
+        case "session.next.text.ended":
+          output.whole(event.data.textID, "text", event.data.text)
           break
-        case "session.permission.replied":
-          if (turnID !== undefined && event.data.reply === "reject" && !event.data.message?.trim())
-            stoppedBy ??= asked.get(event.data.permissionID) ?? event.data.permissionID
+        case "session.next.reasoning.ended":
+          output.whole(event.data.reasoningID, "reasoning", event.data.text)
           break
-        case "session.part.delta":
-          if (turnID !== undefined) output.delta(event.data.partID, event.data.field, event.data.delta)
+        case "session.next.tool.success": {
+          const { name = "tool", input: args } = await describe(event.data)
+          const diff = event.data.structured["diff"]
+          output.tool(
+            { name, input: args, ok: true, text: contentText(event.data.content) },
+            typeof diff === "string" ? diff : undefined,
+          )
           break
-        case "session.part.updated":
-          if (turnID !== undefined) output.part(event.data.part)
+        }
+        case "session.next.tool.failed": {
+          const { name = "tool", input: args } = await describe(event.data)
+          output.tool({ name, input: args, ok: false, text: event.data.error.message })
           break
-        case "session.assistant.completed":
-          if (turnID !== undefined) output.usage(event.data.usage)
+        }
+        case "session.next.step.ended":
+          output.usage(event.data.tokens)
           break
-        case "session.turn.ended": {
-          if (turnID === undefined || event.data.turnID !== turnID) break
+        case "session.next.step.failed":
+          output.usage(event.data.tokens)
+          break
+        case "session.next.turn.ended": {
+          if (event.data.turnID !== turnID) break
           // The verdict first, then the usage line, which always closes the output.
           const code = verdict(event.data, interrupted, stoppedBy, output)
           output.end(performance.now() - started)
@@ -376,7 +487,7 @@ const turn = async (target: Target, io: Io, terminal: Terminal, input: TurnInput
  * stopped by a rejected permission (the work asked for was not done), 130 interrupted with Ctrl-C.
  */
 const verdict = (
-  ended: { outcome: string; error?: unknown },
+  ended: { outcome: string; error?: { message: string; name?: string } },
   interrupted: boolean,
   stoppedBy: string | undefined,
   output: Output,
@@ -390,8 +501,8 @@ const verdict = (
     output.note("turn interrupted")
     return interrupted ? EXIT_INTERRUPTED : EXIT_FAILURE
   }
-  const error = ended.error as { name: string; message: string } | undefined
-  output.note(`turn failed: ${error ? `${error.name}: ${error.message}` : "unknown error"}`)
+  const error = ended.error
+  output.note(`turn failed: ${error ? `${error.name ?? "Error"}: ${error.message}` : "unknown error"}`)
   return EXIT_FAILURE
 }
 
@@ -402,9 +513,9 @@ const decide = async (
   terminal: Terminal,
   output: Output,
 ): Promise<{ reply: "once" | "always" | "reject"; message?: string }> => {
-  if (input.yes || input.allow.has(ask.tool) || input.allow.has(ask.permission)) {
+  if (input.yes || input.allow.has(ask.tool) || input.allow.has(ask.action)) {
     output.note(
-      `allowed ${ask.title} (${input.yes ? "--yes" : `--allow ${input.allow.has(ask.tool) ? ask.tool : ask.permission}`})`,
+      `allowed ${ask.title} (${input.yes ? "--yes" : `--allow ${input.allow.has(ask.tool) ? ask.tool : ask.action}`})`,
     )
     return { reply: "once" }
   }
@@ -427,10 +538,14 @@ const decide = async (
 }
 
 interface Output {
-  event(event: ServerEvent): void
-  delta(partID: string, field: "text" | "reasoning", text: string): void
-  part(part: { id: string; type: string; [key: string]: unknown }): void
-  usage(usage: { input: number; output: number; reasoning?: number } | undefined): void
+  event(event: V2Event): void
+  /** A streamed piece of a text or reasoning item. */
+  delta(itemID: string, field: "text" | "reasoning", text: string): void
+  /** A text or reasoning item as it ended (shown when nothing of it was streamed). */
+  whole(itemID: string, field: "text" | "reasoning", text: string): void
+  /** A settled tool call, and the diff of the file change it made. */
+  tool(call: ToolOutcome, diff?: string): void
+  usage(tokens: { input: number; output: number; reasoning: number } | undefined): void
   note(line: string): void
   ask(ask: Ask): void
   end(elapsedMs: number): void
@@ -439,11 +554,12 @@ interface Output {
 /** `--format json`: every event as one line of JSON on stdout; nothing else there. */
 class JsonOutput implements Output {
   constructor(private readonly io: Io) {}
-  event(event: ServerEvent) {
+  event(event: V2Event) {
     this.io.write(`${JSON.stringify(event)}\n`)
   }
   delta() {}
-  part() {}
+  whole() {}
+  tool() {}
   usage() {}
   note(line: string) {
     this.io.err(line)
@@ -453,7 +569,7 @@ class JsonOutput implements Output {
 }
 
 /**
- * The default output: the answer's text on stdout (deltas as they arrive, a whole part when it was not
+ * The default output: the answer's text on stdout (deltas as they arrive, a whole item when it was not
  * streamed); the work on stderr: reasoning (dimmed), one line per tool call with its outcome (and the
  * diff of a file change on a terminal), asks, and usage with the duration at the end. Each stream's line
  * is ended before the other one is written to, so both read well on one terminal and each stays clean
@@ -461,7 +577,6 @@ class JsonOutput implements Output {
  */
 class TextOutput implements Output {
   private readonly streamed = new Set<string>()
-  private readonly reported = new Set<string>()
   private current: string | undefined
   private readonly open = { out: false, err: false }
   private readonly totals = { input: 0, output: 0, reasoning: 0, seen: false }
@@ -498,45 +613,42 @@ class TextOutput implements Output {
     this.io.err(text)
   }
 
-  private write(partID: string, field: "text" | "reasoning", text: string) {
+  private write(itemID: string, field: "text" | "reasoning", text: string) {
     if (!text) return
     const stream = field === "text" ? "out" : "err"
     this.switchTo(stream)
-    if (this.current !== undefined && this.current !== partID && this.open[stream]) {
+    if (this.current !== undefined && this.current !== itemID && this.open[stream]) {
       if (stream === "out") this.io.write("\n")
       else this.writeErr("\n")
     }
-    this.current = partID
-    this.streamed.add(partID)
+    this.current = itemID
+    this.streamed.add(itemID)
     if (stream === "out") this.io.write(text)
     else this.writeErr(this.style.dim(text))
     this.open[stream] = !text.endsWith("\n")
   }
 
-  delta(partID: string, field: "text" | "reasoning", text: string) {
-    this.write(partID, field, text)
+  delta(itemID: string, field: "text" | "reasoning", text: string) {
+    this.write(itemID, field, text)
   }
 
-  part(part: { id: string; type: string; [key: string]: unknown }) {
-    if (part.type === "text" || part.type === "reasoning") {
-      if (!this.streamed.has(part.id)) this.write(part.id, part.type, String(part["text"] ?? ""))
-      return
-    }
-    if (part.type !== "tool" || part["state"] === "running" || this.reported.has(part.id)) return
-    this.reported.add(part.id)
-    this.line(toolLine(part as never, this.style))
-    const diff = (part["metadata"] as { diff?: unknown } | undefined)?.diff
-    if (this.diffs && part["state"] === "completed" && typeof diff === "string") {
+  whole(itemID: string, field: "text" | "reasoning", text: string) {
+    if (!this.streamed.has(itemID)) this.write(itemID, field, text)
+  }
+
+  tool(call: ToolOutcome, diff?: string) {
+    this.line(toolLine(call, this.style))
+    if (this.diffs && call.ok && diff !== undefined) {
       for (const line of diffLines(diff, this.style)) this.io.err(line)
     }
   }
 
-  usage(usage: { input: number; output: number; reasoning?: number } | undefined) {
-    if (!usage) return
+  usage(tokens: { input: number; output: number; reasoning: number } | undefined) {
+    if (!tokens) return
     this.totals.seen = true
-    this.totals.input += usage.input
-    this.totals.output += usage.output
-    this.totals.reasoning += usage.reasoning ?? 0
+    this.totals.input += tokens.input
+    this.totals.output += tokens.output
+    this.totals.reasoning += tokens.reasoning
   }
 
   note(line: string) {

@@ -46,7 +46,7 @@ export const sessionExport = defineCommand({
   name: "session export",
   summary: "Write a session and its messages as one JSON document (stdout, or --output FILE).",
   synopsis: "ID [--output FILE] [--attach URL | --db PATH]",
-  details: ['The document is `{ format: "opencode2.session", version: 1, session, messages }`; see `session import`.'],
+  details: ['The document is `{ format: "opencode2.session", version: 2, session, messages }`; see `session import`.'],
   flags: {
     output: { type: "string", short: "o", value: "FILE", description: "Write to FILE instead of stdout" },
     ...targetFlags,
@@ -68,7 +68,7 @@ export const sessionImport = defineCommand({
   synopsis: "FILE [--db PATH]",
   details: [
     "The restored session gets new session and message ids (the original may still exist); titles, the",
-    "directory, messages, parts, retractions and completions are kept. A document that does not decode is",
+    "directory, messages, their content, retractions and completions are kept. A document that does not decode is",
     "refused and nothing is written. Prints the new session id.",
   ],
   flags: { db: targetFlags.db },

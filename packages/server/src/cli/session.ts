@@ -1,4 +1,4 @@
-import type { PrunableType, SessionInfo } from "@opencode-ai/sdk"
+import type { PrunableType, SessionV2Info } from "@opencode-ai/sdk/v2"
 import { type Backend, withBackend } from "./backend.ts"
 import {
   type AnyCommand,
@@ -60,7 +60,7 @@ export const sessionList = defineCommand({
 
 export const sessionShow = defineCommand({
   name: "session show",
-  summary: "Show a session and its transcript: each message's role, origin and parts.",
+  summary: "Show a session and its transcript: each message's type, origin and content.",
   synopsis: "ID [--attach URL | --db PATH] [--json]",
   details: ["A retracted message shows its host placeholder; reasoning lines start with `~`."],
   flags: { ...targetFlags, json },
@@ -109,14 +109,14 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
 
 export const sessionPrune = defineCommand({
   name: "session prune",
-  summary: "Remove tool and/or reasoning parts of completed assistant messages, keeping prompts and final text.",
+  summary: "Remove tool and/or reasoning items of completed assistant messages, keeping prompts and final text.",
   synopsis: "ID | --all [--older-than DAYS] [--types tool,reasoning] [--attach URL | --db PATH]",
   details: [
     "Works on the local database through the core or, with --attach, through that server. When a server",
     "is running on the local database, the command goes through it, so its live clients see the prune.",
     "A session whose turn is running or waiting to resume is busy: it is reported",
     "and skipped. Prints a progress bar on a terminal, then one summary line:",
-    "`pruned N sessions: P parts, B bytes`. Exit status 0 unless every session failed.",
+    "`pruned N sessions: I items, B bytes`. Exit status 0 unless every session failed.",
   ],
   flags: {
     all: { type: "boolean", description: "Prune every session" },
@@ -128,7 +128,7 @@ export const sessionPrune = defineCommand({
     types: {
       type: "string",
       value: "LIST",
-      description: "Part types to remove: tool, reasoning or both (default both)",
+      description: "Item types to remove: tool, reasoning or both (default both)",
     },
     ...targetFlags,
   },
@@ -146,7 +146,7 @@ export const sessionPrune = defineCommand({
     const types = parseTypes(flags.types)
     return withBackend(target(sessionPrune, flags), io, async (backend) => {
       const ids = sessionID !== undefined ? [sessionID] : await selectSessions(backend, olderThan)
-      const summary = { sessions: 0, messages: 0, parts: 0, bytes: 0, busy: 0, failed: 0 }
+      const summary = { sessions: 0, messages: 0, items: 0, bytes: 0, busy: 0, failed: 0 }
       const progress = io.stderrIsTTY && ids.length > 1
       for (const [index, id] of ids.entries()) {
         if (progress) io.status(progressBar(index, ids.length, id))
@@ -154,7 +154,7 @@ export const sessionPrune = defineCommand({
           const result = await backend.prune(id, types)
           summary.sessions++
           summary.messages += result.messages
-          summary.parts += result.parts
+          summary.items += result.items
           summary.bytes += result.bytes
         } catch (cause) {
           if (!(cause instanceof CommandError)) throw cause
@@ -174,7 +174,7 @@ export const sessionPrune = defineCommand({
         summary.failed ? `${summary.failed} failed` : "",
       ].filter(Boolean)
       io.out(
-        `pruned ${plural(summary.sessions, "session")}: ${plural(summary.parts, "part")}, ${summary.bytes} bytes` +
+        `pruned ${plural(summary.sessions, "session")}: ${plural(summary.items, "item")}, ${summary.bytes} bytes` +
           (summary.bytes >= 1024 ? ` (${formatBytes(summary.bytes)})` : "") +
           (skipped.length ? `; ${skipped.join(", ")}` : ""),
       )
@@ -187,7 +187,7 @@ export const sessionPrune = defineCommand({
 const selectSessions = async (backend: Backend, days: number | undefined) => {
   const cutoff = days === undefined ? undefined : Date.now() - days * DAY
   const ids: Array<string> = []
-  for await (const session of backend.sessions() as AsyncIterable<SessionInfo>) {
+  for await (const session of backend.sessions() as AsyncIterable<SessionV2Info>) {
     if (cutoff === undefined || session.time.updated < cutoff) ids.push(session.id)
   }
   return ids

@@ -179,6 +179,7 @@ export const startScriptedModel = (): ScriptedModelServer => {
       tools: structuredClone(event.tools),
     })
     event.system.push({
+      type: "text",
       id: `testkit:request:${number}`,
       text: `<<opencode2-testkit request ${number}>>`,
       // The host assigns the recorder's own origin anyway; the part never reaches a recorded request.
@@ -205,7 +206,7 @@ export const startScriptedModel = (): ScriptedModelServer => {
       index: requests.length,
       sessionID: snapshot?.sessionID ?? "",
       agentID: snapshot?.agentID ?? "",
-      model: snapshot?.model ?? { providerID: "testkit", modelID: String(body?.model ?? "") },
+      model: snapshot?.model ?? { providerID: "testkit", id: String(body?.model ?? "") },
       system: snapshot?.system ?? [],
       messages: snapshot?.messages ?? [],
       tools: snapshot?.tools ?? [],

@@ -3,10 +3,12 @@ import type { Plugin } from "@opencode-ai/plugin"
 import {
   createOpencodeClient,
   type EventsOptions,
+  type EventStream,
   type OpencodeClient,
-  type ServerEvent,
-  type SessionInfo,
-} from "@opencode-ai/sdk"
+  type SessionV2Info,
+  subscribe,
+  type V2Event,
+} from "@opencode-ai/sdk/v2"
 import { copyFileSync, mkdtempSync, realpathSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { isAbsolute, join, resolve } from "node:path"
@@ -47,8 +49,13 @@ export interface RestartOptions {
 }
 
 export interface TestHost {
-  /** The typed SDK client for the current host (the port is kept across restarts). */
-  readonly client: OpencodeClient
+  /**
+   * The typed SDK client's operations for the current host (`createOpencodeClient({ baseUrl }).v2`: flat
+   * parameters, `{ data }` envelopes, typed `{ error }` bodies). The port is kept across restarts.
+   */
+  readonly client: OpencodeClient["v2"]
+  /** The client `createOpencodeClient` returned, for `subscribe` / `sessionEvents` from `@opencode-ai/sdk/v2`. */
+  readonly sdk: OpencodeClient
   /** The scripted model every request of this host goes to. */
   readonly model: ScriptedModel
   /** `http://127.0.0.1:PORT` of the current host. */
@@ -57,15 +64,16 @@ export interface TestHost {
   /** The SQLite file; it survives `restart`. */
   readonly database: string
   /** Creates a session in `directory` and returns it. */
-  session(input?: { readonly title?: string; readonly agent?: string }): Promise<SessionInfo>
+  session(input?: { readonly title?: string; readonly agent?: string }): Promise<SessionV2Info>
   /** Stops the host (gracefully, or as a crash) and starts a new one on the same database and port. */
   restart(options?: RestartOptions): Promise<void>
   /**
-   * The live event stream of the current host (`GET /api/event`), already subscribed when the promise
-   * resolves (its `server.connected` consumed), so nothing a test does afterwards is missed. Ends when
-   * that host stops or `signal` aborts.
+   * The live event stream of the current host (`subscribe`: `GET /api/event`, `session.next.*` and
+   * `permission.v2.*` events), already subscribed when the promise resolves (its `server.connected`
+   * consumed), so nothing a test does afterwards is missed. Ends when that host stops, `signal` aborts or
+   * the loop breaks.
    */
-  events(options?: EventsOptions): Promise<AsyncGenerator<ServerEvent, void, undefined>>
+  events(options?: EventsOptions): Promise<EventStream<V2Event>>
   /** Stops the host and the scripted model, and removes what the kit created on disk. */
   dispose(): Promise<void>
   [Symbol.asyncDispose](): Promise<void>
@@ -127,8 +135,8 @@ const toPath = (plugin: string | URL) => {
  * const host = await createTestHost({ plugins: [myPlugin] })
  * const session = await host.session()
  * host.model.reply("hello")
- * await host.client.session.prompt({ path: { sessionID: session.id }, body: { text: "hi" } })
- * await host.client.session.wait({ path: { sessionID: session.id } })
+ * await host.client.session.prompt({ sessionID: session.id, prompt: { text: "hi" } })
+ * await host.client.session.wait({ sessionID: session.id })
  * expect(host.model.requests[0]!.system.map((part) => part.origin)).toContainEqual({ type: "plugin", pluginID: "mine" })
  * await host.dispose()
  * ```
@@ -180,8 +188,8 @@ export const createTestHost = async (options: TestHostOptions = {}): Promise<Tes
     })
     running = server
     client = createOpencodeClient({ baseUrl: server.url })
-    const { data } = await client.plugin.list()
-    const failed = (data ?? []).filter((status) => status.status === "failed")
+    const { data } = await client.v2.plugin.list()
+    const failed = (data?.data ?? []).filter((status) => status.status === "failed")
     if (failed.length > 0) {
       throw new TestHostPluginError(
         failed.map((status) => `plugin ${status.source} failed to load: ${status.error}`).join("\n"),
@@ -211,6 +219,9 @@ export const createTestHost = async (options: TestHostOptions = {}): Promise<Tes
 
   const host: TestHost = {
     get client() {
+      return current().client.v2
+    },
+    get sdk() {
       return current().client
     },
     model: scripted.model,
@@ -220,9 +231,9 @@ export const createTestHost = async (options: TestHostOptions = {}): Promise<Tes
     directory,
     database,
     session: async (input = {}) => {
-      const { data, error } = await current().client.session.create({ body: { ...input, directory } })
+      const { data, error } = await current().client.v2.session.create({ ...input, location: { directory } })
       if (!data) throw new Error(`session.create failed: ${JSON.stringify(error)}`)
-      return data
+      return data.data
     },
     restart: async (restart = {}) => {
       const { server } = current()
@@ -232,10 +243,11 @@ export const createTestHost = async (options: TestHostOptions = {}): Promise<Tes
       await start(server.port)
     },
     events: async (events = {}) => {
-      const source = current().client.events(events)
-      const first = await source.next()
+      const stream = await subscribe(current().client, events)
+      // The stream iterates one iterator: `server.connected` is taken off it here, the test reads the rest.
+      const first = await stream[Symbol.asyncIterator]().next()
       if (first.done) throw new Error("the event stream ended before it connected")
-      return source
+      return stream
     },
     dispose: () => (disposed ??= cleanup()),
     [Symbol.asyncDispose]: () => host.dispose(),

@@ -13,9 +13,10 @@ test("the kit runs under bun test: a file plugin's part reaches the model with i
   host = await createTestHost({ plugins: [new URL("../fixtures/guard.ts", import.meta.url)] })
   const session = await host.session()
   host.model.reply("understood")
-  await host.client.session.prompt({ path: { sessionID: session.id }, body: { text: "hello" } })
-  await host.client.session.wait({ path: { sessionID: session.id } })
+  await host.client.session.prompt({ sessionID: session.id, prompt: { text: "hello" } })
+  await host.client.session.wait({ sessionID: session.id })
   expect(host.model.requests[0]!.system).toContainEqual({
+    type: "text",
     id: "guard:rules",
     text: "GUARD RULES: ask before running anything destructive.",
     origin: { type: "plugin", pluginID: "guard" },
