@@ -49,6 +49,57 @@ interface StreamCall {
 }
 
 /**
+ * The response with a body that ends (instead of failing) when `signal` aborts. The generated SSE reader
+ * cancels its body reader on abort and drops the promise `cancel()` returns; on a body the abort has
+ * already failed that promise rejects, unhandled, which a process treating unhandled rejections as fatal
+ * (Node's default) dies of. Closed rather than failed, the body's cancel resolves.
+ */
+const endOnAbort = (response: Response, signal: AbortSignal): Response => {
+  if (response.body === null) return response
+  const source = response.body.getReader()
+  let finished = false
+  let stop: () => void = () => undefined
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      stop = () => {
+        if (finished) return
+        finished = true
+        try {
+          controller.close()
+        } catch {
+          // already closed
+        }
+        source.cancel().catch(() => undefined)
+      }
+      if (signal.aborted) stop()
+      else signal.addEventListener("abort", stop, { once: true })
+    },
+    async pull(controller) {
+      try {
+        const { done, value } = await source.read()
+        if (finished) return
+        if (done) {
+          finished = true
+          signal.removeEventListener("abort", stop)
+          controller.close()
+        } else controller.enqueue(value)
+      } catch (cause) {
+        if (finished || signal.aborted) return stop()
+        finished = true
+        signal.removeEventListener("abort", stop)
+        controller.error(cause)
+      }
+    },
+    cancel(reason) {
+      finished = true
+      signal.removeEventListener("abort", stop)
+      return source.cancel(reason).catch(() => undefined)
+    },
+  })
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
+}
+
+/**
  * Opens a stream and resolves once the server has answered, so the subscription exists (every event
  * committed from then on is delivered) before the promise resolves. One attempt, no reconnection: a
  * refused stream rejects with `EventStreamError` and the server's typed body.
@@ -86,7 +137,7 @@ const open = async <E>(
         failure ??= new EventStreamError(got.status, body)
       }
       answered(got)
-      return got
+      return got.ok ? endOnAbort(got, controller.signal) : got
     }) as typeof globalThis.fetch,
   })
   // The generated reader connects when first pulled: pull now, and hand the first result on later.

@@ -15,6 +15,7 @@ import { appLayer } from "./http/app.ts"
 import { AUTH_USER, authorized, unauthorized } from "./http/auth.ts"
 import { DEFAULT_BODY_LIMIT, limitBody } from "./http/body-limit.ts"
 import { checkContentType } from "./http/content-type.ts"
+import { emptyBodyAsObject } from "./http/empty-body.ts"
 import { type CorsOrigins, makeCors, withHeaders } from "./http/cors.ts"
 import { makeCrossSiteRule } from "./http/cross-site.ts"
 import { unknownErrorSync } from "./http/errors.ts"
@@ -200,7 +201,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     if (unsupported) return errorResponse(unsupported, { connection: "close" })
     const limited = await limitBody(request, bodyLimit)
     if (!(limited instanceof Request)) return errorResponse(limited, { connection: "close" })
-    return ensureJsonError(request, await web.handler(limited), bodyLimit)
+    return ensureJsonError(request, await web.handler(emptyBodyAsObject(limited)), bodyLimit)
   }
 
   const answer = async (

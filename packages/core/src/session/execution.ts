@@ -294,7 +294,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
       // Admission and launch are one uninterruptible step: a caller that goes away in between (a closed
       // HTTP request) cannot leave a granted claim without a loop. A refusal drops the hook failure kept
       // for the turn this input would have started.
-      const admit = (sessionID: string, input: Input, prompt: Prompt, time: number) =>
+      const admit = (sessionID: string, input: Input, prompt: Prompt) =>
         Effect.gen(function* () {
           const { started, envelopes } = yield* decideAll(sessionID, () =>
             admitInput(session.sync, sessionID, input, queueLimit),
@@ -308,7 +308,8 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
             admittedSeq: first.seq,
             prompt,
             delivery: input.kind === "prompt" ? input.data.delivery : "queue",
-            timeCreated: time,
+            // The commit's time, which the message (or the queued input) keeps: a repeated id answers the same.
+            timeCreated: first.time,
             queued,
           } satisfies Admitted
         }).pipe(
@@ -380,7 +381,6 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
               },
             },
             stored,
-            Date.now(),
           )
         })
 
@@ -413,7 +413,6 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
               },
             },
             { text },
-            Date.now(),
           )
         })
 
