@@ -7,6 +7,7 @@ const suites = [
   "./storage.ts",
   "./restart.ts",
   "./http.ts",
+  "./grep-health.ts",
   "./startup.ts",
   "./testkit.ts",
   "./web-client.ts",
