@@ -47,11 +47,11 @@ describe("idempotent retries and named hook failures", () => {
     const reasoning = assistant.content.find((p) => p.type === "reasoning")!
 
     const first = await api.session.removeItem({ sessionID, messageID: assistant.id, itemID: tool.id })
-    expect(first.response.status).toBe(200)
+    expect(first.response?.status).toBe(200)
     const seq = await seqOf()
 
     const again = await api.session.removeItem({ sessionID, messageID: assistant.id, itemID: tool.id })
-    expect(again.response.status).toBe(200)
+    expect(again.response?.status).toBe(200)
     expect(again.data).toEqual(first.data)
     expect(await seqOf()).toBe(seq)
 
@@ -74,7 +74,7 @@ describe("idempotent retries and named hook failures", () => {
       messageID: assistant.id,
       itemID: "prt_neverexisted0000000000",
     })
-    expect(missing.response.status).toBe(404)
+    expect(missing.response?.status).toBe(404)
     expect(missing.error).toMatchObject({ _tag: "ItemNotFoundError", itemID: "prt_neverexisted0000000000" })
   })
 

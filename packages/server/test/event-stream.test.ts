@@ -155,7 +155,7 @@ describe("live events over server-sent events", () => {
         data: { reason: "slow-consumer", message: expect.stringContaining("behind") },
       },
     ])
-    expect((await client.v2.session.wait({ sessionID })).response.status).toBe(204)
+    expect((await client.v2.session.wait({ sessionID })).response?.status).toBe(204)
     expect((await client.v2.session.get({ sessionID })).data!.data.status).toBe("idle")
     const again = await connected(client, sessionID)
     again.close()

@@ -54,7 +54,7 @@ describe("a catastrophic grep", () => {
         expect(health.status).toBe(200)
         expect(await health.json()).toMatchObject({ healthy: true })
         const read = await api.session.message({ sessionID, messageID: called.assistantMessageID })
-        expect(read.response.status).toBe(200)
+        expect(read.response?.status).toBe(200)
         if (grepItem(read.data!.data, called.itemID).state.status !== "running") break
         answeredWhileRunning++
       }

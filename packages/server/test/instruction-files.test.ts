@@ -57,7 +57,7 @@ const promptOnce = async (directory: string) => {
   await child.api.session.prompt({ sessionID, prompt: { text: "hello" } })
   expect(
     await within(
-      child.api.session.wait({ sessionID }).then((r) => r.response.status),
+      child.api.session.wait({ sessionID }).then((r) => r.response?.status),
       5000,
     ),
   ).toBe(204)

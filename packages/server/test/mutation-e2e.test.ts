@@ -78,7 +78,7 @@ const createSession = async (h: Harness) => {
 const waitIdle = async (api: Api, sessionID: string) => {
   const waited = await api.session.wait({ sessionID })
   expect(waited.error).toBeUndefined()
-  expect(waited.response.status).toBe(204)
+  expect(waited.response?.status).toBe(204)
 }
 
 const seqOf = async (api: Api, sessionID: string) => (await api.session.get({ sessionID })).data!.data.seq
@@ -236,7 +236,7 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
     const NEWEST_NOTICE = "notice: build green, release tagged [newest-notice-ab12]"
     const patchMark = subscriber.events.length
     const patched = await h.api.session.correct({ sessionID, messageID: notice.id, text: NEWEST_NOTICE })
-    expect(patched.response.status).toBe(200)
+    expect(patched.response?.status).toBe(200)
     expect(patched.data!.data).toEqual({ ...noticeBefore, text: NEWEST_NOTICE, corrected: corrected("user") })
     const patchEvent = await subscriber.next(
       (e) => e.type === "session.next.text.corrected" && payloadOf(e).text === NEWEST_NOTICE,
@@ -283,7 +283,7 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
     expect(retracted.placeholder).not.toContain(SUBSTITUTE_PREFIX)
 
     const removed = await h.api.session.retract({ sessionID, messageID: second.id })
-    expect(removed.response.status).toBe(200)
+    expect(removed.response?.status).toBe(200)
     expect(removed.data!.data).toEqual({
       ...secondBefore,
       text: "",
@@ -361,7 +361,7 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
     expect(size0.chars - size1.chars).toBeGreaterThanOrEqual(JSON.stringify(reasoning).length - idBytes(reasoning.id))
 
     const prunedTool = await h.api.session.removeItem({ sessionID, messageID: worker.id, itemID: tool.id })
-    expect(prunedTool.response.status).toBe(200)
+    expect(prunedTool.response?.status).toBe(200)
     const after = assistant(prunedTool.data!.data)
     // The call's item stays (id, call id, name, status) with its input and output emptied, marked pruned.
     expect(after).toEqual({ ...worker, content: [expect.anything()], removed: [reasoning.id] })
@@ -442,9 +442,9 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
     const user = messages.find((m) => m.id === prompt.id)!
     const worker = assistant(messages.find((m) => m.type === "assistant" && m.content.some((p) => p.type === "tool")))
     const answer = messages.find((m) => m.type === "assistant" && JSON.stringify(m).includes("answer-r4"))!
-    const ok = (result: { error?: unknown; response: Response }) => {
+    const ok = (result: { error?: unknown; response?: Response }) => {
       expect(result.error).toBeUndefined()
-      expect(result.response.status).toBe(200)
+      expect(result.response?.status).toBe(200)
     }
     ok(await api.session.correct({ sessionID, messageID: user.id, text: "corrected prompt [fixed-r4]" }))
     ok(
@@ -512,7 +512,7 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
     const operations = busyOperations(targetsOf(seeded, inflight))
     for (const op of operations) {
       const result = await viaHttp(h.api, sessionID, op)
-      expect(result.response.status, op.name).toBe(409)
+      expect(result.response?.status, op.name).toBe(409)
       expect(result.error, op.name).toEqual({ _tag: "SessionBusyError", sessionID, message: expect.any(String) })
     }
     for (const op of operations) {
@@ -549,7 +549,7 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
       await h.api.session.retract(missing),
       await h.api.session.removeItem({ ...missing, itemID: tool.id }),
     ]) {
-      expect(result.response.status).toBe(404)
+      expect(result.response?.status).toBe(404)
       expect(result.error).toEqual({ _tag: "MessageNotFoundError", ...missing, message: expect.any(String) })
     }
     for (const call of [
@@ -568,7 +568,7 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
     // A message that exists, but in another session, is unknown here.
     const crossed = { sessionID, messageID: foreign.id }
     const crossedResult = await h.api.session.retract(crossed)
-    expect(crossedResult.response.status).toBe(404)
+    expect(crossedResult.response?.status).toBe(404)
     expect(crossedResult.error).toEqual({ _tag: "MessageNotFoundError", ...crossed, message: expect.any(String) })
     expect(await rejection(h.ctx.session.message.remove(crossed))).toEqual({
       _tag: "Session.MessageNotFoundError",
@@ -582,7 +582,7 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
       await h.api.session.correct({ ...noItem(answer.id), text: "x" }),
       await h.api.session.removeItem(noItem(worker.id)),
     ]) {
-      expect(result.response.status).toBe(404)
+      expect(result.response?.status).toBe(404)
       expect(result.error).toMatchObject({ _tag: "ItemNotFoundError", sessionID, itemID: "prt_doesNotExist" })
     }
     expect(await rejection(h.ctx.session.message.update({ ...noItem(answer.id), text: "x" }))).toEqual({
@@ -605,7 +605,7 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
       reason: expect.stringMatching(/\S/),
       message: expect.any(String),
     })
-    type Call = () => Promise<{ error?: unknown; response: Response }>
+    type Call = () => Promise<{ error?: unknown; response?: Response }>
     const wrong: Array<[string, Call, ReturnType<typeof invalid>]> = [
       [
         "retract an assistant message",
@@ -650,7 +650,7 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
     ]
     for (const [name, call, body] of wrong) {
       const result = await call()
-      expect(result.response.status, name).toBe(400)
+      expect(result.response?.status, name).toBe(400)
       expect(result.error, name).toEqual(body)
     }
     const plugin = (body: ReturnType<typeof invalid>) => ({ ...body, _tag: "Session.InvalidTargetError" })
@@ -683,7 +683,7 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
     // A retracted message's text can no longer be corrected (it has no content left to correct).
     await h.ctx.session.message.remove({ sessionID, messageID: notice.id })
     const afterRetraction = await h.api.session.correct({ sessionID, messageID: notice.id, text: "x" })
-    expect(afterRetraction.response.status).toBe(400)
+    expect(afterRetraction.response?.status).toBe(400)
     expect(afterRetraction.error).toEqual(invalid(notice.id))
   })
 
@@ -716,7 +716,7 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
       await api.session.removeItem({ sessionID, messageID: cutOff.id, itemID: "prt_any" }),
       await api.session.correct({ sessionID, messageID: cutOff.id, itemID: "prt_any", text: "x" }),
     ]) {
-      expect(result.response.status).toBe(409)
+      expect(result.response?.status).toBe(409)
       expect(result.error).toEqual({ _tag: "SessionBusyError", sessionID, message: expect.any(String) })
     }
     expect(storeSnapshot(database)).toEqual(before)
@@ -742,10 +742,10 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
         reason: expect.stringMatching(/not completed/),
       }
       const update = await api.session.correct({ ...target, text: "x" })
-      expect(update.response.status).toBe(400)
+      expect(update.response?.status).toBe(400)
       expect(update.error).toMatchObject(refused)
       const remove = await api.session.removeItem(target)
-      expect(remove.response.status).toBe(400)
+      expect(remove.response?.status).toBe(400)
       expect(remove.error).toMatchObject(refused)
     }
     expect(await second.stop()).toBe(0)
@@ -795,7 +795,7 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
     await provider.held()
     await h.api.session.prompt({ sessionID, prompt: { text: "turn B (queued)" } })
     const correct = () => h.api.session.correct({ sessionID, messageID: user.id, text: "corrected at last" })
-    expect((await correct()).response.status).toBe(409)
+    expect((await correct()).response?.status).toBe(409)
     const startedBefore = countOf(subscriber.events, "session.next.turn.started", sessionID)
     const requests = provider.requests.length
     provider.release()
@@ -803,7 +803,7 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
     await subscriber.until(startedB, "turn B started")
     await provider.waitForRequests(requests + 1)
     const again = await correct()
-    expect(again.response.status).toBe(409)
+    expect(again.response?.status).toBe(409)
     expect(again.error).toEqual({ _tag: "SessionBusyError", sessionID, message: expect.any(String) })
     // Turn A's end, turn B's prompt and turn B's start were one decision: no gap a mutation could take.
     const durable = subscriber.durable(sessionID)
@@ -818,7 +818,7 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
     provider.release()
     await waitIdle(h.api, sessionID)
     const done = await correct()
-    expect(done.response.status).toBe(200)
+    expect(done.response?.status).toBe(200)
     expect(done.data!.data).toEqual({
       ...user,
       text: "corrected at last",
@@ -878,7 +878,7 @@ describe("mutation contract end to end (server + SDK + plugin from file + SSE + 
     await waitIdle(h.api, sessionID)
     expect(requestText(provider.requests.at(-1))).toContain("PLAN AGENT SYSTEM")
     const retracted = await h.api.session.retract({ sessionID, messageID: chosen.id })
-    expect(retracted.response.status).toBe(200)
+    expect(retracted.response?.status).toBe(200)
     // "No longer visible or used" covers the retracted prompt's agent and model choice too: the next request
     // falls back to the session's agent.
     const from = provider.requests.length
@@ -963,7 +963,7 @@ const busyOperations = (t: Targets): Array<Operation> => [
   { name: "resume", kind: "resume" },
 ]
 
-type HttpResult = { error?: unknown; response: Response }
+type HttpResult = { error?: unknown; response?: Response }
 
 /** The operation over HTTP through the SDK. */
 const viaHttp = (api: Api, sessionID: string, op: Operation): Promise<HttpResult> => {

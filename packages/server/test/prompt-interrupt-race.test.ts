@@ -27,7 +27,7 @@ type Client = ReturnType<typeof createOpencodeClient>["v2"]
 /** `wait`, or "timeout" when it has not returned within `ms`. */
 const waitWithin = (client: Client, sessionID: string, ms: number) =>
   within(
-    client.session.wait({ sessionID }).then((r) => r.response.status),
+    client.session.wait({ sessionID }).then((r) => r.response?.status),
     ms,
   )
 
@@ -69,7 +69,7 @@ describe("prompt and interrupt sent together", () => {
     // Idle means mutations are admitted again.
     const oldest = await edge(client, sessionID, "asc")
     const edited = await client.session.correct({ sessionID, messageID: oldest.id, text: "after the race" })
-    expect(edited.response.status).toBe(200)
+    expect(edited.response?.status).toBe(200)
     const before = {
       info: (await client.session.get({ sessionID })).data!.data,
       newest: (await edge(client, sessionID, "desc")).id,

@@ -69,7 +69,7 @@ describe("server lifecycle", () => {
       const second = await startServer({ port: 0, database, config })
       try {
         const again = createOpencodeClient({ baseUrl: second.url }).v2
-        expect((await again.session.wait({ sessionID })).response.status).toBe(204)
+        expect((await again.session.wait({ sessionID })).response?.status).toBe(204)
         expect((await again.session.get({ sessionID })).data!.data.status).toBe("idle")
         const items = (await again.session.messages({ sessionID })).data!.data
         expect(items.map((m) => m.type)).toContain("synthetic")

@@ -177,9 +177,8 @@ interface Frame {
  * rejects unhandled (reported as an error of this file). A closed body's cancel resolves, so closing a
  * stream here is quiet; what is sent and received is unchanged.
  */
-const endingOnAbort =
-  (signal: AbortSignal): typeof fetch =>
-  async (input, init) => {
+const endingOnAbort = (signal: AbortSignal): typeof fetch =>
+  (async (input: Request | string | URL, init?: RequestInit) => {
     const response = await fetch(input, init)
     if (response.body === null) return response
     const source = response.body.getReader()
@@ -210,7 +209,7 @@ const endingOnAbort =
       cancel: (reason) => source.cancel(reason).catch(() => undefined),
     })
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
-  }
+  }) as typeof fetch
 
 /** An SSE stream read in the background through upstream's client, with waits on what arrived. */
 const openStream = async (
