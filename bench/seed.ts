@@ -6,22 +6,24 @@ import { SessionEvent } from "../packages/core/src/session/event.ts"
 import { Session } from "../packages/core/src/session/session.ts"
 import { StoreLayer } from "../packages/core/src/storage/layer.ts"
 
-/** Commits `count` prior messages into a session: alternating prompts and plugin notices of ~130 bytes. */
+/**
+ * Commits `count` prior messages into a session, one event per commit: alternating user prompts
+ * (`session.next.prompt.admitted`) and plugin notices (`session.next.synthetic`) of ~130 bytes of text.
+ */
 export const seedMessages = (sessionID: string, count: number) =>
   Effect.gen(function* () {
     const bus = yield* Bus
     for (let i = 0; i < count; i++) {
+      const text = `message ${i} ${"lorem ipsum ".repeat(10)}`
       yield* bus.commit(sessionID, [
-        draft(SessionEvent.MessageAdmitted, {
-          message: {
-            id: ascending("msg"),
-            sessionID,
-            type: i % 2 ? "synthetic" : "user",
-            origin: i % 2 ? "plugin:bench" : "user",
-            parts: [{ id: ascending("prt"), type: "text", text: `message ${i} ${"lorem ipsum ".repeat(10)}` }],
-            time: { created: i },
-          },
-        }),
+        i % 2
+          ? draft(SessionEvent.Synthetic, { messageID: ascending("msg"), text, origin: "plugin:bench" })
+          : draft(SessionEvent.PromptAdmitted, {
+              messageID: ascending("msg"),
+              prompt: { text },
+              delivery: "queue",
+              origin: "user",
+            }),
       ])
     }
   })
