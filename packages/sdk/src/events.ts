@@ -1,4 +1,4 @@
-import { fetchOf } from "./client.ts"
+import { checkPathParameters, fetchOf } from "./client.ts"
 import type { OpencodeClient } from "./gen/sdk.gen.ts"
 import type { SessionDurableEvent, V2Event } from "./gen/types.gen.ts"
 
@@ -49,57 +49,6 @@ interface StreamCall {
 }
 
 /**
- * The response with a body that ends (instead of failing) when `signal` aborts. The generated SSE reader
- * cancels its body reader on abort and drops the promise `cancel()` returns; on a body the abort has
- * already failed that promise rejects, unhandled, which a process treating unhandled rejections as fatal
- * (Node's default) dies of. Closed rather than failed, the body's cancel resolves.
- */
-const endOnAbort = (response: Response, signal: AbortSignal): Response => {
-  if (response.body === null) return response
-  const source = response.body.getReader()
-  let finished = false
-  let stop: () => void = () => undefined
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      stop = () => {
-        if (finished) return
-        finished = true
-        try {
-          controller.close()
-        } catch {
-          // already closed
-        }
-        source.cancel().catch(() => undefined)
-      }
-      if (signal.aborted) stop()
-      else signal.addEventListener("abort", stop, { once: true })
-    },
-    async pull(controller) {
-      try {
-        const { done, value } = await source.read()
-        if (finished) return
-        if (done) {
-          finished = true
-          signal.removeEventListener("abort", stop)
-          controller.close()
-        } else controller.enqueue(value)
-      } catch (cause) {
-        if (finished || signal.aborted) return stop()
-        finished = true
-        signal.removeEventListener("abort", stop)
-        controller.error(cause)
-      }
-    },
-    cancel(reason) {
-      finished = true
-      signal.removeEventListener("abort", stop)
-      return source.cancel(reason).catch(() => undefined)
-    },
-  })
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
-}
-
-/**
  * Opens a stream and resolves once the server has answered, so the subscription exists (every event
  * committed from then on is delivered) before the promise resolves. One attempt, no reconnection: a
  * refused stream rejects with `EventStreamError` and the server's typed body.
@@ -118,14 +67,18 @@ const open = async <E>(
   const response = new Promise<Response | Error>((resolve) => (answered = resolve))
   let failure: unknown
   const { stream } = await start({
-    signal: controller.signal,
+    // The generated reader cancels its body reader when its signal aborts and leaves the promise that
+    // `cancel()` returns unhandled (an unhandled AbortError on every close). It gets a signal that never
+    // aborts; `close()` aborts the fetch itself, which ends the reader's pending read instead.
+    signal: new AbortController().signal,
     sseMaxRetryAttempts: 1,
     onSseError: (cause) => {
-      failure ??= cause
+      // Closing (or the caller's signal) ends the fetch with an AbortError: that is no failure.
+      if (!controller.signal.aborted) failure ??= cause
       answered(cause instanceof Error ? cause : new Error(String(cause)))
     },
     fetch: (async (input: Request | string | URL, init?: RequestInit) => {
-      const got = await base(input, init).catch((cause: unknown) => {
+      const got = await base(new Request(input, { ...init, signal: controller.signal })).catch((cause: unknown) => {
         answered(cause instanceof Error ? cause : new Error(String(cause)))
         throw cause
       })
@@ -137,7 +90,7 @@ const open = async <E>(
         failure ??= new EventStreamError(got.status, body)
       }
       answered(got)
-      return got.ok ? endOnAbort(got, controller.signal) : got
+      return got
     }) as typeof globalThis.fetch,
   })
   // The generated reader connects when first pulled: pull now, and hand the first result on later.
@@ -191,13 +144,17 @@ export const subscribe = (client: OpencodeClient, options: EventsOptions = {}): 
 
 /**
  * `v2.session.events` (`GET /api/session/:id/event`), connected: the session's durable events after the
- * seq `after`, replayed from the journal without gaps, then the ones committed from now on.
+ * seq `after`, replayed from the journal without gaps, then the ones committed from now on. A session id
+ * the URL parser would resolve away (`..`, `.`, empty) is refused before connecting, as the server would
+ * refuse it: `EventStreamError` with status 400 and the `InvalidRequestError` body.
  */
-export const sessionEvents = (
+export const sessionEvents = async (
   client: OpencodeClient,
   options: SessionEventsOptions,
-): Promise<EventStream<SessionDurableEvent>> =>
-  open<SessionDurableEvent>(
+): Promise<EventStream<SessionDurableEvent>> => {
+  const refusal = checkPathParameters({ sessionID: options.sessionID })
+  if (refusal) throw new EventStreamError(400, refusal)
+  return open<SessionDurableEvent>(
     client,
     (call) =>
       client.v2.session.events(
@@ -206,3 +163,4 @@ export const sessionEvents = (
       ) as never,
     options.signal,
   )
+}

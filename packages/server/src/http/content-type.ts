@@ -4,7 +4,7 @@ import { UnsupportedMediaTypeError } from "@opencode-ai/protocol"
 const JSON_TYPE = /^application\/json\s*(?:;.*)?$/i
 
 /** Methods whose requests carry a body in this API. */
-const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
+export const BODY_METHODS: ReadonlySet<string> = new Set(["POST", "PUT", "PATCH"])
 
 /**
  * Every request body is JSON. A request that carries a body, or declares a

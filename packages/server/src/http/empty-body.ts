@@ -1,18 +1,19 @@
-/** Methods whose requests carry a body in this API. */
-const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
+import { BODY_METHODS } from "./content-type.ts"
 
 /**
- * An operation whose parameters are all optional may be called with none: upstream's client then sends no
- * body at all (`client.v2.session.create()` is a bare `POST /api/session`). Such a request is read as the
- * empty JSON object, so it means "all defaults" instead of failing to decode; an operation that needs a
- * field still refuses `{}` with the field named. Runs after the body limit, on an already buffered body.
+ * A POST, PUT or PATCH without a body reads as the empty JSON object. Generated clients (this host's SDK
+ * and upstream's) send no body at all when a call sets none of the body's fields (`session.create()`,
+ * `session.prune({ sessionID })`), which means "every default", not a malformed request; an operation with
+ * required fields then names the first one missing instead of refusing a body that was never sent. Runs
+ * after the body limit, which has made a chunked body's length known.
  */
 export const emptyBodyAsObject = (request: Request): Request => {
   if (!BODY_METHODS.has(request.method)) return request
   const length = request.headers.get("content-length")
   const empty = request.body === null || (length !== null && length.trim() === "0")
-  if (!empty || request.headers.has("transfer-encoding")) return request
+  if (!empty) return request
   const headers = new Headers(request.headers)
+  headers.delete("transfer-encoding")
   headers.set("content-type", "application/json")
   headers.set("content-length", "2")
   return new Request(request.url, { method: request.method, headers, body: "{}", signal: request.signal })

@@ -67,6 +67,7 @@ export const SessionHandlers = HttpApiBuilder.group(
               ...(query.order !== undefined ? { order: query.order } : {}),
               ...(query.search !== undefined ? { search: query.search } : {}),
               ...(directory !== undefined ? { directory } : {}),
+              ...(query.project !== undefined ? { project: query.project } : {}),
             }),
           )
         }),
