@@ -11,6 +11,7 @@ const suites = [
   "./storage.ts",
   "./restart.ts",
   "./http.ts",
+  "./grep-health.ts",
   "./startup.ts",
   "./testkit.ts",
   "./web-client.ts",

@@ -72,7 +72,7 @@ export class SessionGroup extends HttpApiGroup.make("v2.session")
       error: [InvalidCursorError, InvalidRequestError],
     }).annotate(
       OpenApi.Summary,
-      "Sessions by creation (`order`, default newest first), filtered by `directory`, `search` (title) or `project`; page with cursor.next / cursor.previous",
+      "Sessions by creation (`order`, default newest first), filtered by `directory`, `search` (title) or `project`; page with cursor.next / cursor.previous (a cursor continues its listing in its order)",
     ),
     HttpApiEndpoint.post("create", "/api/session", {
       payload: Schema.Struct({
@@ -169,7 +169,7 @@ export class SessionGroup extends HttpApiGroup.make("v2.session")
       error: [SessionNotFoundError, InvalidCursorError, InvalidRequestError],
     }).annotate(
       OpenApi.Summary,
-      "Messages in seq order (`order`, default ascending); page with cursor.next / cursor.previous",
+      "Messages in seq order (`order`, default ascending); page with cursor.next / cursor.previous (a cursor continues its listing in its order)",
     ),
 
     // ---- additions ----

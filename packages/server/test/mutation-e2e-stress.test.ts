@@ -1,13 +1,13 @@
 /**
  * Mutation admission under load, end to end: several SDK clients (and a plugin loaded from its file) fire
  * randomized prompts, notices and mutations at a few sessions over real HTTP while turns run. What a live
- * SSE subscriber receives, what the durable log route replays and what the journal holds must show that
+ * SSE subscriber receives, what the per-session event stream replays and what the journal holds must show that
  * no mutation ever committed while a turn held the session, that no event was lost, and that replaying
  * the journal reproduces the live projection. The core-level twin is
  * `packages/core/test/mutation-admission-stress.test.ts`.
  */
 import type { PromisePluginContext } from "@opencode-ai/plugin"
-import { createOpencodeClient, type OpencodeClient, type ServerEvent } from "@opencode-ai/sdk"
+import { createOpencodeClient, type OpencodeClient, type SessionMessage, sessionEvents } from "@opencode-ai/sdk/v2"
 import { describe, expect, it } from "vitest"
 import { pluginContext } from "./fixtures/exposer.ts"
 import {
@@ -16,6 +16,7 @@ import {
   foldTranscript,
   isDurable,
   listAll,
+  payloadOf,
   subscribe,
 } from "./support/e2e-events.ts"
 import { fixture } from "./support/e2e-setup.ts"
@@ -37,15 +38,18 @@ const HTTP_CLIENTS = 4
 const HTTP_EXPECTED: Record<string, number> = {
   SessionBusyError: 409,
   InvalidTargetError: 400,
-  PartNotFoundError: 404,
+  ItemNotFoundError: 404,
   MessageNotFoundError: 404,
 }
 const PLUGIN_EXPECTED = new Set([
   "Session.BusyError",
   "Session.InvalidTargetError",
-  "Session.PartNotFoundError",
+  "Session.ItemNotFoundError",
   "Session.MessageNotFoundError",
 ])
+
+/** The content items of a message: an assistant's text, reasoning and tool items (other messages have none). */
+const itemsOf = (message: SessionMessage) => (message.type === "assistant" ? message.content : [])
 
 type Outcome = "ok" | "busy" | "refused"
 
@@ -60,7 +64,7 @@ describe("mutation admission under concurrent HTTP load", () => {
       const server = await startTestServer({
         // The offline provider: turns with text, reasoning and tool parts, fast and deterministic.
         // The plugin holds the transcript grant: this test is about admission, not ownership.
-        config: { plugin: [{ path: fixture("exposer.ts"), transcript: "any" }], events: { persist: true } },
+        config: { plugin: [{ path: fixture("exposer.ts"), transcript: "any" }] },
         sse: { queueLimit: 1_000_000 },
       })
       const ctx: PromisePluginContext = pluginContext(server.directory)
@@ -71,7 +75,7 @@ describe("mutation admission under concurrent HTTP load", () => {
       const subscriber = await subscribe(server.client)
       const sessions: Array<string> = []
       for (let i = 0; i < 3; i++)
-        sessions.push((await server.client.session.create({ body: { directory: server.directory } })).data!.id)
+        sessions.push((await server.api.session.create({ location: { directory: server.directory } })).data!.data.id)
 
       const outcomes: Record<Outcome, number> = { ok: 0, busy: 0, refused: 0 }
       const byKind: Record<string, number> = {}
@@ -111,7 +115,7 @@ describe("mutation admission under concurrent HTTP load", () => {
           const text = random() < 0.4 ? `${textFor("look")}\n/think about it\n/tool list {}` : textFor("hello")
           run = () =>
             sdk
-              ? http(sdk.session.prompt({ path: { sessionID }, body: { text } }))
+              ? http(sdk.v2.session.prompt({ sessionID, prompt: { text } }))
               : plugin(() => ctx.session.prompt({ sessionID, text }))
         } else if (roll < 0.2) {
           kind = "synthetic"
@@ -119,42 +123,44 @@ describe("mutation admission under concurrent HTTP load", () => {
           const resume = random() < 0.5
           run = () =>
             sdk
-              ? http(sdk.session.synthetic({ path: { sessionID }, body: { text, resume } }))
+              ? http(sdk.v2.session.synthetic({ sessionID, text, resume }))
               : plugin(() => ctx.session.synthetic({ sessionID, text, resume }))
         } else {
           // Pick a target from a fresh read; by the time the mutation arrives a turn may hold the session.
-          const messages = sdk
-            ? (await sdk.message.list({ path: { sessionID }, query: { order: "desc", limit: 20 } })).data!.items
-            : (await ctx.session.messages({ sessionID, order: "desc", limit: 20 })).items
+          const messages: ReadonlyArray<SessionMessage> = sdk
+            ? (await sdk.v2.session.messages({ sessionID, order: "desc", limit: 20 })).data!.data
+            : ((await ctx.session.messages({ sessionID, order: "desc", limit: 20 }))
+                .data as ReadonlyArray<SessionMessage>)
           if (messages.length === 0) return
           let message = pick(messages)
-          let partID = message.parts.length > 0 ? pick(message.parts).id : "prt_none"
+          // An assistant's item (or one it does not have); a user or synthetic message's own text has no item.
+          let itemID =
+            message.type !== "assistant"
+              ? undefined
+              : itemsOf(message).length > 0
+                ? pick(itemsOf(message)).id
+                : "prt_none"
           if (roll >= 0.75 && random() < 0.6) {
-            // Removals mostly aim at what they may remove: a tool or reasoning part, if any is left.
-            const removable = messages.flatMap((m) => m.parts.filter((p) => p.type !== "text").map((p) => ({ m, p })))
-            if (removable.length > 0)
-              ({
-                m: message,
-                p: { id: partID },
-              } = pick(removable))
+            // Removals mostly aim at what they may remove: a tool or reasoning item, if any is left.
+            const removable = messages.flatMap((m) =>
+              itemsOf(m)
+                .filter((item) => item.type !== "text")
+                .map((item) => ({ m, id: item.id })),
+            )
+            if (removable.length > 0) ({ m: message, id: itemID } = pick(removable))
           }
-          const path = { sessionID, messageID: message.id, partID }
+          const target = { sessionID, messageID: message.id }
           if (roll < 0.5) {
             kind = "correct"
-            const text = textFor("corrected")
-            run = () =>
-              sdk
-                ? http(sdk.message.update({ path, body: { text } }))
-                : plugin(() => ctx.session.message.update({ ...path, text }))
+            const input = { ...target, ...(itemID !== undefined ? { itemID } : {}), text: textFor("corrected") }
+            run = () => (sdk ? http(sdk.v2.session.correct(input)) : plugin(() => ctx.session.message.update(input)))
           } else if (roll < 0.75) {
             kind = "retract"
-            run = () =>
-              sdk
-                ? http(sdk.message.remove({ path: { sessionID, messageID: message.id } }))
-                : plugin(() => ctx.session.message.remove({ sessionID, messageID: message.id }))
+            run = () => (sdk ? http(sdk.v2.session.retract(target)) : plugin(() => ctx.session.message.remove(target)))
           } else {
-            kind = "remove-part"
-            run = () => (sdk ? http(sdk.part.remove({ path })) : plugin(() => ctx.session.part.remove(path)))
+            kind = "remove-item"
+            const input = { ...target, itemID: itemID ?? "prt_none" }
+            run = () => (sdk ? http(sdk.v2.session.removeItem(input)) : plugin(() => ctx.session.item.remove(input)))
           }
         }
         try {
@@ -171,10 +177,9 @@ describe("mutation admission under concurrent HTTP load", () => {
         await Promise.all([-1, ...clients.keys()].map((client) => operation(client)))
         operations += HTTP_CLIENTS + 1
         // Now and then let the sessions drain, so mutations also meet idle sessions and the turns racing them.
-        if (round % 10 === 9)
-          await Promise.all(sessions.map((sessionID) => server.client.session.wait({ path: { sessionID } })))
+        if (round % 10 === 9) await Promise.all(sessions.map((sessionID) => server.api.session.wait({ sessionID })))
       }
-      await Promise.all(sessions.map((sessionID) => server.client.session.wait({ path: { sessionID } })))
+      await Promise.all(sessions.map((sessionID) => server.api.session.wait({ sessionID })))
 
       const context = `seed ${SEED} (rerun with STRESS_SEED=${SEED}); outcomes ${JSON.stringify(byKind)}`
       expect(unexpected, context).toEqual([])
@@ -187,12 +192,8 @@ describe("mutation admission under concurrent HTTP load", () => {
       // Wait until the subscriber has every session's last event.
       const finals = new Map<string, number>()
       for (const sessionID of sessions)
-        finals.set(sessionID, (await server.client.session.get({ path: { sessionID } })).data!.seq)
-      await subscriber.until(
-        (events) =>
-          sessions.every((id) => events.some((e) => isDurable(e) && e.sessionID === id && e.seq === finals.get(id))),
-        "every session's final seq",
-      )
+        finals.set(sessionID, (await server.api.session.get({ sessionID })).data!.data.seq)
+      for (const sessionID of sessions) await subscriber.seen(sessionID, finals.get(sessionID)!)
       expect(subscriber.ended, "the subscriber was never dropped").toBe(false)
       expect(subscriber.events.some((e) => e.type === "server.error")).toBe(false)
 
@@ -201,21 +202,19 @@ describe("mutation admission under concurrent HTTP load", () => {
         const live = subscriber.durable(sessionID)
         // No event lost: every seq from the creation on, without a gap or a repeat.
         expect(
-          live.map((e) => e.seq),
+          live.map((e) => e.durable.seq),
           `${context} ${sessionID}`,
         ).toEqual(live.map((_, i) => i + 1))
         // No mutation between a turn's start and its end.
         let holder: string | undefined
         for (const event of live) {
-          const data = event.data as { turnID?: string }
-          if (event.type === "session.turn.started") {
-            expect(
-              holder,
-              `${context}: turn started at seq ${event.seq} while ${holder} held the claim`,
-            ).toBeUndefined()
+          const data = payloadOf(event) as { turnID?: string }
+          const seq = event.durable.seq
+          if (event.type === "session.next.turn.started") {
+            expect(holder, `${context}: turn started at seq ${seq} while ${holder} held the claim`).toBeUndefined()
             holder = data.turnID
           }
-          if (event.type === "session.turn.ended") {
+          if (event.type === "session.next.turn.ended") {
             expect(data.turnID).toBe(holder)
             holder = undefined
           }
@@ -223,18 +222,18 @@ describe("mutation admission under concurrent HTTP load", () => {
             mutationsSeen++
             expect(
               holder,
-              `${context}: ${event.type} at seq ${event.seq} while turn ${holder} held the claim`,
+              `${context}: ${event.type} at seq ${seq} while turn ${holder} held the claim`,
             ).toBeUndefined()
           }
         }
         expect(holder).toBeUndefined()
 
-        // The durable log route (journal replay, then live) tells the same story, event for event.
+        // The per-session stream (journal replay, then live) tells the same story, event for event.
         const logged = await readLog(server.client, sessionID, finals.get(sessionID)!)
         expect(logged).toEqual(live)
         // So does the journal in the database file.
         const journal = journalOf(server.database, sessionID)
-        expect(journal.map((e) => [e.seq, e.type])).toEqual(live.map((e) => [e.seq, e.type]))
+        expect(journal.map((e) => [e.seq, e.type])).toEqual(live.map((e) => [e.durable.seq, e.type]))
         // And the subscriber's own fold of the events equals the stored transcript.
         expect(foldTranscript(live)).toEqual(await listAll(server.client, sessionID))
       }
@@ -255,14 +254,12 @@ describe("mutation admission under concurrent HTTP load", () => {
   )
 })
 
-/** The session's durable log from seq 1 up to `last`, through `client.log`. */
+/** The session's durable events from seq 1 up to `last`, through `sessionEvents` (`GET /api/session/:id/event`). */
 const readLog = async (client: OpencodeClient, sessionID: string, last: number) => {
-  const controller = new AbortController()
   const events: Array<DurableEvent> = []
-  for await (const event of client.log({ sessionID, signal: controller.signal }) as AsyncGenerator<ServerEvent>) {
+  for await (const event of await sessionEvents(client, { sessionID })) {
     if (isDurable(event)) events.push(event)
-    if (isDurable(event) && event.seq >= last) break
+    if (isDurable(event) && event.durable.seq >= last) break
   }
-  controller.abort()
   return events
 }

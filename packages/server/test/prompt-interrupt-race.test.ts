@@ -4,7 +4,7 @@
  * returned, every mutation was 409, and a restart resumed the turn the user had stopped.
  */
 import { Database } from "bun:sqlite"
-import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk"
+import { createOpencodeClient } from "@opencode-ai/sdk/v2"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { LISTENING, readRest, readUntil, spawnCli } from "./support/cli.ts"
@@ -19,15 +19,21 @@ const serve = async (cwd: string, database: string) => {
   const match = LISTENING.exec(text)
   if (!match) throw new Error(`serve exited (${await child.exited}): ${await new Response(child.stderr).text()}`)
   void readRest(reader)
-  return { child, client: createOpencodeClient({ baseUrl: match[1]! }) }
+  return { child, client: createOpencodeClient({ baseUrl: match[1]! }).v2 }
 }
 
+type Client = ReturnType<typeof createOpencodeClient>["v2"]
+
 /** `wait`, or "timeout" when it has not returned within `ms`. */
-const waitWithin = (client: OpencodeClient, sessionID: string, ms: number) =>
+const waitWithin = (client: Client, sessionID: string, ms: number) =>
   within(
-    client.session.wait({ path: { sessionID } }).then((r) => r.response?.status),
+    client.session.wait({ sessionID }).then((r) => r.response?.status),
     ms,
   )
+
+/** The newest (`desc`) or oldest (`asc`) message of the session. */
+const edge = async (client: Client, sessionID: string, order: "asc" | "desc") =>
+  (await client.session.messages({ sessionID, order, limit: 1 })).data!.data[0]!
 
 describe("prompt and interrupt sent together", () => {
   it(`${ROUNDS} rounds each end idle with wait returning, and a restart resumes nothing`, async () => {
@@ -35,24 +41,17 @@ describe("prompt and interrupt sent together", () => {
     const database = join(cwd, "race.db")
     const first = await serve(cwd, database)
     const client = first.client
-    const sessionID = (await client.session.create({ body: {} })).data!.id
+    const sessionID = (await client.session.create()).data!.data.id
     const failures: Array<string> = []
     for (let round = 0; round < ROUNDS && failures.length === 0; round++) {
       const calls: Array<Promise<{ response?: Response }>> = [
-        client.session.prompt({ path: { sessionID }, body: { text: `round ${round}` } }),
-        client.session.interrupt({ path: { sessionID } }),
+        client.session.prompt({ sessionID, prompt: { text: `round ${round}` } }),
+        client.session.interrupt({ sessionID }),
       ]
       if (round % 40 === 20) {
         // A mutation in between: admitted when nothing holds the session, else 409; never anything else.
-        const prompt = (await client.message.list({ path: { sessionID }, query: { limit: 1 } })).data!.items[0]!
-        calls.splice(
-          1,
-          0,
-          client.message.update({
-            path: { sessionID, messageID: prompt.id, partID: prompt.parts[0]!.id },
-            body: { text: `edited ${round}` },
-          }),
-        )
+        const prompt = await edge(client, sessionID, "asc")
+        calls.splice(1, 0, client.session.correct({ sessionID, messageID: prompt.id, text: `edited ${round}` }))
       }
       const statuses = (await Promise.all(calls)).map((r) => r.response?.status)
       if (
@@ -62,22 +61,18 @@ describe("prompt and interrupt sent together", () => {
       )
         failures.push(`round ${round}: statuses ${statuses.join(",")}`)
       const waited = await waitWithin(client, sessionID, 5000)
-      if (waited !== 204 && waited !== 200) failures.push(`round ${round}: wait ${waited}`)
-      const status = (await client.session.get({ path: { sessionID } })).data!.status
+      if (waited !== 204) failures.push(`round ${round}: wait ${waited}`)
+      const status = (await client.session.get({ sessionID })).data!.data.status
       if (status !== "idle") failures.push(`round ${round}: status ${status}`)
     }
     expect(failures).toEqual([])
     // Idle means mutations are admitted again.
-    const last = (await client.message.list({ path: { sessionID }, query: { order: "asc", limit: 1 } })).data!.items[0]!
-    const edited = await client.message.update({
-      path: { sessionID, messageID: last.id, partID: last.parts[0]!.id },
-      body: { text: "after the race" },
-    })
+    const oldest = await edge(client, sessionID, "asc")
+    const edited = await client.session.correct({ sessionID, messageID: oldest.id, text: "after the race" })
     expect(edited.response?.status).toBe(200)
     const before = {
-      info: (await client.session.get({ path: { sessionID } })).data!,
-      newest: (await client.message.list({ path: { sessionID }, query: { order: "desc", limit: 1 } })).data!.items[0]!
-        .id,
+      info: (await client.session.get({ sessionID })).data!.data,
+      newest: (await edge(client, sessionID, "desc")).id,
     }
     first.child.kill("SIGTERM")
     expect(await first.child.exited).toBe(0)
@@ -90,14 +85,13 @@ describe("prompt and interrupt sent together", () => {
 
     const second = await serve(cwd, database)
     try {
-      const info = (await second.client.session.get({ path: { sessionID } })).data!
+      const info = (await second.client.session.get({ sessionID })).data!.data
       expect(info.status).toBe("idle")
       expect(await waitWithin(second.client, sessionID, 5000)).not.toBe("timeout")
       // Nothing was resumed: no restart notice, no new turn, the session exactly as it was left.
       expect({
-        info: (await second.client.session.get({ path: { sessionID } })).data!,
-        newest: (await second.client.message.list({ path: { sessionID }, query: { order: "desc", limit: 1 } })).data!
-          .items[0]!.id,
+        info: (await second.client.session.get({ sessionID })).data!.data,
+        newest: (await edge(second.client, sessionID, "desc")).id,
       }).toEqual(before)
     } finally {
       second.child.kill("SIGTERM")

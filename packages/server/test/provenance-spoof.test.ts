@@ -28,20 +28,26 @@ describe("system-part provenance survives id games", () => {
         plugin: [fixture("spoofer.ts"), fixture("observer.ts")],
       }),
     })
-    const session = (await server.client.session.create({ body: { directory: server.directory } })).data!
+    const sessionID = (await server.api.session.create({ location: { directory: server.directory } })).data!.data.id
     const before = provider.requests.length
-    await server.client.session.prompt({ path: { sessionID: session.id }, body: { text: "hello" } })
-    await server.client.session.wait({ path: { sessionID: session.id } })
+    await server.api.session.prompt({ sessionID, prompt: { text: "hello" } })
+    await server.api.session.wait({ sessionID })
 
-    const messages = (await server.client.message.list({ path: { sessionID: session.id } })).data!.items
+    const messages = (await server.api.session.messages({ sessionID })).data!.data
     const answer = messages.find((m) => m.type === "assistant")!
-    expect(answer.error).toBeUndefined()
+    expect(answer).toBeDefined()
+    expect(answer.type === "assistant" && answer.error).toBeUndefined()
 
     const [system] = observed(server.directory)
     expect(system).toBeDefined()
     const agent = system!.find((part) => part.text === AGENT_TEXT)
     const spoof = system!.find((part) => part.text === SPOOF_TEXT)
-    expect(agent).toEqual({ id: "agent:build", text: AGENT_TEXT, origin: { type: "agent", agentID: "build" } })
+    expect(agent).toEqual({
+      type: "text",
+      id: "agent:build",
+      text: AGENT_TEXT,
+      origin: { type: "agent", agentID: "build" },
+    })
     expect(spoof?.origin).toEqual({ type: "plugin", pluginID: SPOOFER_ID })
     expect(spoof?.id).not.toBe("agent:build")
     expect(new Set(system!.map((part) => part.id)).size).toBe(system!.length)

@@ -19,7 +19,7 @@
  * the harness must then see the thread's failure — the resumed request fails closed, the next prompt heals.
  */
 import { RESTART_NOTICE } from "@opencode-ai/core"
-import type { AssistantMessage, Message, OpencodeClient } from "@opencode-ai/sdk"
+import type { OpencodeClient, SessionMessage, SessionMessageAssistant } from "@opencode-ai/sdk/v2"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -126,14 +126,14 @@ const checkRequestLines = (lines: ReadonlyArray<HarnessLogLine>, reason: string,
   )
 }
 
-const lastAssistant = (messages: ReadonlyArray<Message>) =>
-  [...messages].reverse().find((m): m is AssistantMessage => m.type === "assistant")
+const lastAssistant = (messages: ReadonlyArray<SessionMessage>) =>
+  [...messages].reverse().find((m): m is SessionMessageAssistant => m.type === "assistant")
 
 /** Starts a server, opens two sessions on one agent, and SIGKILLs it while both requests are held mid-stream. */
 const killMidStream = async (run: Run, iteration: number) => {
   const first = await serve(run)
   try {
-    const plugins = (await first.client.plugin.list()).data ?? []
+    const plugins = (await first.api.plugin.list()).data?.data ?? []
     check(
       plugins.length === 2 && plugins.every((p) => p.status === "loaded"),
       "both plugins load from their files",
@@ -141,9 +141,9 @@ const killMidStream = async (run: Run, iteration: number) => {
     )
     const sessions: Array<string> = []
     for (const name of ["alpha", "beta"]) {
-      const created = await first.client.session.create({ body: { directory: run.dir, agent: AGENT, title: name } })
+      const created = await first.api.session.create({ location: { directory: run.dir }, agent: AGENT, title: name })
       check(created.data !== undefined, "session created", created.error)
-      sessions.push(created.data!.id)
+      sessions.push(created.data!.data.id)
     }
     const from = provider.requests.length
     const aborted = provider.aborted
@@ -152,9 +152,9 @@ const killMidStream = async (run: Run, iteration: number) => {
       { text: "working on it, step one of many", hold: true },
     )
     for (const [i, sessionID] of sessions.entries()) {
-      const admitted = await first.client.session.prompt({
-        path: { sessionID },
-        body: { text: `iteration ${iteration}: task ${i}` },
+      const admitted = await first.api.session.prompt({
+        sessionID,
+        prompt: { text: `iteration ${iteration}: task ${i}` },
       })
       check(admitted.error === undefined, "prompt admitted", admitted.error)
     }
@@ -178,13 +178,13 @@ const killMidStream = async (run: Run, iteration: number) => {
 const promptAgain = async (client: OpencodeClient, sessions: ReadonlyArray<string>, iteration: number) => {
   const from = provider.requests.length
   for (const sessionID of sessions) {
-    const admitted = await client.session.prompt({
-      path: { sessionID },
-      body: { text: `iteration ${iteration}: carry on` },
+    const admitted = await client.v2.session.prompt({
+      sessionID,
+      prompt: { text: `iteration ${iteration}: carry on` },
     })
     check(admitted.error === undefined, "next prompt admitted", admitted.error)
   }
-  for (const sessionID of sessions) await client.session.wait({ path: { sessionID } })
+  for (const sessionID of sessions) await client.v2.session.wait({ sessionID })
   return provider.requests.slice(from) as Array<ChatRequest>
 }
 
@@ -197,7 +197,7 @@ const scenario = async (iteration: number) => {
   try {
     second = await serve(run)
     const client = second.client
-    for (const sessionID of sessions) await client.session.wait({ path: { sessionID } })
+    for (const sessionID of sessions) await client.v2.session.wait({ sessionID })
     const log = readHarnessLog(run.log)
     const resumedRequests = provider.requests.slice(afterKill) as Array<ChatRequest>
     for (const sessionID of sessions) {
@@ -213,7 +213,7 @@ const scenario = async (iteration: number) => {
         JSON.stringify(requests[0]!.messages).includes(RESTART_NOTICE),
         "the resumed request carries the restart notice",
       )
-      const info = (await client.session.get({ path: { sessionID } })).data
+      const info = (await client.v2.session.get({ sessionID })).data?.data
       check(info?.status === "idle", "resumed session is idle", info)
       const answer = lastAssistant(await listAll(client, sessionID))
       check(answer?.error === undefined && answer?.finish === "stop", "the resumed turn succeeded", answer)
@@ -261,7 +261,7 @@ describe("restart harness: preflight(resume) and provenance through a SIGKILLed 
     const afterKill = provider.requests.length
     const second = await serve(run)
     const client = second.client
-    for (const sessionID of sessions) await client.session.wait({ path: { sessionID } })
+    for (const sessionID of sessions) await client.v2.session.wait({ sessionID })
     const log = readHarnessLog(run.log)
     for (const sessionID of sessions) {
       const lines = linesOf(log, second.pid, sessionID)
@@ -274,10 +274,11 @@ describe("restart harness: preflight(resume) and provenance through a SIGKILLed 
       expect(requestFor(provider.requests.slice(afterKill), sessionID)).toEqual([])
       const failed = lastAssistant(await listAll(client, sessionID))!
       expect(failed.error).toMatchObject({
+        type: "unknown",
         name: "Plugin.HookError",
         message: expect.stringContaining(OWNERSHIP_ERROR),
       })
-      expect((await client.session.get({ path: { sessionID } })).data!.status).toBe("idle")
+      expect((await client.v2.session.get({ sessionID })).data!.data.status).toBe("idle")
     }
     // The next ordinary prompt re-seeds through the prompt hook and succeeds.
     const next = await promptAgain(client, sessions, 0)

@@ -8,12 +8,12 @@
  * the plugin's `synthetic` hook, origin host.
  */
 import { RESTART_NOTICE } from "@opencode-ai/core"
-import type { AssistantMessage, SyntheticMessage } from "@opencode-ai/sdk"
+import type { SessionMessageAssistant, SessionMessageSynthetic } from "@opencode-ai/sdk/v2"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { HOST_NOTICE_MARK, NOTICE_LOG, readNoticeLog } from "./fixtures/notice-rewriter.ts"
-import { listAll, subscribe } from "./support/e2e-events.ts"
+import { foldTranscript, listAll, subscribe, textOf } from "./support/e2e-events.ts"
 import { spawnServe } from "./support/e2e-serve.ts"
 import { fixture, localProviderConfig } from "./support/e2e-setup.ts"
 import { tempDir } from "./support/tmp.ts"
@@ -86,9 +86,9 @@ describe("a crash mid-stream", () => {
     const options = { database, config, cwd: dir, env: { [NOTICE_LOG]: log } }
 
     const first = await spawnServe(options)
-    const session = (await first.client.session.create({ body: { directory: dir } })).data!
+    const session = (await first.api.session.create({ location: { directory: dir } })).data!.data
     const subscriber = await subscribe(first.client, session.id)
-    await first.client.session.prompt({ path: { sessionID: session.id }, body: { text: "write forever" } })
+    await first.api.session.prompt({ sessionID: session.id, prompt: { text: "write forever" } })
 
     // Two seconds of deltas, observed (the clock only measures what arrived), and the host's checkpoint.
     const arrivals: Array<number> = []
@@ -96,28 +96,26 @@ describe("a crash mid-stream", () => {
     await subscriber.until((events) => {
       for (const event of events.slice(arrivals.length)) {
         arrivals.push(Date.now())
-        if (event.type === "session.part.delta") streamed += (event.data as { delta: string }).delta
+        if (event.type === "session.next.text.delta") streamed += event.data.delta
       }
-      const deltas = events.filter((e) => e.type === "session.part.delta")
+      const deltas = events.filter((e) => e.type === "session.next.text.delta")
       return deltas.length > 0 && arrivals[arrivals.length - 1]! - arrivals[events.indexOf(deltas[0]!)]! >= 2_000
     }, "two seconds of streamed deltas")
-    type PartUpdated = { part: { type: string; text?: string } }
-    const checkpoint = await subscriber.next(
-      (event) => event.type === "session.part.updated" && (event.data as PartUpdated).part.type === "text",
-      "a checkpoint of the streaming text part",
-    )
-    const checkpointed = (checkpoint.data as PartUpdated).part.text ?? ""
+    await subscriber.next((event) => event.type === "session.next.text.appended", "a checkpoint of the streaming text")
+    // The answer as the checkpoints committed so far have it (folded with the shared transcript rules).
+    const answer = foldTranscript(subscriber.durable(session.id)).find((m) => m.type === "assistant")!
+    const checkpointed = textOf(answer)
     expect(checkpointed.length).toBeGreaterThan(0)
     subscriber.close()
     await first.kill()
 
     const second = await spawnServe(options)
     try {
-      await second.client.session.wait({ path: { sessionID: session.id } })
+      await second.api.session.wait({ sessionID: session.id })
       const messages = await listAll(second.client, session.id)
-      const cut = messages.find((m) => m.type === "assistant") as AssistantMessage
-      expect(cut).toMatchObject({ finish: "interrupted" })
-      const kept = cut.parts.find((p) => p.type === "text")
+      const cut = messages.find((m) => m.type === "assistant") as SessionMessageAssistant
+      expect(cut).toMatchObject({ id: answer.id, finish: "interrupted" })
+      const kept = cut.content.find((p) => p.type === "text")
       expect(kept?.type === "text" && kept.text.length).toBeGreaterThanOrEqual(checkpointed.length)
       const keptText = kept?.type === "text" ? kept.text : ""
       expect(keptText.startsWith(checkpointed)).toBe(true)
@@ -128,9 +126,12 @@ describe("a crash mid-stream", () => {
       expect(JSON.stringify(provider.requests.at(-1))).toContain(keptText.trim())
 
       // The restart notice went through the plugin's synthetic hook (origin host) and was stored as edited.
-      const notice = messages.find((m) => m.type === "synthetic") as SyntheticMessage
-      expect(notice).toMatchObject({ origin: "host", description: "restart" })
-      expect(notice.parts[0]).toMatchObject({ type: "text", text: `${RESTART_NOTICE}${HOST_NOTICE_MARK}` })
+      const notice = messages.find((m) => m.type === "synthetic") as SessionMessageSynthetic
+      expect(notice).toMatchObject({
+        origin: "host",
+        description: "restart",
+        text: `${RESTART_NOTICE}${HOST_NOTICE_MARK}`,
+      })
       expect(readNoticeLog(log)).toEqual([
         { pid: second.pid, sessionID: session.id, origin: "host", description: "restart", text: RESTART_NOTICE },
       ])

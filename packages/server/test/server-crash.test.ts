@@ -1,5 +1,5 @@
 import { MaintenanceLayer, Session } from "@opencode-ai/core"
-import { createOpencodeClient } from "@opencode-ai/sdk"
+import { createOpencodeClient } from "@opencode-ai/sdk/v2"
 import { Effect, ManagedRuntime } from "effect"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -26,11 +26,11 @@ const stopMidTurn = async (how: "crash" | "stop") => {
       },
     },
   })
-  const client = createOpencodeClient({ baseUrl: server.url })
-  const { data: session } = await client.session.create({ body: { directory } })
+  const client = createOpencodeClient({ baseUrl: server.url }).v2
+  const sessionID = (await client.session.create({ location: { directory } })).data!.data.id
   const held = model.model.hold()
   model.model.reply("an answer cut off half way")
-  await client.session.prompt({ path: { sessionID: session!.id }, body: { text: "go" } })
+  await client.session.prompt({ sessionID, prompt: { text: "go" } })
   await held
   await (how === "crash" ? server.crash() : server.stop())
   // Read the file as the next process would, without resuming anything.
@@ -38,7 +38,7 @@ const stopMidTurn = async (how: "crash" | "stop") => {
   const state = await runtime.runPromise(
     Effect.gen(function* () {
       const store = yield* Session
-      return { claim: store.sync.claimed(session!.id), items: (yield* store.messages(session!.id)).items }
+      return { claim: store.sync.claimed(sessionID), items: (yield* store.messages(sessionID)).data }
     }),
   )
   await runtime.dispose()

@@ -1,4 +1,4 @@
-import { createOpencodeClient } from "@opencode-ai/sdk"
+import { createOpencodeClient, subscribe } from "@opencode-ai/sdk/v2"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { startOpenAIServer } from "../../core/test/support/openai-server.ts"
@@ -13,11 +13,11 @@ describe("server lifecycle", () => {
     const first = await startServer({ port: 0, database, config })
     expect(first.url).toBe(`http://127.0.0.1:${first.port}`)
     const client = createOpencodeClient({ baseUrl: first.url })
-    const session = (await client.session.create({ body: { title: "kept" } })).data!
-    await client.session.prompt({ path: { sessionID: session.id }, body: { text: "hello" } })
-    await client.session.wait({ path: { sessionID: session.id } })
+    const session = (await client.v2.session.create({ title: "kept" })).data!.data
+    await client.v2.session.prompt({ sessionID: session.id, prompt: { text: "hello" } })
+    await client.v2.session.wait({ sessionID: session.id })
 
-    const stream = client.events()
+    const stream = (await subscribe(client))[Symbol.asyncIterator]()
     expect((await stream.next()).value).toMatchObject({ type: "server.connected" })
     const ended = stream.next()
     await first.stop()
@@ -27,12 +27,12 @@ describe("server lifecycle", () => {
 
     const second = await startServer({ port: 0, database, config })
     try {
-      const again = createOpencodeClient({ baseUrl: second.url })
-      expect((await again.session.get({ path: { sessionID: session.id } })).data).toMatchObject({
+      const again = createOpencodeClient({ baseUrl: second.url }).v2
+      expect((await again.session.get({ sessionID: session.id })).data!.data).toMatchObject({
         title: "kept",
         status: "idle",
       })
-      expect((await again.message.list({ path: { sessionID: session.id } })).data!.items).toHaveLength(2)
+      expect((await again.session.messages({ sessionID: session.id })).data!.data).toHaveLength(2)
     } finally {
       await second.stop()
     }
@@ -57,23 +57,27 @@ describe("server lifecycle", () => {
         directory,
       }
       const first = await startServer({ port: 0, database, config, stopGraceMs: 50 })
-      const client = createOpencodeClient({ baseUrl: first.url })
-      const sessionID = (await client.session.create({ body: {} })).data!.id
+      const client = createOpencodeClient({ baseUrl: first.url }).v2
+      const sessionID = (await client.session.create()).data!.data.id
       model.enqueue({ text: "interrupted by the stop", hold: true }, { text: "resumed answer" })
-      await client.session.prompt({ path: { sessionID }, body: { text: "long task" } })
+      await client.session.prompt({ sessionID, prompt: { text: "long task" } })
       await model.held()
-      const waiting = client.session.wait({ path: { sessionID } }).catch((error: unknown) => error)
+      const waiting = client.session.wait({ sessionID }).catch((error: unknown) => error)
       await first.stop()
       await waiting
 
       const second = await startServer({ port: 0, database, config })
       try {
-        const again = createOpencodeClient({ baseUrl: second.url })
-        const after = (await again.session.wait({ path: { sessionID } })).data!
-        expect(after.status).toBe("idle")
-        const items = (await again.message.list({ path: { sessionID } })).data!.items
+        const again = createOpencodeClient({ baseUrl: second.url }).v2
+        expect((await again.session.wait({ sessionID })).response?.status).toBe(204)
+        expect((await again.session.get({ sessionID })).data!.data.status).toBe("idle")
+        const items = (await again.session.messages({ sessionID })).data!.data
         expect(items.map((m) => m.type)).toContain("synthetic")
-        expect(items.at(-1)!.parts.at(-1)).toMatchObject({ type: "text", text: "resumed answer" })
+        const last = items.at(-1)!
+        expect(last.type === "assistant" ? last.content.at(-1) : last).toMatchObject({
+          type: "text",
+          text: "resumed answer",
+        })
       } finally {
         await second.stop()
       }

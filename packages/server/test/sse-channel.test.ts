@@ -1,11 +1,19 @@
 import { describe, expect, it } from "vitest"
-import { type Frame, SseChannel } from "../src/sse.ts"
+import { type Frame, SseChannel, type WireEvent } from "../src/sse.ts"
 
 const event = (n: number): Frame => ({
   kind: "event",
-  event: { id: `evt_${n}`, type: "test", version: 1, sessionID: "ses_1", seq: n, time: 0, data: { n } },
+  event: {
+    id: `evt_${n}`,
+    type: "test",
+    durable: { aggregateID: "ses_1", seq: n, version: 1 },
+    data: { n, sessionID: "ses_1", timestamp: 0 },
+  } as WireEvent,
   id: String(n),
 })
+
+const seqOf = (frame: Frame) =>
+  frame.kind === "event" ? (frame.event as { durable?: { seq: number } }).durable?.seq : undefined
 
 const decoder = new TextDecoder()
 
@@ -20,7 +28,9 @@ const readAll = async (stream: ReadableStream<Uint8Array>) => {
 }
 
 const dataLines = (text: string) =>
-  [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!) as { type: string; seq?: number })
+  [...text.matchAll(/^data: (.*)$/gm)].map(
+    (m) => JSON.parse(m[1]!) as { type: string; durable?: { seq: number }; data: unknown },
+  )
 
 describe("an SSE subscriber channel", () => {
   it("never blocks the publisher: past its bound it drops the queue and ends with server.error", async () => {
@@ -31,7 +41,11 @@ describe("an SSE subscriber channel", () => {
     expect(closed).toBe(1)
     const events = dataLines(await readAll(channel.stream))
     expect(events).toEqual([
-      { type: "server.error", data: { reason: "slow-consumer", message: expect.stringContaining("3") } },
+      {
+        id: expect.stringMatching(/^evt_/),
+        type: "server.error",
+        data: { reason: "slow-consumer", message: expect.stringContaining("3") },
+      },
     ])
     expect(closed).toBe(1)
   })
@@ -41,20 +55,20 @@ describe("an SSE subscriber channel", () => {
     let position = 0
     const channel = new SseChannel({
       heartbeatMs: 60_000,
-      first: [{ kind: "event", event: { type: "server.connected", data: { version: "x" } } }],
+      first: [{ kind: "event", event: { id: "evt_0", type: "server.connected", data: { version: "x" } } }],
       backlog: () => {
         const page = pages.shift() ?? []
-        for (const frame of page) if (frame.kind === "event" && "seq" in frame.event) position = frame.event.seq
+        for (const frame of page) position = seqOf(frame) ?? position
         return page
       },
-      accept: (frame) => !(frame.kind === "event" && "seq" in frame.event && frame.event.seq <= position),
+      accept: (frame) => (seqOf(frame) ?? Infinity) > position,
     })
     // Live frames that arrive during catch-up, overlapping it.
     channel.offer(event(3))
     channel.offer(event(4))
     channel.finish()
     const text = await readAll(channel.stream)
-    expect(dataLines(text).map((e) => e.seq ?? e.type)).toEqual(["server.connected", 1, 2, 3, 4])
+    expect(dataLines(text).map((e) => e.durable?.seq ?? e.type)).toEqual(["server.connected", 1, 2, 3, 4])
     expect([...text.matchAll(/^id: (\d+)$/gm)].map((m) => m[1])).toEqual(["1", "2", "3", "4"])
   })
 

@@ -10,6 +10,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
+import { durableDefinitions, ephemeralDefinitions } from "@opencode-ai/schema"
 import { createOpencodeClient } from "upstream-sdk/v2"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { before } from "./support/deadline.ts"
@@ -18,28 +19,37 @@ import { tempDir } from "./support/tmp.ts"
 import { type UpstreamContract, upstreamContract } from "./support/upstream-contract.ts"
 
 /**
- * Event types this host commits that upstream does not declare (see `validateEvents`): allowed in history,
+ * Event types this host sends that upstream declares nowhere (see `validateEvents`): allowed in history,
  * per-session SSE and the global stream. A type upstream does declare is always checked against upstream's
- * member, listed here or not. Extend this list when the host adds an event.
+ * member, listed here or not. They are the session events `@opencode-ai/schema` declares beyond upstream's
+ * (checked below, so the list stays the real set), plus `server.error`, the last frame of a stream whose
+ * subscriber fell too far behind.
  */
 const HOST_EVENT_ADDITIONS: ReadonlyArray<string> = [
-  "session.next.turn.started",
-  "session.next.turn.ended",
-  "session.next.turn.resumed",
-  "session.next.text.appended",
-  "session.next.reasoning.appended",
-  "session.next.synthetic.queued",
   "session.next.created",
   "session.next.renamed",
   "session.next.deleted",
+  "session.next.synthetic.queued",
+  "session.next.turn.started",
+  "session.next.turn.resumed",
+  "session.next.turn.ended",
+  "session.next.text.appended",
+  "session.next.reasoning.appended",
   "session.next.text.corrected",
   "session.next.message.retracted",
   "session.next.tool.pruned",
   "session.next.reasoning.removed",
   "session.next.pruned",
   "session.next.erased",
-  "session.status",
+  "server.error",
 ]
+
+/**
+ * Upstream declares these as `V2Event` members (live events) but not as `SessionDurableEvent` members; this
+ * host commits them to the session's history. In a durable list they are additions to that union, each
+ * still checked against upstream's `V2Event` member.
+ */
+const JOURNALED_LIVE_EVENTS: ReadonlyArray<string> = ["permission.v2.asked", "permission.v2.replied"]
 
 /** How long one awaited server reaction (a turn ending, an SSE frame) may take before the test fails. */
 const PATIENCE = 30_000
@@ -80,7 +90,15 @@ const conform = <R extends Result>(operation: string, result: R): Exclude<R["dat
 
 /** Fails with every non-conforming event and the list, unless all conform (members or listed additions). */
 const eventsConform = (what: string, events: ReadonlyArray<unknown>, unionType: "SessionDurableEvent" | "V2Event") => {
-  const errors = contract.validateEvents(events, { unionType, additions: HOST_EVENT_ADDITIONS })
+  const journaled = unionType === "SessionDurableEvent" ? JOURNALED_LIVE_EVENTS : []
+  const errors = [
+    ...contract.validateEvents(events, { unionType, additions: [...HOST_EVENT_ADDITIONS, ...journaled] }),
+    ...events.flatMap((event, index) =>
+      journaled.includes((event as Durable).type)
+        ? contract.validateType("V2Event", event).map((error) => `[${index}] ${(event as Durable).type}: ${error}`)
+        : [],
+    ),
+  ]
   if (errors.length > 0) {
     throw new Error(
       `${what}: events do not conform to upstream ${unionType}:\n  ${errors.join("\n  ")}\nevents:\n${show(events)}`,
@@ -152,11 +170,53 @@ interface Frame {
   readonly event?: string
 }
 
+/**
+ * The `fetch` the streams below are opened with: the global one, but the response body ends instead of
+ * failing when `signal` aborts. Upstream's SSE reader (`serverSentEvents.gen.js`) cancels its body reader
+ * on abort and drops the promise `cancel()` returns; on a body the abort already failed, that promise
+ * rejects unhandled (reported as an error of this file). A closed body's cancel resolves, so closing a
+ * stream here is quiet; what is sent and received is unchanged.
+ */
+const endingOnAbort = (signal: AbortSignal): typeof fetch =>
+  (async (input: Request | string | URL, init?: RequestInit) => {
+    const response = await fetch(input, init)
+    if (response.body === null) return response
+    const source = response.body.getReader()
+    let finished = false
+    let stop = () => {}
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        stop = () => {
+          if (finished) return
+          finished = true
+          controller.close()
+          source.cancel().catch(() => undefined)
+        }
+        if (signal.aborted) stop()
+        else signal.addEventListener("abort", stop, { once: true })
+      },
+      async pull(controller) {
+        const next = await source.read().catch((cause: unknown) => ({ cause }))
+        if (finished) return
+        if ("cause" in next) {
+          finished = true
+          controller.error(next.cause)
+        } else if (next.done) {
+          finished = true
+          controller.close()
+        } else controller.enqueue(next.value)
+      },
+      cancel: (reason) => source.cancel(reason).catch(() => undefined),
+    })
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
+  }) as typeof fetch
+
 /** An SSE stream read in the background through upstream's client, with waits on what arrived. */
 const openStream = async (
   what: string,
   open: (options: {
     signal: AbortSignal
+    fetch: typeof fetch
     sseMaxRetryAttempts: number
     onSseError: (error: unknown) => void
     onSseEvent: (event: Frame) => void
@@ -172,6 +232,7 @@ const openStream = async (
   }
   const { stream } = await open({
     signal: controller.signal,
+    fetch: endingOnAbort(controller.signal),
     // One attempt: a refused stream fails the test instead of being retried with backoff.
     sseMaxRetryAttempts: 1,
     onSseError: (error) => {
@@ -237,6 +298,23 @@ afterAll(async () => {
 })
 
 describe("upstream v2 client against opencode2 serve", () => {
+  it("the listed event additions are the host's real set", () => {
+    const upstream = new Set([...contract.memberTypes("V2Event"), ...contract.memberTypes("SessionDurableEvent")])
+    const declared = [...durableDefinitions, ...ephemeralDefinitions].map((definition) => definition.type)
+    expect(declared.filter((type) => !upstream.has(type)).sort()).toEqual(
+      HOST_EVENT_ADDITIONS.filter((type) => type !== "server.error").toSorted(),
+    )
+    expect(contract.memberTypes("V2Event")).not.toContain("server.error")
+    const liveUpstream = new Set(contract.memberTypes("V2Event"))
+    const durableUpstream = new Set(contract.memberTypes("SessionDurableEvent"))
+    expect(
+      durableDefinitions
+        .map((definition) => definition.type)
+        .filter((type) => liveUpstream.has(type) && !durableUpstream.has(type))
+        .sort(),
+    ).toEqual([...JOURNALED_LIVE_EVENTS].sort())
+  })
+
   describe("discovery", () => {
     it("health.get", async () => {
       conform("health.get", await client.health.get())
@@ -282,6 +360,12 @@ describe("upstream v2 client against opencode2 serve", () => {
   describe("sessions", () => {
     it("session.create with location", async () => {
       const body = conform("session.create", await client.session.create({ location: { directory: project } }))
+      expect(body.data.location.directory).toBe(project)
+    })
+
+    it("session.create with no parameters", async () => {
+      // Upstream's client sends no body at all here; the session is made at the client's directory.
+      const body = conform("session.create", await client.session.create())
       expect(body.data.location.directory).toBe(project)
     })
 
@@ -332,6 +416,16 @@ describe("upstream v2 client against opencode2 serve", () => {
       expect(second.data).toHaveLength(1)
       expect(second.data[0]!.id).not.toBe(first.data[0]!.id)
       expect(second.data[0]!.time.created).toBeGreaterThanOrEqual(first.data[0]!.time.created)
+    })
+
+    it("session.list paging newest first: a cursor alone continues its listing's order", async () => {
+      await freshSession()
+      await freshSession()
+      const first = conform("session.list", await client.session.list({ directory: project, limit: 1 }))
+      expect(first.cursor.next, "a first page of one of several sessions has cursor.next").toBeTypeOf("string")
+      const second = conform("session.list", await client.session.list({ cursor: first.cursor.next!, limit: 1 }))
+      expect(second.data).toHaveLength(1)
+      expect(second.data[0]!.id < first.data[0]!.id, "the next page is older").toBe(true)
     })
 
     it("session.get", async () => {
@@ -558,6 +652,12 @@ describe("upstream v2 client against opencode2 serve", () => {
       expect(existsSync(join(project, "x.txt")), "nothing is written before the answer").toBe(false)
     })
 
+    it("permission.request.list shows it among every session's requests", async () => {
+      expect(requestID, "a pending request (session.permission.list)").toBeDefined()
+      const body = conform("permission.request.list", await client.permission.request.list())
+      expect(body.data.map((request) => request.id)).toContain(requestID)
+    })
+
     it("session.permission.get", async () => {
       expect(requestID, "a pending request (session.permission.list)").toBeDefined()
       const body = conform(
@@ -577,6 +677,12 @@ describe("upstream v2 client against opencode2 serve", () => {
       expect(readFileSync(join(project, "x.txt"), "utf8")).toBe("hi")
       const left = conform("session.permission.list", await client.session.permission.list({ sessionID }))
       expect(left.data).toEqual([])
+      // The ask and its reply are in the session's history (journaled live events of upstream's).
+      const history = await allHistory(sessionID)
+      const types = history.map((event) => (event as Durable).type)
+      expect(types).toContain("permission.v2.asked")
+      expect(types).toContain("permission.v2.replied")
+      eventsConform("session.history", history, "SessionDurableEvent")
     })
   })
 

@@ -44,6 +44,21 @@ export const decodeCursor = (value: string, scope: string): Cursor | InvalidInpu
   return { scope, order: parsed[1], key: parsed[2], direction: parsed[3] }
 }
 
+/**
+ * The order a cursor continues in, when it decodes (else undefined: `decodeCursor` then refuses it). A
+ * request that passes only a cursor continues the listing that issued it, in that listing's order, as
+ * upstream's lists do ("do not combine with order").
+ */
+export const cursorOrder = (value: string | undefined): Cursor["order"] | undefined => {
+  if (value === undefined || !/^[A-Za-z0-9_-]{1,2048}$/.test(value)) return undefined
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(value, "base64url").toString("utf8"))
+    return Array.isArray(parsed) && (parsed[1] === "asc" || parsed[1] === "desc") ? parsed[1] : undefined
+  } catch {
+    return undefined
+  }
+}
+
 export type { Page }
 
 /**

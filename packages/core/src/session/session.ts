@@ -4,7 +4,7 @@ import { Bus } from "../bus/bus.ts"
 import { draft } from "../bus/event.ts"
 import { ascending } from "../id/id.ts"
 import { Database } from "../storage/database.ts"
-import { decodeCursor, type Page, paginate } from "./cursor.ts"
+import { cursorOrder, decodeCursor, type Page, paginate } from "./cursor.ts"
 import { InvalidInputError, MessageNotFoundError, SessionNotFoundError } from "./error.ts"
 import { SessionEvent } from "./event.ts"
 import { projectID } from "../location/location.ts"
@@ -311,7 +311,7 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
         get,
         list: (options = {}) =>
           Effect.gen(function* () {
-            const order = options.order ?? "desc"
+            const order = options.order ?? cursorOrder(options.cursor) ?? "desc"
             const search = options.search ?? ""
             // The filter is part of the cursor's scope: a cursor continues only the listing that issued it.
             // Encoded as JSON: no search text and directory can spell another pair's scope.
@@ -351,7 +351,7 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
         messages: (sessionID, options = {}) =>
           Effect.gen(function* () {
             yield* get(sessionID)
-            const order = options.order ?? "asc"
+            const order = options.order ?? cursorOrder(options.cursor) ?? "asc"
             const scope = `messages:${sessionID}:${order}`
             const cursor = yield* cursorFor(options.cursor, scope)
             const rows = paginate({

@@ -376,7 +376,7 @@ export class Permission2 extends HeyApiClient {
 
 export class Session extends HeyApiClient {
     /**
-     * Sessions by creation (`order`, default newest first), filtered by `directory`, `search` (title) or `project`; page with cursor.next / cursor.previous
+     * Sessions by creation (`order`, default newest first), filtered by `directory`, `search` (title) or `project`; page with cursor.next / cursor.previous (a cursor continues its listing in its order)
      */
     public list<ThrowOnError extends boolean = false>(parameters?: {
         workspace?: string;
@@ -619,7 +619,7 @@ export class Session extends HeyApiClient {
     }
     
     /**
-     * Messages in seq order (`order`, default ascending); page with cursor.next / cursor.previous
+     * Messages in seq order (`order`, default ascending); page with cursor.next / cursor.previous (a cursor continues its listing in its order)
      */
     public messages<ThrowOnError extends boolean = false>(parameters: {
         sessionID: string;

@@ -1,43 +1,69 @@
 /**
- * A live subscriber over the real SSE route (`client.events`), as a UI would hold one: it records every
- * event, lets a test await a condition on what arrived (no timers), and folds the durable events into its
- * own view of each transcript, which must agree with what the server stores.
+ * A live subscriber over the real SSE route (`GET /api/event`, the SDK's `subscribe`), as a UI would hold
+ * one: it records every event, lets a test await a condition on what arrived (no timers), and folds the
+ * durable events into its own view of each transcript with the shared transcript rules (`applyEvent`, the
+ * same the server's projector applies), which must agree with what the server stores.
  */
-import type { Message, OpencodeClient, Part, ServerEvent } from "@opencode-ai/sdk"
+import { applyEvent, type SessionMessage as StoredMessage, type TranscriptEvent } from "@opencode-ai/schema"
+import {
+  type OpencodeClient,
+  type SessionDurableEvent,
+  type SessionMessage,
+  subscribe as openEvents,
+  type V2Event,
+} from "@opencode-ai/sdk/v2"
 
-export type DurableEvent = Extract<ServerEvent, { seq: number }>
+export type DurableEvent = SessionDurableEvent
 
-export const isDurable = (event: ServerEvent): event is DurableEvent => "seq" in event
+export const isDurable = (event: V2Event): event is DurableEvent => "durable" in event
 
+/** The session an event belongs to (`server.connected` / `server.error` belong to none). */
+export const sessionOf = (event: V2Event): string | undefined =>
+  "sessionID" in event.data ? (event.data as { sessionID: string }).sessionID : undefined
+
+/** The seq of a durable event. */
+export const seqOf = (event: DurableEvent) => event.durable.seq
+
+/** The durable events a transcript mutation commits. */
 export const MUTATION_EVENTS: ReadonlySet<string> = new Set([
-  "session.message.corrected",
-  "session.message.retracted",
-  "session.part.removed",
+  "session.next.text.corrected",
+  "session.next.message.retracted",
+  "session.next.tool.pruned",
+  "session.next.reasoning.removed",
 ])
+
+/** An event's data without the envelope fields every session event carries (`sessionID`, `timestamp`). */
+export const payloadOf = (event: V2Event): Record<string, unknown> => {
+  const { sessionID: _sessionID, timestamp: _timestamp, ...rest } = event.data as Record<string, unknown>
+  return rest
+}
 
 export interface Subscriber {
   /** Everything received after `server.connected`, in arrival order. */
-  readonly events: ReadonlyArray<ServerEvent>
+  readonly events: ReadonlyArray<V2Event>
   /** The durable events of one session (or all), in arrival order. */
   durable(sessionID?: string): ReadonlyArray<DurableEvent>
   /** Resolves once `ready` holds for the events received so far; rejects if the stream ends first. */
-  until(ready: (events: ReadonlyArray<ServerEvent>) => boolean, what?: string): Promise<void>
+  until(ready: (events: ReadonlyArray<V2Event>) => boolean, what?: string): Promise<void>
   /** Resolves once a durable event matching `match` has arrived; returns it. */
   next(match: (event: DurableEvent) => boolean, what?: string): Promise<DurableEvent>
+  /** Resolves once the session's durable event with seq `seq` has arrived. */
+  seen(sessionID: string, seq: number): Promise<void>
   /** Whether the stream ended (by the server or `close`). */
   readonly ended: boolean
   close(): void
 }
 
-/** Opens `GET /api/event` (optionally for one session) and waits for `server.connected`. */
+/** Opens `GET /api/event` (optionally for one session); resolves once `server.connected` has arrived. */
 export const subscribe = async (client: OpencodeClient, sessionID?: string): Promise<Subscriber> => {
-  const controller = new AbortController()
-  const stream = client.events({ ...(sessionID ? { sessionID } : {}), signal: controller.signal })
-  const first = await stream.next()
+  const stream = await openEvents(client, sessionID ? { sessionID } : {})
+  const iterator = stream[Symbol.asyncIterator]()
+  const first = await iterator.next()
   if (first.done || first.value.type !== "server.connected") {
+    stream.close()
     throw new Error(`expected server.connected first, got ${JSON.stringify(first.value)}`)
   }
-  const events: Array<ServerEvent> = []
+  const events: Array<V2Event> = []
   const waiters = new Set<{ ready: () => boolean; resolve: () => void; reject: (e: Error) => void; what: string }>()
   let ended = false
   let failure: unknown
@@ -54,8 +80,10 @@ export const subscribe = async (client: OpencodeClient, sessionID?: string): Pro
   }
   void (async () => {
     try {
-      for await (const event of stream) {
-        events.push(event)
+      for (;;) {
+        const next = await iterator.next()
+        if (next.done) break
+        events.push(next.value)
         check()
       }
     } catch (cause) {
@@ -73,7 +101,8 @@ export const subscribe = async (client: OpencodeClient, sessionID?: string): Pro
     })
   return {
     events,
-    durable: (id) => events.filter((e): e is DurableEvent => isDurable(e) && (id === undefined || e.sessionID === id)),
+    durable: (id) =>
+      events.filter((e): e is DurableEvent => isDurable(e) && (id === undefined || e.durable.aggregateID === id)),
     until,
     next: async (match, what = "matching event") => {
       let found: DurableEvent | undefined
@@ -83,141 +112,71 @@ export const subscribe = async (client: OpencodeClient, sessionID?: string): Pro
       }, what)
       return found!
     },
+    seen: (id, seq) =>
+      until(
+        (all) => all.some((e) => isDurable(e) && e.durable.aggregateID === id && e.durable.seq === seq),
+        `seq ${seq} of ${id}`,
+      ),
     get ended() {
       return ended
     },
-    close: () => controller.abort(),
+    close: () => stream.close(),
   }
 }
 
 /** Counts durable events of `type` (for one session) received so far. */
-export const countOf = (events: ReadonlyArray<ServerEvent>, type: string, sessionID?: string) =>
-  events.filter((e) => isDurable(e) && e.type === type && (sessionID === undefined || e.sessionID === sessionID)).length
+export const countOf = (events: ReadonlyArray<V2Event>, type: string, sessionID?: string) =>
+  events.filter(
+    (e) => isDurable(e) && e.type === type && (sessionID === undefined || e.durable.aggregateID === sessionID),
+  ).length
 
 // ---------------------------------------------------------------------------------------------------
 // The subscriber's own view of a transcript, built only from the durable events it received.
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] }
-type AnyMessage = Mutable<Message> & Record<string, unknown>
-
 const withoutUndefined = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T
+
+/** A durable event off the wire, as the shared transcript rules read it. */
+export const transcriptEvent = (event: DurableEvent): TranscriptEvent => ({
+  type: event.type,
+  seq: event.durable.seq,
+  time: event.data.timestamp,
+  sessionID: event.durable.aggregateID,
+  data: payloadOf(event),
+})
 
 /**
  * Folds one session's durable events (from its first message on) into the transcript a client would show,
- * using only what the event payloads say: admitted messages, assistant lifecycles, part updates,
- * corrections, retractions, part removals and prunes.
+ * with the shared rules (`applyEvent` from `@opencode-ai/schema`): only what the event payloads say. Input
+ * still waiting behind a running turn is left out, as the message list leaves it out.
  */
-export const foldTranscript = (events: ReadonlyArray<DurableEvent>): Array<Message> => {
-  const byID = new Map<string, AnyMessage>()
-  const order: Array<string> = []
-  // Input queued behind a running turn: it enters the transcript when delivered, or retracted.
-  const queued = new Map<string, AnyMessage>()
-  const get = (id: string, event: DurableEvent) => {
-    const message = byID.get(id)
-    if (!message) throw new Error(`${event.type} at seq ${event.seq} for unknown message ${id}`)
-    return message
-  }
-  for (const event of events) {
-    const data = event.data as Record<string, any>
-    switch (event.type) {
-      case "session.input.queued": {
-        queued.set(data.message.id, data.message as AnyMessage)
-        break
-      }
-      case "session.message.admitted": {
-        queued.delete(data.message.id)
-        const message = { ...data.message, seq: event.seq } as AnyMessage
-        byID.set(message.id, message)
-        order.push(message.id)
-        break
-      }
-      case "session.assistant.started": {
-        byID.set(data.messageID, {
-          id: data.messageID,
-          sessionID: event.sessionID,
-          seq: event.seq,
-          type: "assistant",
-          origin: "host",
-          parts: [],
-          time: { created: event.time },
-          turnID: data.turnID,
-          agent: data.agent,
-          model: data.model,
-        } as AnyMessage)
-        order.push(data.messageID)
-        break
-      }
-      case "session.part.updated": {
-        const message = get(data.messageID, event)
-        const part = data.part as Part
-        const index = message.parts.findIndex((p) => p.id === part.id)
-        message.parts = index === -1 ? [...message.parts, part] : message.parts.map((p, i) => (i === index ? part : p))
-        break
-      }
-      case "session.assistant.completed": {
-        const message = get(data.messageID, event)
-        Object.assign(message, {
-          time: { ...(message.time as object), completed: event.time },
-          finish: data.finish,
-          error: data.error,
-          usage: data.usage,
-        })
-        break
-      }
-      case "session.message.corrected": {
-        const message = get(data.messageID, event)
-        message.parts = message.parts.map((p) =>
-          p.id === data.partID && p.type === "text" ? { ...p, text: data.text } : p,
-        )
-        break
-      }
-      case "session.message.retracted": {
-        const pending = queued.get(data.messageID)
-        if (pending) {
-          // Retracting queued input cancels its delivery: it takes its seq here, already retracted.
-          queued.delete(data.messageID)
-          byID.set(data.messageID, { ...pending, seq: event.seq })
-          order.push(data.messageID)
-        }
-        const message = get(data.messageID, event)
-        Object.assign(message, {
-          parts: [],
-          retracted: { time: event.time, by: data.by },
-          placeholder: data.placeholder,
-        })
-        break
-      }
-      case "session.part.removed": {
-        const message = get(data.messageID, event)
-        message.parts = message.parts.filter((p) => p.id !== data.partID)
-        message.removedParts = [...((message.removedParts as Array<string> | undefined) ?? []), data.partID]
-        break
-      }
-      case "session.pruned": {
-        for (const entry of data.messages as Array<{ messageID: string; partIDs: Array<string> }>) {
-          const message = get(entry.messageID, event)
-          message.parts = message.parts.filter((p) => !entry.partIDs.includes(p.id))
-          message.removedParts = [...((message.removedParts as Array<string> | undefined) ?? []), ...entry.partIDs]
-        }
-        break
-      }
-    }
-  }
-  return withoutUndefined(order.map((id) => byID.get(id)! as Message))
+export const foldTranscript = (events: ReadonlyArray<DurableEvent>): Array<SessionMessage> => {
+  let messages: ReadonlyArray<StoredMessage> = []
+  for (const event of events) messages = applyEvent(messages, transcriptEvent(event))
+  return withoutUndefined(
+    messages.filter((m) => (m as { queued?: boolean }).queued !== true) as unknown as Array<SessionMessage>,
+  )
 }
 
 /** Every message of a session through the SDK, all pages. */
-export const listAll = async (client: OpencodeClient, sessionID: string): Promise<Array<Message>> => {
-  const items: Array<Message> = []
+export const listAll = async (client: OpencodeClient, sessionID: string): Promise<Array<SessionMessage>> => {
+  const items: Array<SessionMessage> = []
   let cursor: string | undefined
   for (;;) {
-    const page = await client.message.list({
-      path: { sessionID },
-      query: { limit: 200, ...(cursor ? { cursor } : {}) },
-    })
-    if (page.error || !page.data) throw new Error(`message.list failed: ${JSON.stringify(page.error)}`)
-    items.push(...page.data.items)
-    if (!page.data.cursor) return withoutUndefined(items)
-    cursor = page.data.cursor
+    const page = await client.v2.session.messages({ sessionID, limit: 200, ...(cursor ? { cursor } : {}) })
+    if (page.error || !page.data) throw new Error(`session.messages failed: ${JSON.stringify(page.error)}`)
+    items.push(...page.data.data)
+    if (!page.data.cursor.next) return withoutUndefined(items)
+    cursor = page.data.cursor.next
   }
+}
+
+/** The text of a message: a user or synthetic message's own, an assistant's text items joined. */
+export const textOf = (message: SessionMessage): string => {
+  if (message.type === "user" || message.type === "synthetic") return message.text
+  if (message.type === "assistant")
+    return message.content
+      .filter((item) => item.type === "text")
+      .map((item) => (item as { text: string }).text)
+      .join("")
+  return ""
 }

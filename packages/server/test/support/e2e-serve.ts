@@ -3,7 +3,7 @@
  * reopen. The child is started with `--port 0 --db PATH`, its config comes from `OPENCODE_CONFIG`, and it
  * is ready once it prints `opencode2 listening on http://HOST:PORT`.
  */
-import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk"
+import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/v2"
 import type { Subprocess } from "bun"
 import { fileURLToPath } from "node:url"
 import { afterAll } from "vitest"
@@ -15,7 +15,10 @@ const LISTENING = /^opencode2 listening on (http:\/\/\S+)$/
 export interface ServeChild {
   readonly url: string
   readonly pid: number
+  /** The SDK client (`subscribe(client)` / `sessionEvents(client)` for the streams). */
   readonly client: OpencodeClient
+  /** `client.v2`: the operations. */
+  readonly api: OpencodeClient["v2"]
   readonly process: Subprocess<"ignore", "pipe", "pipe">
   /** Everything the child wrote to stderr so far. */
   stderr(): string
@@ -116,10 +119,12 @@ export const spawnServe = async (options: ServeOptions): Promise<ServeChild> => 
     if (child.exitCode === null && child.signalCode === null) child.kill(name)
     return child.exited
   }
+  const client = createOpencodeClient({ baseUrl: url })
   return {
     url,
     pid: child.pid,
-    client: createOpencodeClient({ baseUrl: url }),
+    client,
+    api: client.v2,
     process: child,
     stderr: stderr.text,
     stop: () => signal("SIGTERM"),
