@@ -104,7 +104,6 @@ describe("session routes over the SDK", () => {
     const refusals = [
       // session.list: another order, another filter, a message listing's cursor, malformed ones.
       await api.session.list({ limit: 1, order: "asc", cursor: list }),
-      await api.session.list({ limit: 1, cursor: listAsc }),
       await api.session.list({ limit: 1, search: "alpha", cursor: list }),
       await api.session.list({ limit: 1, cursor: inDirectory }),
       await api.session.list({ limit: 1, directory: colon, cursor: list }),
@@ -121,7 +120,6 @@ describe("session routes over the SDK", () => {
       // session.messages: another session, another order, a session listing's cursor, malformed ones.
       await api.session.messages({ sessionID: two, cursor: messages }),
       await api.session.messages({ sessionID: one, order: "desc", cursor: messages }),
-      await api.session.messages({ sessionID: one, cursor: messagesDesc }),
       await api.session.messages({ sessionID: one, cursor: list }),
       await api.session.messages({ sessionID: one, cursor: "%%%" }),
       await api.session.messages({ sessionID: one, cursor: Buffer.from("{}").toString("base64url") }),

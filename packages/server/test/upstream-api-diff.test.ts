@@ -102,7 +102,6 @@ describe("the upstream API diff", () => {
   it("gives the reason of a missing operation from the table, or says none is recorded", () => {
     const text = page()
     expect(rowOf(text, "v2.pty.list")).toContain("missing here: not in this host: no pseudo-terminals")
-    expect(rowOf(text, "v2.session.question.reply")).toContain("missing here: not in this host: no question tool")
     expect(rowOf(text, "v2.session.list")).toContain("missing here: no reason recorded")
   })
 
