@@ -284,6 +284,9 @@ const applyDurable = (state: Transcript, event: DurableWireEvent): Applied => {
     lastSeq: seq,
     updated: Number(d.timestamp ?? state.updated),
     live: liveAfter(state.live, event),
+    ...(event.type === "session.next.created"
+      ? { title: String(d.title ?? ""), directory: String(d.location?.directory ?? state.directory) }
+      : {}),
     ...(event.type === "session.next.renamed" ? { title: String(d.title ?? state.title) } : {}),
     ...(event.type === "session.next.deleted" ? { deleted: true } : {}),
   }
