@@ -23,6 +23,7 @@ import { FS_READ_PREFIX, readFileRoute } from "./http/fs.ts"
 import { makeHostRule } from "./http/host.ts"
 import { ensureJsonError } from "./http/json-errors.ts"
 import { checkParams, nonCanonical, pathTable } from "./http/path.ts"
+import { emptyBodyAsObject } from "./http/empty-body.ts"
 import { errorResponse } from "./http/respond.ts"
 import { webClient } from "./http/web-client.ts"
 import type { SseOptions } from "./sse.ts"
@@ -200,7 +201,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     if (unsupported) return errorResponse(unsupported, { connection: "close" })
     const limited = await limitBody(request, bodyLimit)
     if (!(limited instanceof Request)) return errorResponse(limited, { connection: "close" })
-    return ensureJsonError(request, await web.handler(limited), bodyLimit)
+    return ensureJsonError(request, await web.handler(emptyBodyAsObject(limited)), bodyLimit)
   }
 
   const answer = async (
