@@ -11,17 +11,16 @@ export const seedMessages = (sessionID: string, count: number) =>
   Effect.gen(function* () {
     const bus = yield* Bus
     for (let i = 0; i < count; i++) {
+      const text = `message ${i} ${"lorem ipsum ".repeat(10)}`
       yield* bus.commit(sessionID, [
-        draft(SessionEvent.MessageAdmitted, {
-          message: {
-            id: ascending("msg"),
-            sessionID,
-            type: i % 2 ? "synthetic" : "user",
-            origin: i % 2 ? "plugin:bench" : "user",
-            parts: [{ id: ascending("prt"), type: "text", text: `message ${i} ${"lorem ipsum ".repeat(10)}` }],
-            time: { created: i },
-          },
-        }),
+        i % 2
+          ? draft(SessionEvent.Synthetic, { messageID: ascending("msg"), text, origin: "plugin:bench" })
+          : draft(SessionEvent.PromptAdmitted, {
+              messageID: ascending("msg"),
+              prompt: { text },
+              delivery: "queue",
+              origin: "user",
+            }),
       ])
     }
   })

@@ -45,7 +45,7 @@ const firstScreen = async () => {
     const context = await browser.newContext({ viewport: { width: 1200, height: 900 } })
     const page = await context.newPage()
     const newestOf = async (id: string) =>
-      (await (await fetch(`${server.url}/api/session/${id}/message?limit=1&order=desc`)).json()).items[0].id as string
+      (await (await fetch(`${server.url}/api/session/${id}/message?limit=1&order=desc`)).json()).data[0].id as string
     const large = await newestOf(sessionID)
     const tiny = await newestOf(small)
     // Usable: the newest message is on screen, the transcript window is rendered and the prompt box takes input.

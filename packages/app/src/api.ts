@@ -39,9 +39,12 @@ export class ApiError extends Error {
 
 let connection: OpencodeClient | undefined
 
-/** The SDK client for this page's server (created on first use, so tests can import this module in Node). */
+/**
+ * The SDK client for this page's server: its own origin (created on first use, so tests can import this
+ * module in Node, where requests would go to relative URLs).
+ */
 export const client = (): OpencodeClient =>
-  (connection ??= createOpencodeClient({ baseUrl: globalThis.location?.origin ?? "http://127.0.0.1" }))
+  (connection ??= createOpencodeClient({ baseUrl: globalThis.location?.origin ?? "" }))
 
 const v2 = () => client().v2
 

@@ -29,7 +29,7 @@ export const PermissionCard = ({
       <header>
         <span class="badge ask">permission</span>
         <strong data-testid="permission-action">{permission.action}</strong>
-        {permission.tool && <span class="tool-name">{permission.tool}</span>}
+        {permission.tool && permission.tool !== permission.action && <span class="tool-name">{permission.tool}</span>}
         <span>{permission.title ?? inputSummary(input)}</span>
       </header>
       {permission.resources.length > 0 && (

@@ -256,7 +256,7 @@ const permissionsAfter = (state: Transcript, event: DurableWireEvent): ReadonlyA
       const permission: Permission = {
         ...request,
         sessionID: event.durable.aggregateID,
-        metadata: { ...(d.metadata ?? {}), input },
+        metadata: { ...d.metadata, input },
         time: timestamp,
       }
       return [...state.permissions, permission]
