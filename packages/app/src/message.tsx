@@ -103,7 +103,7 @@ const ToolView = ({ item, removable, onRemove }: { item: ToolItem; removable: bo
   const input = toolInput(item)
   const output = toolOutput(item)
   return (
-    <details class={`part tool state-${status}`} data-item-id={item.id} data-part-type="tool" open={open}>
+    <details class={`part tool state-${status}`} data-item-id={item.id} data-item-type="tool" open={open}>
       <summary>
         <span class="tool-name">{item.name}</span>
         <span class={`badge state-${status}`}>{status}</span>
@@ -154,7 +154,7 @@ const ReasoningView = ({
 }) => {
   const text = live ? `${item.text}${live.gap ? " … " : ""}${live.tail}` : item.text
   return (
-    <details class="part reasoning" data-item-id={item.id} data-part-type="reasoning">
+    <details class="part reasoning" data-item-id={item.id} data-item-type="reasoning">
       <summary>
         <span>{live ? "Thinking…" : "Reasoning"}</span>
         <span class="muted">{text.length.toLocaleString()} characters</span>
@@ -189,7 +189,7 @@ const TextView = ({
 }) => {
   const [draft, setDraft] = useState<string | undefined>(undefined)
   const [saving, setSaving] = useState(false)
-  const attributes = { "data-part-type": "text", ...(itemID ? { "data-item-id": itemID } : {}) }
+  const attributes = { "data-item-type": "text", ...(itemID ? { "data-item-id": itemID } : {}) }
   if (draft !== undefined) {
     const save = async () => {
       setSaving(true)

@@ -270,7 +270,7 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
     }
 
     // The prompt's own text (corrected without an itemID).
-    const own = row(first, prompt.id).locator('[data-part-type="text"]')
+    const own = row(first, prompt.id).locator('[data-item-type="text"]')
     await own.hover()
     await own.getByTestId("edit").click()
     await own.getByTestId("edit-text").fill("What is the capital of Australia?")
@@ -342,7 +342,7 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
       const step = row(page, assistant.id)
       expect(await step.getByTestId("removed").count()).toBe(2)
       expect(
-        await step.locator('[data-part-type="tool"], [data-part-type="reasoning"], [data-testid="text"]').count(),
+        await step.locator('[data-item-type="tool"], [data-item-type="reasoning"], [data-testid="text"]').count(),
       ).toBe(0)
       expect(((await step.textContent()) ?? "").length).toBeGreaterThan(0)
     }
@@ -689,7 +689,7 @@ describe.skipIf(!CHROME)("permission requests and edit diffs in the web client",
       .waitFor()
 
     // The finished tool call keeps its diff, rendered line by line.
-    const tool = page.locator('[data-part-type="tool"]', { hasText: "edit" })
+    const tool = page.locator('[data-item-type="tool"]', { hasText: "edit" })
     await tool.getByTestId("diff").locator(".line.add", { hasText: "+hello there" }).waitFor()
     await screenshot(page, "session-diff")
   })
