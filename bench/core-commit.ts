@@ -14,16 +14,13 @@ import { Database } from "../packages/core/src/storage/database.ts"
 import { StoreLayer } from "../packages/core/src/storage/layer.ts"
 import { line, now, rate, section } from "./stats.ts"
 
-const message = (sessionID: string, i: number) =>
-  draft(SessionEvent.MessageAdmitted, {
-    message: {
-      id: ascending("msg"),
-      sessionID,
-      type: "user",
-      origin: "user",
-      parts: [{ id: ascending("prt"), type: "text", text: `message number ${i} with a little text in it` }],
-      time: { created: i },
-    },
+/** One user message: a `session.next.prompt.admitted` event (the message id and its text are the whole payload). */
+const message = (i: number) =>
+  draft(SessionEvent.PromptAdmitted, {
+    messageID: ascending("msg"),
+    prompt: { text: `message number ${i} with a little text in it` },
+    delivery: "queue",
+    origin: "user",
   })
 
 const throughput = async (persist: boolean, sessions: number, total: number) => {
@@ -35,12 +32,12 @@ const throughput = async (persist: boolean, sessions: number, total: number) => 
         const session = yield* Session
         const bus = yield* Bus
         const ids = yield* Effect.forEach(Array.from({ length: sessions }), () =>
-          session.create({ title: "bench" }).pipe(Effect.map((s) => s.id)),
+          session.create({ title: "bench", directory: dir }).pipe(Effect.map((s) => s.id)),
         )
         const start = now()
         for (let i = 0; i < total; i++) {
           const id = ids[i % sessions]!
-          yield* bus.commit(id, [message(id, i)])
+          yield* bus.commit(id, [message(i)])
         }
         const elapsed = now() - start
         return { perSecond: rate(total, elapsed), database: yield* Database }
@@ -75,9 +72,9 @@ export const run = async () => {
       const session = yield* Session
       const bus = yield* Bus
       const ids = yield* Effect.forEach(Array.from({ length: 100 }), () =>
-        session.create({ title: "bench" }).pipe(Effect.map((s) => s.id)),
+        session.create({ title: "bench", directory: dir }).pipe(Effect.map((s) => s.id)),
       )
-      for (let i = 0; i < 100_000; i++) yield* bus.commit(ids[i % 100]!, [message(ids[i % 100]!, i)])
+      for (let i = 0; i < 100_000; i++) yield* bus.commit(ids[i % 100]!, [message(i)])
       return yield* Database
     }),
   )

@@ -35,18 +35,18 @@ const measure = async (file: "big.txt" | "small.txt") => {
         const execution = yield* Execution
         const bus = yield* Bus
         const info = yield* session.create({ directory: dir })
-        // Tool-call host time: from the committed `running` part to the committed settled part.
+        // Tool-call host time: from the committed `session.next.tool.called` (the call runs, after its
+        // permission) to the committed `session.next.tool.success` that settles it.
         const started = new Map<string, number>()
         const calls: Array<number> = []
+        const failures: Array<unknown> = []
         bus.subscribe((event) => {
-          if (event.type !== "session.part.updated") return
-          const part = (event.data as { part: { id: string; type: string; state?: string } }).part
-          if (part.type !== "tool") return
-          if (part.state === "running") started.set(part.id, now())
-          else if (started.has(part.id)) {
-            if (part.state !== "completed") throw new Error(`edit failed: ${JSON.stringify(part)}`)
-            calls.push(now() - started.get(part.id)!)
-          }
+          if (!event.type.startsWith("session.next.tool.")) return
+          const data = event.data as { assistantMessageID: string; callID: string }
+          const key = `${data.assistantMessageID}/${data.callID}`
+          if (event.type === "session.next.tool.called") started.set(key, now())
+          else if (event.type === "session.next.tool.success" && started.has(key)) calls.push(now() - started.get(key)!)
+          else if (event.type === "session.next.tool.failed") failures.push(event.data)
         })
         const turns: Array<number> = []
         const cpu: Array<number> = []
@@ -56,13 +56,17 @@ const measure = async (file: "big.txt" | "small.txt") => {
           const cpuStart = process.cpuUsage()
           yield* execution.prompt({
             sessionID: info.id,
-            text: `/tool edit ${JSON.stringify({ path: file, oldString: `marker = ${from}`, newString: `marker = ${to}` })}`,
+            prompt: {
+              text: `/tool edit ${JSON.stringify({ path: file, oldString: `marker = ${from}`, newString: `marker = ${to}` })}`,
+            },
           })
           yield* execution.wait(info.id)
+          if (failures.length > 0) throw new Error(`edit failed: ${JSON.stringify(failures[0])}`)
           turns.push(now() - start)
           const used = process.cpuUsage(cpuStart)
           cpu.push((used.user + used.system) / 1000)
         }
+        if (calls.length !== CALLS) throw new Error(`${calls.length} of ${CALLS} edit calls ran`)
         return { calls, turns, cpu }
       }),
     )

@@ -1,5 +1,5 @@
-// HTTP benchmarks through the generated SDK against a real server on loopback.
-import { createOpencodeClient } from "@opencode-ai/sdk"
+// HTTP benchmarks through the generated SDK (`createOpencodeClient(...).v2`) against a real server on loopback.
+import { createOpencodeClient, subscribe } from "@opencode-ai/sdk/v2"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -17,6 +17,13 @@ const timed = async (n: number, fn: (i: number) => Promise<unknown>) => {
   return samples
 }
 
+/** The body of an SDK answer; a typed error body (or none) fails the benchmark rather than timing a failure. */
+const ok = async <T>(call: Promise<{ data?: T; error?: unknown }>): Promise<T> => {
+  const { data, error } = await call
+  if (data === undefined || error !== undefined) throw new Error(`request failed: ${JSON.stringify(error)}`)
+  return data
+}
+
 export const run = async () => {
   const dir = mkdtempSync(join(tmpdir(), "oc2-bench-"))
   const database = join(dir, "http.db")
@@ -24,86 +31,100 @@ export const run = async () => {
   const medium = await seedSessionFile(database, dir, 1_000)
   const large = await seedSessionFile(database, dir, 10_000)
   const server = await startServer({ port: 0, database, config: { data: {}, directory: dir } })
-  const client = createOpencodeClient({ baseUrl: server.url })
+  const sdk = createOpencodeClient({ baseUrl: server.url })
+  const client = sdk.v2
+  const create = async () => (await ok(client.session.create({ location: { directory: dir } }))).data
   try {
     section("http: listing and prompting (SDK over loopback)")
-    const list = await timed(300, () =>
-      client.message.list({ path: { sessionID: medium }, query: { limit: 200, order: "desc" } }),
-    )
+    const list = await timed(300, () => ok(client.session.messages({ sessionID: medium, limit: 200, order: "desc" })))
     summary("list 200 messages of a 1,000-message session", list)
-    const fresh = (await client.session.create({ body: { directory: dir } })).data!
+    const fresh = await create()
     const prompt = await timed(200, async (i) => {
-      await client.session.prompt({ path: { sessionID: fresh.id }, body: { text: `bench prompt ${i}` } })
-      await client.session.wait({ path: { sessionID: fresh.id } })
+      await ok(client.session.prompt({ sessionID: fresh.id, prompt: { text: `bench prompt ${i}` } }))
+      await client.session.wait({ sessionID: fresh.id })
     })
     summary("prompt round trip, offline provider (prompt + wait)", prompt)
 
+    section("http: a 1,000-message `messages` walk (every page, following cursor.next)")
+    for (const limit of [100, 200]) {
+      let requests = 0
+      const walks = await timed(50, async () => {
+        let page = await ok(client.session.messages({ sessionID: medium, limit }))
+        let seen = page.data.length
+        requests = 1
+        while (page.cursor.next) {
+          page = await ok(client.session.messages({ sessionID: medium, limit, cursor: page.cursor.next }))
+          seen += page.data.length
+          requests++
+        }
+        if (seen !== 1_000) throw new Error(`the walk saw ${seen} of 1,000 messages`)
+      })
+      summary(`whole walk, limit ${limit} (${requests} requests)`, walks)
+    }
+
     section("http: mutation latency by session length")
     const mutate = async (sessionID: string) => {
-      const page = await client.message.list({ path: { sessionID }, query: { limit: 50, order: "desc" } })
-      const notices = page.data!.items.filter((m) => m.type === "synthetic")
+      const page = await ok(client.session.messages({ sessionID, limit: 50, order: "desc" }))
+      const notices = page.data.filter((m) => m.type === "synthetic")
       return timed(300, (i) => {
         const target = notices[i % notices.length]!
-        return client.message.update({
-          path: { sessionID, messageID: target.id, partID: target.parts[0]!.id },
-          body: { text: `corrected ${i}` },
-        })
+        // A notice's own text has no item id: `session.correct` addresses it by message alone.
+        return ok(client.session.correct({ sessionID, messageID: target.id, text: `corrected ${i}` }))
       })
     }
     const correctSmall = await mutate(small)
     const correctLarge = await mutate(large)
-    summary("correct a text part, 100-message session", correctSmall)
-    summary("correct a text part, 10,000-message session", correctLarge)
+    summary("correct a text (session.correct), 100-message session", correctSmall)
+    summary("correct a text (session.correct), 10,000-message session", correctLarge)
     line(
       "10,000 / 100 ratio (p50; target <= 1.5)",
       `${(percentile(correctLarge, 50) / percentile(correctSmall, 50)).toFixed(2)}x`,
     )
 
-    // Part delete: a fresh tool part per sample, made by an offline turn.
-    const tooled = (await client.session.create({ body: { directory: dir } })).data!
+    // Item delete: a fresh tool item per sample, made by an offline turn.
+    const tooled = await create()
     const removals: Array<number> = []
     for (let i = 0; i < 100; i++) {
-      await client.session.prompt({ path: { sessionID: tooled.id }, body: { text: "/tool list {}" } })
-      await client.session.wait({ path: { sessionID: tooled.id } })
-      const last = (await client.message.list({ path: { sessionID: tooled.id }, query: { limit: 2, order: "desc" } }))
-        .data!.items
-      const withTool = last.find((m) => m.type === "assistant" && m.parts.some((p) => p.type === "tool"))!
-      const part = withTool.parts.find((p) => p.type === "tool")!
+      await ok(client.session.prompt({ sessionID: tooled.id, prompt: { text: "/tool list {}" } }))
+      await client.session.wait({ sessionID: tooled.id })
+      const last = (await ok(client.session.messages({ sessionID: tooled.id, limit: 2, order: "desc" }))).data
+      let target: { messageID: string; itemID: string } | undefined
+      for (const message of last) {
+        if (message.type !== "assistant") continue
+        const item = message.content.find((c) => c.type === "tool")
+        if (item) target = { messageID: message.id, itemID: item.id }
+      }
+      if (!target) throw new Error("the offline turn made no tool item")
       const start = now()
-      await client.part.remove({ path: { sessionID: tooled.id, messageID: withTool.id, partID: part.id } })
+      await ok(client.session.removeItem({ sessionID: tooled.id, ...target }))
       removals.push(now() - start)
     }
-    summary("remove a tool part (HTTP round trip; upstream v1: 4-10 ms)", removals)
+    summary("remove a tool item (HTTP round trip; upstream v1: 4-10 ms)", removals)
 
     section("http: SSE delivery latency, 100 subscribers")
-    const target = (await client.session.create({ body: { directory: dir } })).data!
+    const target = await create()
     const controller = new AbortController()
     const SUBSCRIBERS = 100
     const EVENTS = 50
     const sent = new Map<string, number>()
     const latencies: Array<number> = []
-    let ready = 0
-    let allReady!: () => void
-    const readyPromise = new Promise<void>((resolve) => (allReady = resolve))
-    const done = Array.from({ length: SUBSCRIBERS }, async () => {
+    // `subscribe` resolves once the server has answered: every event committed afterwards reaches the stream.
+    const streams = await Promise.all(
+      Array.from({ length: SUBSCRIBERS }, () => subscribe(sdk, { sessionID: target.id, signal: controller.signal })),
+    )
+    const done = streams.map(async (events) => {
       let seen = 0
-      for await (const event of client.events({ sessionID: target.id, signal: controller.signal })) {
-        if (event.type === "server.connected") {
-          if (++ready === SUBSCRIBERS) allReady()
-          continue
-        }
-        if (event.type !== "session.message.admitted") continue
-        const text = (event as { data: { message: { parts: Array<{ text: string }> } } }).data.message.parts[0]!.text
-        const start = sent.get(text)
+      for await (const event of events) {
+        if (event.type !== "session.next.synthetic") continue
+        const start = sent.get(event.data.text)
         if (start !== undefined) latencies.push(now() - start)
         if (++seen === EVENTS) return
       }
     })
-    await readyPromise
     for (let i = 0; i < EVENTS; i++) {
       const text = `sse ${i}`
       sent.set(text, now())
-      await client.session.synthetic({ path: { sessionID: target.id }, body: { text, resume: false } })
+      await ok(client.session.synthetic({ sessionID: target.id, text, resume: false }))
     }
     await Promise.all(done)
     controller.abort()

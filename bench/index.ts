@@ -1,4 +1,8 @@
-// `bun run bench`: every benchmark of the project, in order. Each prints percentiles and ratios.
+// `bun run bench`: every benchmark of the project, in order. Each prints percentiles and ratios. A suite that
+// fails is reported with its error and the run goes on to the next one, so one broken suite hides no other
+// numbers; the run then exits non-zero, naming the failed suites.
+export {}
+
 const suites = [
   "./core-commit.ts",
   "./turn-overhead.ts",
@@ -12,7 +16,17 @@ const suites = [
   "./web-client.ts",
 ]
 
+const failed: Array<string> = []
 for (const suite of suites) {
-  const { run } = (await import(suite)) as { run: () => Promise<void> }
-  await run()
+  try {
+    const { run } = (await import(suite)) as { run: () => Promise<void> }
+    await run()
+  } catch (cause) {
+    failed.push(suite)
+    console.log(`\n  FAILED ${suite}: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}`)
+  }
+}
+if (failed.length > 0) {
+  console.log(`\n${failed.length} of ${suites.length} suites failed: ${failed.join(", ")}`)
+  process.exitCode = 1
 }

@@ -2,7 +2,7 @@
 // (offline provider), for N = 100 and N = 1,000 with `session.queueLimit` raised to fit. The cost per item
 // should stay about flat: every turn boundary reads only the item it delivers, and every model request
 // reads only the messages written since the previous one.
-import type { PromisePlugin } from "@opencode-ai/plugin"
+import type { PromisePlugin } from "../packages/plugin/src/index.ts"
 import { Effect, ManagedRuntime } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -44,10 +44,10 @@ const measure = async (count: number) => {
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: dir })
-        yield* execution.prompt({ sessionID: info.id, text: "hold" })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "hold" } })
         yield* Effect.promise(() => holding)
         const queueStart = now()
-        for (let i = 0; i < count; i++) yield* execution.prompt({ sessionID: info.id, text: `queued ${i}` })
+        for (let i = 0; i < count; i++) yield* execution.prompt({ sessionID: info.id, prompt: { text: `queued ${i}` } })
         const queued = now() - queueStart
         const drainStart = now()
         release()

@@ -1,5 +1,5 @@
 // Time from host start until session.preflight has fired for 200 suspended sessions.
-import type { PromisePlugin } from "@opencode-ai/plugin"
+import type { PromisePlugin } from "../packages/plugin/src/index.ts"
 import { Effect, ManagedRuntime } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -29,15 +29,11 @@ export const run = async () => {
         for (let i = 0; i < SESSIONS; i++) {
           const info = yield* session.create({ directory: dir })
           yield* bus.commit(info.id, [
-            draft(SessionEvent.MessageAdmitted, {
-              message: {
-                id: ascending("msg"),
-                sessionID: info.id,
-                type: "user",
-                origin: "user",
-                parts: [{ id: ascending("prt"), type: "text", text: `work ${i}` }],
-                time: { created: i },
-              },
+            draft(SessionEvent.PromptAdmitted, {
+              messageID: ascending("msg"),
+              prompt: { text: `work ${i}` },
+              delivery: "queue",
+              origin: "user",
             }),
             draft(SessionEvent.TurnStarted, { turnID: ascending("trn"), reason: "prompt" }),
           ])
@@ -77,7 +73,7 @@ export const run = async () => {
       Effect.gen(function* () {
         const execution = yield* Execution
         const session = yield* Session
-        for (const info of (yield* session.list({ limit: 200 })).items) yield* execution.wait(info.id)
+        for (const info of (yield* session.list({ limit: 200 })).data) yield* execution.wait(info.id)
       }),
     )
     await runtime.dispose()

@@ -6,7 +6,10 @@ import { SessionEvent } from "../packages/core/src/session/event.ts"
 import { Session } from "../packages/core/src/session/session.ts"
 import { StoreLayer } from "../packages/core/src/storage/layer.ts"
 
-/** Commits `count` prior messages into a session: alternating prompts and plugin notices of ~130 bytes. */
+/**
+ * Commits `count` prior messages into a session, one event per commit: alternating user prompts
+ * (`session.next.prompt.admitted`) and plugin notices (`session.next.synthetic`) of ~130 bytes of text.
+ */
 export const seedMessages = (sessionID: string, count: number) =>
   Effect.gen(function* () {
     const bus = yield* Bus

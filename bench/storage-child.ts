@@ -29,7 +29,7 @@ const result = await runtime.runPromise(
           directory: dirname(database),
         }),
       }
-    const sessionID = (yield* (yield* Session).list()).items[0]!.id
+    const sessionID = (yield* (yield* Session).list()).data[0]!.id
     if (mode === "prune") return yield* (yield* Prune).session({ sessionID, types: ["tool", "reasoning"], by: "user" })
     return yield* (yield* Erase).session({ sessionID, by: "user" })
   }),

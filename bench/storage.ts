@@ -12,7 +12,7 @@ const child = async (...args: Array<string>) => {
   const out = await new Response(proc.stdout).text()
   if ((await proc.exited) !== 0) throw new Error(`storage-child ${args[0]} failed`)
   return JSON.parse(out) as {
-    result: { bytes?: number; parts?: number; events?: number }
+    result: { bytes?: number; items?: number; events?: number }
     elapsed: number
     baselineRss: number
     maxRss: number

@@ -1,7 +1,7 @@
 // The plugin test kit's fixed cost per test: `createTestHost` + one prompt answered by the scripted model
 // + `dispose`, in one process (as a test file runs them). Target: p50 < 300 ms, so suites of hundreds of
 // plugin tests stay fast. Also: the same with a plugin that owns a system part, and a crash restart.
-import type { PromisePlugin } from "@opencode-ai/plugin"
+import type { PromisePlugin } from "../packages/plugin/src/index.ts"
 import { createTestHost } from "../packages/server/src/testing/index.ts"
 import { line, ms, now, percentile, section, summary } from "./stats.ts"
 
@@ -9,7 +9,12 @@ const plugin = (): PromisePlugin => ({
   id: "bench-owner",
   setup(ctx) {
     ctx.session.hook("context", (event) => {
-      event.system.push({ id: "bench", text: "bench rules", origin: { type: "plugin", pluginID: "bench-owner" } })
+      event.system.push({
+        type: "text",
+        id: "bench",
+        text: "bench rules",
+        origin: { type: "plugin", pluginID: "bench-owner" },
+      })
     })
   },
 })
@@ -20,8 +25,8 @@ const once = async (withPlugin: boolean) => {
   const created = now()
   const session = await host.session()
   host.model.reply("hello from the scripted model")
-  await host.client.session.prompt({ path: { sessionID: session.id }, body: { text: "hi" } })
-  await host.client.session.wait({ path: { sessionID: session.id } })
+  await host.client.session.prompt({ sessionID: session.id, prompt: { text: "hi" } })
+  await host.client.session.wait({ sessionID: session.id })
   const prompted = now()
   if (host.model.requests.length !== 1) throw new Error("the prompt did not reach the scripted model")
   await host.dispose()
@@ -33,11 +38,11 @@ const crashOnce = async () => {
   const host = await createTestHost({ plugins: [plugin] })
   const session = await host.session()
   const held = host.model.hold()
-  await host.client.session.prompt({ path: { sessionID: session.id }, body: { text: "work" } })
+  await host.client.session.prompt({ sessionID: session.id, prompt: { text: "work" } })
   await held
   const start = now()
   await host.restart({ crash: true })
-  await host.client.session.wait({ path: { sessionID: session.id } })
+  await host.client.session.wait({ sessionID: session.id })
   const elapsed = now() - start
   await host.dispose()
   return elapsed

@@ -30,12 +30,12 @@ const measure = async (prior: number) => {
         const model: Array<number> = []
         for (let t = 0; t < TURNS; t++) {
           const start = now()
-          yield* execution.prompt({ sessionID: info.id, text: `turn ${t}` })
+          yield* execution.prompt({ sessionID: info.id, prompt: { text: `turn ${t}` } })
           yield* execution.wait(info.id)
           totals.push(now() - start)
           // The provider's own share: the offline provider answering the same transcript, alone.
           const request = {
-            model: { providerID: "offline", modelID: "echo" },
+            model: { providerID: "offline", id: "echo" },
             system: [],
             messages: toModelMessages(session.sync.transcript(info.id)),
             tools: [],

@@ -1,5 +1,6 @@
 // The web client: its production bundle size, and how fast a 1,000-message session opens to a usable
 // first screen in the system Chromium (skipped, with one line, when there is no browser).
+import { createOpencodeClient } from "@opencode-ai/sdk/v2"
 import { mkdtempSync, rmSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
@@ -44,8 +45,12 @@ const firstScreen = async () => {
   try {
     const context = await browser.newContext({ viewport: { width: 1200, height: 900 } })
     const page = await context.newPage()
-    const newestOf = async (id: string) =>
-      (await (await fetch(`${server.url}/api/session/${id}/message?limit=1&order=desc`)).json()).data[0].id as string
+    const client = createOpencodeClient({ baseUrl: server.url }).v2
+    const newestOf = async (sessionID: string) => {
+      const { data } = await client.session.messages({ sessionID, limit: 1, order: "desc" })
+      if (!data?.data[0]) throw new Error(`session ${sessionID} has no messages`)
+      return data.data[0].id
+    }
     const large = await newestOf(sessionID)
     const tiny = await newestOf(small)
     // Usable: the newest message is on screen, the transcript window is rendered and the prompt box takes input.

@@ -36,11 +36,11 @@ const MISSING_REASONS: ReadonlyArray<readonly [prefix: string, reason: string]> 
     "not in this host: providers are configured in `opencode.json` and keys come from the environment; there is no connect flow",
   ],
   ["credential", "not in this host: no stored credentials; provider keys come from the environment or the config"],
-  ["question", "not in this host: no question tool; the agent asks in its reply"],
-  ["session.question", "not in this host: no question tool; the agent asks in its reply"],
+  ["question", "not in this host yet: the `question` tool and its requests are planned (agent parity)"],
+  ["session.question", "not in this host yet: the `question` tool and its requests are planned (agent parity)"],
   ["reference", "not in this host: no reference index"],
   ["projectCopy", "not in this host: no project copies; a session's location is one directory"],
-  ["session.revert", "not in this host: no file snapshots to revert to"],
+  ["session.revert", "not in this host yet: revert needs the before-images of tool file changes (planned)"],
   ["permission.saved", "not in this host: `always` grants belong to the session; nothing is saved across sessions"],
   ["session.permission.create", "not in this host: permission requests come only from tool calls"],
 ]
@@ -443,7 +443,13 @@ export const renderPage = (openapiPath: string): string => {
       `- request body: ${body ? `\`${cell(summarize(body.schema))}\`${body.mime === "application/json" ? "" : ` (${body.mime})`}` : "none"}`,
       `- response: ${successOf(op.operation).map(cell).join("; ") || "none declared"}`,
       `- errors: ${errorsOf(op.operation).map(cell).join(", ") || "none declared"}`,
-      `- commits: ${events.length > 0 ? events.map((type) => `\`${type}\``).join(", ") : "not annotated (`x-opencode-event`)"}`,
+      `- commits: ${
+        events.length > 0
+          ? events.map((type) => `\`${type}\``).join(", ")
+          : op.operation["x-opencode-event"] !== undefined
+            ? "nothing (a read)"
+            : "not annotated (`x-opencode-event`)"
+      }`,
       "",
     )
   }

@@ -2,7 +2,7 @@ import { defineConfig } from "@hey-api/openapi-ts"
 
 /**
  * Generates the typed client from the committed OpenAPI document (written by
- * `packages/server/script/openapi.ts`). Run with `bun run generate` (under Bun: `bun --bun openapi-ts`).
+ * `packages/protocol/script/openapi.ts`). Run with `bun run generate` (under Bun: `bun --bun openapi-ts`).
  * `OPENCODE_SDK_OUTPUT` redirects the output (used by `script/check.ts` to compare against `src/gen`).
  */
 export default defineConfig({

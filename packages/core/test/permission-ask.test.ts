@@ -58,6 +58,12 @@ const setup = async (config: ConfigData, plugins: ReadonlyArray<PromisePlugin> =
   return { host, sessionID, events, next, run, prompt, wait, messages, toolItems, file }
 }
 
+/** A completed call's text output (undefined unless it completed). */
+const outputOf = (item: ToolItem | undefined) =>
+  item?.state.status === "completed"
+    ? item.state.content.map((c) => (c.type === "text" ? c.text : "")).join("")
+    : undefined
+
 /** A failed call's error message (undefined unless it failed). */
 const errorOf = (item: ToolItem | undefined) => (item?.state.status === "error" ? item.state.error.message : undefined)
 
@@ -92,6 +98,8 @@ describe("permissions for file edits", () => {
     expect(waiting.state.status).toBe("pending")
     expect(waiting.time.ran).toBeUndefined()
     expect(t.file()).toBe("alpha\nbeta\n")
+    // While the answer is pending the session is `waiting`, not busy streaming.
+    expect((await t.run(Session.use((s) => s.get(t.sessionID)))).status).toBe("waiting")
     // The turn holds the claim while it waits: a mutation is refused.
     const user = (await t.messages())[0]!
     const busy = await t.host.exit(
@@ -108,6 +116,9 @@ describe("permissions for file edits", () => {
     expect(t.file()).toBe("alpha\ngamma\n")
     const [item] = await t.toolItems()
     expect(item).toMatchObject({ state: { status: "completed" } })
+    // Live status followed it: busy, waiting while asked, busy once answered, idle at the end.
+    const statuses = t.events.filter((e) => e.type === "session.status").map((e) => (e.data as { name: string }).name)
+    expect(statuses).toEqual(["busy", "waiting", "busy", "idle"])
     // A second answer finds nothing pending.
     const again = await t.host.exit(
       Permissions.use((p) => p.reply({ sessionID: t.sessionID, requestID: asked.data.id, reply: "once" })),
@@ -261,7 +272,7 @@ describe("permissions for bash", () => {
     const asked = (await t.next("permission.v2.asked")) as {
       data: { id: string; action: string; resources: Array<string> }
     }
-    expect(asked.data).toMatchObject({ action: "bash", resources: ["echo asked > asked.txt"] })
+    expect(asked.data).toMatchObject({ action: "bash", resources: ["echo asked"] }) // each command, without its redirections
     const items = await t.toolItems()
     expect(items[0]).toMatchObject({ state: { status: "completed" } }) // ran (whatever git says outside a repository)
     expect(errorOf(items[1])).toContain("permission denied")
@@ -272,6 +283,59 @@ describe("permissions for bash", () => {
     await t.run(Permissions.use((p) => p.reply({ sessionID: t.sessionID, requestID: asked.data.id, reply: "once" })))
     await t.wait()
     expect(readFileSync(join(t.host.directory, "asked.txt"), "utf8")).toBe("asked\n")
+    await t.host.dispose()
+  })
+
+  it('{"*": "allow", "rm *": "deny"}: rm hidden in lists, substitutions and paths is denied and never runs', async () => {
+    const t = await setup({ permission: { bash: { "*": "allow", "rm *": "deny" } } })
+    const bash = (command: string) => `/tool bash ${JSON.stringify({ command })}`
+    const hidden = ["true; rm a.txt", "echo $(rm a.txt)", "/bin/rm a.txt", "X=1 command rm a.txt", "ls | \\rm a.txt"]
+    await t.prompt([...hidden.map(bash), bash("cat a.txt | wc -l")].join("\n"))
+    await t.wait()
+    const items = await t.toolItems()
+    expect(items.map((p) => p.state.status)).toEqual([...hidden.map(() => "error"), "completed"])
+    for (const item of items.slice(0, -1)) expect(errorOf(item)).toContain("denied")
+    expect(outputOf(items.at(-1))).toBe("2")
+    expect(t.file()).toBe("alpha\nbeta\n")
+    expect(t.events.some((e) => e.type === "permission.v2.asked")).toBe(false)
+    await t.host.dispose()
+  })
+
+  it('"always" grants the asked commands: the same line runs again, an added command is asked', async () => {
+    const t = await setup({ permission: { bash: "ask" } })
+    const bash = (command: string) => `/tool bash ${JSON.stringify({ command })}`
+    await t.prompt(bash("echo one > one.txt && cat one.txt"))
+    const first = (await t.next("permission.v2.asked")) as { data: { id: string; resources: Array<string> } }
+    expect(first.data.resources).toEqual(["echo one", "cat one.txt"])
+    await t.run(Permissions.use((p) => p.reply({ sessionID: t.sessionID, requestID: first.data.id, reply: "always" })))
+    await t.wait()
+    let seen = t.events.length
+    await t.prompt(bash("echo one > one.txt && cat one.txt"))
+    await t.wait()
+    expect(t.events.slice(seen).some((e) => e.type === "permission.v2.asked")).toBe(false)
+    expect(outputOf((await t.toolItems()).at(-1))).toBe("one")
+
+    seen = t.events.length
+    await t.prompt(bash("cat one.txt; rm a.txt"))
+    const second = (await t.next("permission.v2.asked", seen)) as { data: { id: string; resources: Array<string> } }
+    expect(second.data.resources).toEqual(["cat one.txt", "rm a.txt"])
+    await t.run(Permissions.use((p) => p.reply({ sessionID: t.sessionID, requestID: second.data.id, reply: "reject" })))
+    await t.wait()
+    expect(t.file()).toBe("alpha\nbeta\n")
+    await t.host.dispose()
+  })
+
+  it('a line that does not parse is asked even under "allow"', async () => {
+    const t = await setup({ permission: { bash: "allow" } })
+    await t.prompt(`/tool bash ${JSON.stringify({ command: 'echo "unterminated > made.txt' })}`)
+    const asked = (await t.next("permission.v2.asked")) as {
+      data: { id: string; metadata: { unresolved: Array<string> } }
+    }
+    expect(asked.data.metadata.unresolved).toEqual([
+      'echo "unterminated > made.txt: the command line could not be parsed',
+    ])
+    await t.run(Permissions.use((p) => p.reply({ sessionID: t.sessionID, requestID: asked.data.id, reply: "reject" })))
+    await t.wait()
     await t.host.dispose()
   })
 

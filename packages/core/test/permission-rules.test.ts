@@ -22,6 +22,13 @@ describe("permission rules", () => {
     )
   })
 
+  test("unresolved subjects are asked where a rule would allow them, denied where it denies", () => {
+    expect(evaluate("bash", "allow", ["ls", "$CMD x"], ["$CMD x"])).toBe("ask")
+    expect(evaluate("bash", { "*": "allow" }, ["ls", "$CMD x"], ["$CMD x"])).toBe("ask")
+    expect(evaluate("bash", { "*": "allow", "$CMD *": "deny" }, ["$CMD x"], ["$CMD x"])).toBe("deny")
+    expect(evaluate("bash", { "*": "allow" }, ["ls", "$CMD x"], [])).toBe("allow")
+  })
+
   test("an agent's rule replaces the global one for its keys; defaults otherwise", () => {
     expect(ruleFor("edit", { edit: "allow", bash: "deny" }, { edit: "deny" })).toBe("deny")
     expect(ruleFor("bash", { edit: "allow", bash: "deny" }, { edit: "deny" })).toBe("deny")

@@ -82,12 +82,22 @@ describe("retries", () => {
     // attempt starts, and is only published (no seq, never stored).
     expect(retries.every((e) => "seq" in e)).toBe(true)
     const status = result.events.filter((e) => e.type === "session.status")
-    expect(status.map((e) => e.data)).toEqual(
+    const retrying = status.filter((e) => (e.data as { name: string }).name === "retrying")
+    expect(retrying.map((e) => e.data)).toEqual(
       [1, 2].map((attempt) => ({
         status: { type: "retry", attempt, message: expect.stringContaining("HTTP 429"), next: expect.any(Number) },
         name: "retrying",
       })),
     )
+    // Around the waits the session is busy, and idle once the turn released its claim.
+    expect(status.map((e) => (e.data as { name: string }).name)).toEqual([
+      "busy",
+      "retrying",
+      "busy",
+      "retrying",
+      "busy",
+      "idle",
+    ])
     expect(status.every((e) => !("seq" in e))).toBe(true)
     expect(result.statuses).toEqual(["retrying", "retrying"])
     expect(result.after).toBe("idle")

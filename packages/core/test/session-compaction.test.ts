@@ -165,6 +165,47 @@ describe("automatic compaction", () => {
   })
 })
 
+describe("compaction.auto: false", () => {
+  it("never compacts on its own: a request over the limit goes as it is, an overflow fails saying how to compact, and compact still works", async () => {
+    const host = makeHost({ config: { ...config({ context: 1200, output: 200 }), compaction: { auto: false } } })
+    answer("SUMMARY on demand")
+    const start = server.requests.length
+    const result = await host.run(
+      Effect.gen(function* () {
+        const session = yield* Session
+        const execution = yield* Execution
+        const info = yield* session.create({ directory: host.directory })
+        // Far over the window: without automatic compaction the request is sent whole.
+        for (const n of [1, 2, 3]) {
+          yield* execution.prompt({ sessionID: info.id, prompt: { text: prompt(n) } })
+          yield* execution.wait(info.id)
+        }
+        server.enqueue({ status: 400, error: "This model's maximum context length is 8192 tokens." })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "the prompt that overflows" } })
+        yield* execution.wait(info.id)
+        const before = (yield* session.messages(info.id)).data
+        yield* execution.compact(info.id)
+        yield* execution.wait(info.id)
+        return { sessionID: info.id, before, after: (yield* session.messages(info.id)).data }
+      }),
+    )
+    await host.dispose()
+    const requests = server.requests.slice(start)
+    // Four answers and one summary, the summary only after `compact` was asked for.
+    expect(requests.filter(isSummaryRequest)).toHaveLength(1)
+    expect(isSummaryRequest(requests.at(-1))).toBe(true)
+    expect(result.before.some((m) => m.type === "compaction")).toBe(false)
+    const refused = result.before.at(-1) as AssistantMessage
+    expect(refused.error!.message).toContain("maximum context length")
+    expect(refused.error!.message).toContain("compaction.auto: false")
+    expect(refused.error!.message).toContain(`POST /api/session/${result.sessionID}/compact`)
+    expect(result.after.find((m) => m.type === "compaction")).toMatchObject({
+      reason: "manual",
+      summary: "SUMMARY on demand",
+    })
+  })
+})
+
 describe("manual compaction", () => {
   it("is a turn: holds the session (mutations 409) and summarises only content that was not corrected, retracted or removed", async () => {
     const host = makeHost({ config: config() })
@@ -227,6 +268,49 @@ describe("manual compaction", () => {
     expect(summary).not.toContain("the latest prompt")
     const compaction = result.after.at(-1) as Message
     expect(compaction).toMatchObject({ type: "compaction", reason: "manual", summary: "SUMMARY manual" })
+  })
+})
+
+describe("retracting a compaction", () => {
+  it("removes the summary: the next request sends the whole transcript again, and the summary text is gone from storage", async () => {
+    answer("SUMMARY-TO-RETRACT")
+    const host = makeHost({ config: config() })
+    const start = server.requests.length
+    const result = await host.run(
+      Effect.gen(function* () {
+        const session = yield* Session
+        const execution = yield* Execution
+        const mutation = yield* Mutation
+        const info = yield* session.create({ directory: host.directory })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "EARLY-PROMPT" } })
+        yield* execution.wait(info.id)
+        yield* execution.compact(info.id)
+        yield* execution.wait(info.id)
+        const compaction = (yield* session.messages(info.id)).data.at(-1)!
+        const retracted = yield* mutation.retract({ sessionID: info.id, messageID: compaction.id, by: "user" })
+        const mark = server.requests.length
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "LATER-PROMPT" } })
+        yield* execution.wait(info.id)
+        const stored = JSON.stringify(projectionSnapshot((yield* Database).client))
+        return { compaction, retracted, next: server.requests.slice(mark), stored }
+      }),
+    )
+    await host.dispose()
+    expect(server.requests.slice(start).some(isSummaryRequest)).toBe(true)
+    expect(result.retracted).toMatchObject({
+      id: result.compaction.id,
+      seq: result.compaction.seq,
+      type: "compaction",
+      summary: "",
+      placeholder: "[A summary was retracted.]",
+      retracted: { by: "user" },
+    })
+    const sent = texts(result.next.find((body) => !isSummaryRequest(body))).join("\n")
+    expect(sent).toContain("EARLY-PROMPT")
+    expect(sent).toContain("LATER-PROMPT")
+    expect(sent).not.toContain("SUMMARY-TO-RETRACT")
+    expect(sent).not.toContain(SUMMARY_HEADING)
+    expect(result.stored).not.toContain("SUMMARY-TO-RETRACT")
   })
 })
 

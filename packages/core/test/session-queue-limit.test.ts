@@ -12,9 +12,18 @@ import { Bus, isDurable } from "../src/bus/bus.ts"
 import { projectionSnapshot } from "../src/bus/replay.ts"
 import { DEFAULT_QUEUE_LIMIT } from "../src/session/admission.ts"
 import { Execution } from "../src/session/execution.ts"
+import type { Message } from "../src/session/message.ts"
 import { Session } from "../src/session/session.ts"
 import { Database } from "../src/storage/database.ts"
 import { makeHost } from "./support/host.ts"
+
+/** A message's own text (a prompt's or notice's), or its items' texts joined (an answer's). */
+const textOf = (message: Message) =>
+  message.type === "user" || message.type === "synthetic"
+    ? message.text
+    : message.type === "assistant"
+      ? message.content.map((item) => ("text" in item ? item.text : "")).join("")
+      : ""
 
 /** A latch: `wait` settles once `open` was called. */
 const latch = () => {
@@ -84,10 +93,10 @@ describe("the inbox bound", () => {
         const { client } = yield* Database
         const info = yield* session.create({ directory: host.directory })
         const sessionID = info.id
-        yield* execution.prompt({ sessionID, text: "start" })
+        yield* execution.prompt({ sessionID, prompt: { text: "start" } })
         yield* Effect.promise(() => held.wait)
         // Three wait behind the running turn: a prompt, a notice that does not wake, a plugin prompt.
-        yield* execution.prompt({ sessionID, text: "queued 1" })
+        yield* execution.prompt({ sessionID, prompt: { text: "queued 1" } })
         yield* execution.synthetic({ sessionID, text: "queued 2", origin: "host", resume: false })
         yield* Effect.promise(() => state.ctx!.session.prompt({ sessionID, text: "queued 3" }))
         expect(session.sync.queuedCount(sessionID)).toBe(3)
@@ -95,7 +104,7 @@ describe("the inbox bound", () => {
         const before = stored(client)
         const hookedBefore = state.hooked.length
         const refusals = [
-          yield* Effect.flip(execution.prompt({ sessionID, text: "refused user prompt" })),
+          yield* Effect.flip(execution.prompt({ sessionID, prompt: { text: "refused user prompt" } })),
           yield* Effect.flip(execution.synthetic({ sessionID, text: "refused host notice", origin: "host" })),
           yield* Effect.flip(
             execution.synthetic({ sessionID, text: "refused quiet notice", origin: "host", resume: false }),
@@ -120,7 +129,7 @@ describe("the inbox bound", () => {
         release.open()
         yield* execution.wait(sessionID)
         // Once the queue has drained, input is admitted again.
-        const later = yield* execution.prompt({ sessionID, text: "after the drain" })
+        const later = yield* execution.prompt({ sessionID, prompt: { text: "after the drain" } })
         yield* execution.wait(sessionID)
         return {
           sessionID,
@@ -130,7 +139,7 @@ describe("the inbox bound", () => {
           after,
           hooked: hookedAfter - hookedBefore,
           transcript: session.sync.transcript(sessionID),
-          later: later.messageID,
+          later: later.id,
           inbox: session.sync.queuedCount(sessionID),
         }
       }),
@@ -151,7 +160,7 @@ describe("the inbox bound", () => {
     // Nothing was stored by any refusal, and no plugin hook saw the refused input.
     expect(result.after).toEqual(result.before)
     expect(result.hooked).toBe(0)
-    const texts = result.transcript.map((m) => m.parts.map((p) => ("text" in p ? p.text : "")).join(""))
+    const texts = result.transcript.map((m) => textOf(m))
     expect(texts.filter((text) => text.includes("refused"))).toEqual([])
     // The three queued inputs were delivered, the later prompt answered.
     for (const text of ["queued 1", "queued 2", "queued 3", "after the drain"]) expect(texts).toContain(text)
@@ -189,7 +198,7 @@ describe("the inbox bound", () => {
           commits++
           peak = Math.max(peak, session.sync.queuedCount(sessionID))
         })
-        yield* execution.prompt({ sessionID, text: "start" })
+        yield* execution.prompt({ sessionID, prompt: { text: "start" } })
         yield* Effect.promise(() => held.wait)
         state.delay = true
         const accepted = new Map<string, string>()
@@ -208,7 +217,7 @@ describe("the inbox bound", () => {
                   const kind = yield* Random.nextIntBetween(0, 3)
                   const admitted = yield* Effect.result(
                     kind === 0
-                      ? execution.prompt({ sessionID, text: marker })
+                      ? execution.prompt({ sessionID, prompt: { text: marker } })
                       : kind === 1
                         ? execution.synthetic({ sessionID, text: marker, origin: "host" })
                         : Effect.tryPromise({
@@ -216,7 +225,7 @@ describe("the inbox bound", () => {
                             catch: (error) => error,
                           }),
                   )
-                  if (admitted._tag === "Success") accepted.set(admitted.success.messageID, marker)
+                  if (admitted._tag === "Success") accepted.set(admitted.success.id, marker)
                   else {
                     expect(admitted.failure).toMatchObject({ _tag: "Session.QueueFullError", sessionID, limit: LIMIT })
                     refused.push(marker)
@@ -252,7 +261,8 @@ describe("the inbox bound", () => {
     // Every accepted input was delivered, once; the session ends idle with an empty inbox.
     const delivered = new Map(result.transcript.map((m) => [m.id, m]))
     for (const [messageID, marker] of result.accepted) {
-      expect(delivered.get(messageID)?.parts, marker).toEqual([expect.objectContaining({ type: "text", text: marker })])
+      const message = delivered.get(messageID)
+      expect(message && textOf(message), marker).toBe(marker)
     }
     expect(result.inbox).toBe(0)
     expect(result.claimed).toBeUndefined()

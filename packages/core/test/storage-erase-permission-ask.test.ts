@@ -27,6 +27,9 @@ const SECRET = "ghp_Zq8vN3kLw5Rt7Yp2Xc4Bm6Hd9Fs1Gj0Ka"
 // Only the model writes the secret (the user's prompt is live content, never erased): a call it asks for.
 const SECRET_COMMAND = `echo 'Authorization: token ${SECRET}' > token.txt`
 const KEPT_COMMAND = "echo kept > kept.txt"
+/** What the bash rules see of each (its ask's patterns): the command, without the redirection. */
+const SECRET_SUBJECT = `echo Authorization: token ${SECRET}`
+const KEPT_SUBJECT = "echo kept"
 interface Call {
   readonly name: string
   readonly arguments: unknown
@@ -141,9 +144,9 @@ describe("erasing the permission asks of superseded tool calls", () => {
   it("removed calls' asks lose the command and the diff in the journal and the projection; a live call's ask is kept", async () => {
     const t = await setup()
     const [command, edit, kept] = await t.turn([bash(SECRET_COMMAND), writeSecret, bash(KEPT_COMMAND)], 3)
-    expect(command!.data.resources).toEqual([SECRET_COMMAND])
+    expect(command!.data.resources).toEqual([SECRET_SUBJECT])
     expect(JSON.stringify(t.permissionRow(edit!.data.id))).toContain(SECRET)
-    expect(kept!.data.resources).toEqual([KEPT_COMMAND])
+    expect(kept!.data.resources).toEqual([KEPT_SUBJECT])
     const items = await t.toolItems()
     for (const asked of [command!, edit!]) {
       const { messageID, item } = items.find(({ item }) => item.id === asked.data.itemID)!
@@ -229,7 +232,7 @@ describe("erasing the permission asks of superseded tool calls", () => {
 
     // The grant held the secret as its pattern: it went with it, so the same call is asked again.
     const [again] = await t.turn([bash(SECRET_COMMAND)], 1)
-    expect(again!.data.resources).toEqual([SECRET_COMMAND])
+    expect(again!.data.resources).toEqual([SECRET_SUBJECT])
     await t.host.dispose()
   })
 

@@ -32,8 +32,11 @@ afterAll(() => server.close())
 afterEach(() => vi.restoreAllMocks())
 
 const CHUNKS = ["alpha ", "beta ", "gamma ", "delta ", "epsilon ", "zeta ", "eta."]
-/** The deltas (1-based) on which the clock moves a second: each is followed by a checkpoint. */
-const TICKS = new Set([2, 4, 5])
+/**
+ * The deltas (1-based) on which the clock moves a second. A delta is published once what it brought is
+ * committed, so the second has passed when the next delta arrives: deltas 2, 4 and 5 carry checkpoints.
+ */
+const TICKS = new Set([1, 3, 4])
 /** The delta at which the "crash" copy of the database files is taken: after the third checkpoint. */
 const CRASH_AT = 6
 
@@ -109,8 +112,8 @@ describe("a streamed text checkpointed several times", () => {
     ])
     expect(journal[4]!.data.text).toBe(upTo(7))
     // At every moment of the stream the stored text was the text of the last checkpoint: a crash at any
-    // delta keeps exactly that (the item itself is committed with the first delta, right after it).
-    expect(deltas.map((d) => d.projected)).toEqual([undefined, "", upTo(2), upTo(2), upTo(4), upTo(5), upTo(5)])
+    // delta keeps exactly that (the item itself is committed with the first delta, before it is published).
+    expect(deltas.map((d) => d.projected)).toEqual(["", upTo(2), upTo(2), upTo(4), upTo(5), upTo(5), upTo(5)])
     const answer = (await host.run(Session.use((s) => s.messages(sessionID)))).data[1] as AssistantMessage
     expect(answer.content).toEqual([{ type: "text", id: expect.stringMatching(/^prt_/), text: upTo(7) }])
     expect(replayed(database.client)).toEqual(projectionSnapshot(database.client))

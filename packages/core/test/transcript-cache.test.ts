@@ -12,7 +12,7 @@ import { draft } from "../src/bus/event.ts"
 import { ascending } from "../src/id/id.ts"
 import { SessionEvent } from "../src/session/event.ts"
 import { Execution } from "../src/session/execution.ts"
-import type { Message } from "../src/session/message.ts"
+import type { AssistantMessage, Message } from "../src/session/message.ts"
 import { Mutation } from "../src/session/mutation.ts"
 import { Prune } from "../src/session/prune.ts"
 import { Session } from "../src/session/session.ts"
@@ -28,17 +28,8 @@ const fromTable = (client: Database["Service"]["client"], sessionID: string): Re
     .all(sessionID)
     .map((row) => JSON.parse(row.data) as Message)
 
-const notice = (sessionID: string, text: string) =>
-  draft(SessionEvent.MessageAdmitted, {
-    message: {
-      id: ascending("msg"),
-      sessionID,
-      type: "synthetic" as const,
-      origin: "plugin:elsewhere",
-      parts: [{ id: ascending("prt"), type: "text" as const, text }],
-      time: { created: Date.now() },
-    },
-  })
+const notice = (text: string) =>
+  draft(SessionEvent.Synthetic, { messageID: ascending("msg"), text, origin: "plugin:elsewhere" })
 
 describe("the transcript cache", () => {
   it("matches the table after every kind of change", async () => {
@@ -55,41 +46,37 @@ describe("the transcript cache", () => {
         const check = (label: string) =>
           expect(session.sync.transcript(sessionID), label).toEqual(fromTable(client, sessionID))
         check("empty")
-        yield* execution.prompt({ sessionID, text: "/think pondering\n/tool list {}" })
+        yield* execution.prompt({ sessionID, prompt: { text: "/think pondering\n/tool list {}" } })
         check("right after admission")
         // Queued behind the running turn, then delivered at its boundary.
-        yield* execution.prompt({ sessionID, text: "second" })
+        yield* execution.prompt({ sessionID, prompt: { text: "second" } })
         yield* execution.synthetic({ sessionID, text: "a quiet notice", origin: "host", resume: false })
         yield* execution.wait(sessionID)
         check("after two turns with reasoning and a tool call")
         const transcript = session.sync.transcript(sessionID)
         const prompt = transcript.find((m) => m.type === "user")!
-        yield* mutation.correct({
-          sessionID,
-          messageID: prompt.id,
-          partID: prompt.parts[0]!.id,
-          text: "/think corrected",
-          by: "user",
-        })
+        yield* mutation.correct({ sessionID, messageID: prompt.id, text: "/think corrected", by: "user" })
         check("after a correction")
         const quiet = transcript.find((m) => m.type === "synthetic")!
         yield* mutation.retract({ sessionID, messageID: quiet.id, by: "user" })
         check("after a retraction")
-        const answer = transcript.find((m) => m.type === "assistant" && m.parts.some((p) => p.type === "reasoning"))!
-        yield* mutation.removePart({
+        const answer = transcript.find(
+          (m) => m.type === "assistant" && m.content.some((p) => p.type === "reasoning"),
+        ) as AssistantMessage
+        yield* mutation.removeItem({
           sessionID,
           messageID: answer.id,
-          partID: answer.parts.find((p) => p.type === "reasoning")!.id,
+          itemID: answer.content.find((p) => p.type === "reasoning")!.id,
           by: "user",
         })
-        check("after a part removal")
+        check("after an item removal")
         yield* prune.session({ sessionID, types: ["tool", "reasoning"], by: "user" })
         check("after a prune")
         yield* execution.compact(sessionID)
         yield* execution.wait(sessionID)
         expect(session.sync.transcript(sessionID).some((m) => m.type === "compaction")).toBe(true)
         check("after a compaction")
-        yield* execution.prompt({ sessionID, text: "after the summary" })
+        yield* execution.prompt({ sessionID, prompt: { text: "after the summary" } })
         yield* execution.wait(sessionID)
         check("after a turn past the compaction")
         yield* execution.remove(sessionID)
@@ -111,7 +98,7 @@ describe("the transcript cache", () => {
           const { client } = yield* Database
           const info = yield* session.create({ directory: host.directory })
           const sessionID = info.id
-          yield* execution.prompt({ sessionID, text: "hello" })
+          yield* execution.prompt({ sessionID, prompt: { text: "hello" } })
           yield* execution.wait(sessionID)
           expect(session.sync.transcript(sessionID)).toHaveLength(2)
 
@@ -120,7 +107,7 @@ describe("the transcript cache", () => {
             other.runPromise(
               Effect.gen(function* () {
                 const elsewhere = yield* Bus
-                yield* elsewhere.commit(sessionID, [notice(sessionID, "from afar")])
+                yield* elsewhere.commit(sessionID, [notice("from afar")])
               }),
             ),
           )
@@ -132,34 +119,30 @@ describe("the transcript cache", () => {
             other.runPromise(
               Effect.gen(function* () {
                 const elsewhere = yield* Bus
-                yield* elsewhere.commit(sessionID, [notice(sessionID, "unseen")])
+                yield* elsewhere.commit(sessionID, [notice("unseen")])
               }),
             ),
           )
-          yield* bus.commit(sessionID, [notice(sessionID, "seen")])
+          yield* bus.commit(sessionID, [notice("seen")])
           expect(session.sync.transcript(sessionID)).toEqual(fromTable(client, sessionID))
           expect(
             session.sync
               .transcript(sessionID)
-              .map((m) => m.parts[0])
+              .map((m) => (m.type === "synthetic" ? m.text : undefined))
               .slice(-3),
-          ).toEqual([
-            expect.objectContaining({ text: "from afar" }),
-            expect.objectContaining({ text: "unseen" }),
-            expect.objectContaining({ text: "seen" }),
-          ])
+          ).toEqual(["from afar", "unseen", "seen"])
 
           // More sessions than the cache keeps: the evicted ones are read again, correctly.
           const many = yield* Effect.forEach(Array.from({ length: TRANSCRIPT_CACHE_SESSIONS + 4 }), (_, i) =>
             Effect.gen(function* () {
               const created = yield* session.create({ directory: host.directory })
-              yield* bus.commit(created.id, [notice(created.id, `session ${i}`)])
+              yield* bus.commit(created.id, [notice(`session ${i}`)])
               expect(session.sync.transcript(created.id)).toHaveLength(1)
               return created.id
             }),
           )
           for (const id of [sessionID, ...many]) {
-            yield* bus.commit(id, [notice(id, "one more")])
+            yield* bus.commit(id, [notice("one more")])
             expect(session.sync.transcript(id)).toEqual(fromTable(client, id))
           }
         }),

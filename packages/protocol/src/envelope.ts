@@ -17,3 +17,6 @@ export const located = <S extends Schema.Top>(schema: S) => Schema.Struct({ loca
 export const commits = (...events: ReadonlyArray<string>): Record<string, unknown> => ({
   "x-opencode-event": events.length === 1 ? events[0] : events,
 })
+
+/** Says that an addition is a read: it commits no event. */
+export const commitsNothing = commits()

@@ -1,15 +1,14 @@
 import { PluginStatus } from "@opencode-ai/schema"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { data } from "./envelope.ts"
+import { commitsNothing, data } from "./envelope.ts"
 
 /** Addition: the plugins the host tried to load (`v2.plugin.list`). */
 export class PluginGroup extends HttpApiGroup.make("v2.plugin")
   .add(
-    HttpApiEndpoint.get("list", "/api/plugin", { success: data(Schema.Array(PluginStatus)) }).annotate(
-      OpenApi.Summary,
-      "Plugins the host tried to load, with their status and any load error",
-    ),
+    HttpApiEndpoint.get("list", "/api/plugin", { success: data(Schema.Array(PluginStatus)) })
+      .annotate(OpenApi.Summary, "Plugins the host tried to load, with their status and any load error")
+      .annotate(OpenApi.Override, commitsNothing),
   )
   .annotate(OpenApi.Description, "Plugins") {}
 
@@ -21,6 +20,8 @@ export class ConfigGroup extends HttpApiGroup.make("v2.config")
   .add(
     HttpApiEndpoint.get("get", "/api/config", {
       success: data(Schema.Record(Schema.String, Schema.Unknown)),
-    }).annotate(OpenApi.Summary, "The effective configuration; provider keys and header values are redacted"),
+    })
+      .annotate(OpenApi.Summary, "The effective configuration; provider keys and header values are redacted")
+      .annotate(OpenApi.Override, commitsNothing),
   )
   .annotate(OpenApi.Description, "Configuration") {}

@@ -209,15 +209,13 @@ export const updateMessage = (message: SessionMessage, event: TranscriptEvent): 
     )
   }
   if (event.type === "session.next.message.retracted") {
+    const retracted = { retracted: { time: event.time, by: d.by }, placeholder: d.placeholder }
+    // A retracted summary goes whole: model requests send the transcript it covered again.
+    if (message.type === "compaction") return { ...message, summary: "", recent: "", ...retracted }
     if (message.type !== "user" && message.type !== "synthetic")
       throw new Error(`${event.type}: message ${message.id} cannot be retracted`)
     const { files: _files, agents: _agents, ...kept } = message as UserMessage
-    return {
-      ...kept,
-      text: "",
-      retracted: { time: event.time, by: d.by },
-      placeholder: d.placeholder,
-    } as SessionMessage
+    return { ...kept, text: "", ...retracted } as SessionMessage
   }
   const assistant = assistantOf(message, event)
   switch (event.type) {

@@ -1,4 +1,4 @@
-import { fetchOf } from "./client.ts"
+import { checkPathParameters, fetchOf } from "./client.ts"
 import type { OpencodeClient } from "./gen/sdk.gen.ts"
 import type { SessionDurableEvent, V2Event } from "./gen/types.gen.ts"
 
@@ -67,14 +67,18 @@ const open = async <E>(
   const response = new Promise<Response | Error>((resolve) => (answered = resolve))
   let failure: unknown
   const { stream } = await start({
-    signal: controller.signal,
+    // The generated reader cancels its body reader when its signal aborts and leaves the promise that
+    // `cancel()` returns unhandled (an unhandled AbortError on every close). It gets a signal that never
+    // aborts; `close()` aborts the fetch itself, which ends the reader's pending read instead.
+    signal: new AbortController().signal,
     sseMaxRetryAttempts: 1,
     onSseError: (cause) => {
-      failure ??= cause
+      // Closing (or the caller's signal) ends the fetch with an AbortError: that is no failure.
+      if (!controller.signal.aborted) failure ??= cause
       answered(cause instanceof Error ? cause : new Error(String(cause)))
     },
     fetch: (async (input: Request | string | URL, init?: RequestInit) => {
-      const got = await base(input, init).catch((cause: unknown) => {
+      const got = await base(new Request(input, { ...init, signal: controller.signal })).catch((cause: unknown) => {
         answered(cause instanceof Error ? cause : new Error(String(cause)))
         throw cause
       })
@@ -140,13 +144,17 @@ export const subscribe = (client: OpencodeClient, options: EventsOptions = {}): 
 
 /**
  * `v2.session.events` (`GET /api/session/:id/event`), connected: the session's durable events after the
- * seq `after`, replayed from the journal without gaps, then the ones committed from now on.
+ * seq `after`, replayed from the journal without gaps, then the ones committed from now on. A session id
+ * the URL parser would resolve away (`..`, `.`, empty) is refused before connecting, as the server would
+ * refuse it: `EventStreamError` with status 400 and the `InvalidRequestError` body.
  */
-export const sessionEvents = (
+export const sessionEvents = async (
   client: OpencodeClient,
   options: SessionEventsOptions,
-): Promise<EventStream<SessionDurableEvent>> =>
-  open<SessionDurableEvent>(
+): Promise<EventStream<SessionDurableEvent>> => {
+  const refusal = checkPathParameters({ sessionID: options.sessionID })
+  if (refusal) throw new EventStreamError(400, refusal)
+  return open<SessionDurableEvent>(
     client,
     (call) =>
       client.v2.session.events(
@@ -155,3 +163,4 @@ export const sessionEvents = (
       ) as never,
     options.signal,
   )
+}

@@ -1,13 +1,4 @@
-import {
-  Bus,
-  Config,
-  type ConfigShape,
-  Database,
-  HostLayer,
-  type InlinePlugin,
-  LogLayer,
-  Session,
-} from "@opencode-ai/core"
+import { Bus, type ConfigShape, Database, HostLayer, type InlinePlugin, LogLayer, Session } from "@opencode-ai/core"
 import { apiPaths } from "@opencode-ai/protocol"
 import { Context, Effect, Layer, type LogLevel, ManagedRuntime } from "effect"
 import { HttpRouter } from "effect/http"
@@ -17,13 +8,13 @@ import { DEFAULT_BODY_LIMIT, limitBody } from "./http/body-limit.ts"
 import { checkContentType } from "./http/content-type.ts"
 import { type CorsOrigins, makeCors, withHeaders } from "./http/cors.ts"
 import { makeCrossSiteRule } from "./http/cross-site.ts"
+import { emptyBodyAsObject } from "./http/empty-body.ts"
 import { unknownErrorSync } from "./http/errors.ts"
 import { type EventServices, eventStream, sessionStream, type OpenStream } from "./http/events.ts"
 import { FS_READ_PREFIX, readFileRoute } from "./http/fs.ts"
 import { makeHostRule } from "./http/host.ts"
 import { ensureJsonError } from "./http/json-errors.ts"
 import { checkParams, nonCanonical, pathTable } from "./http/path.ts"
-import { emptyBodyAsObject } from "./http/empty-body.ts"
 import { errorResponse } from "./http/respond.ts"
 import { webClient } from "./http/web-client.ts"
 import type { SseOptions } from "./sse.ts"
@@ -55,6 +46,11 @@ export interface ServerOptions {
   readonly logLevel?: LogLevel.LogLevel
   /** Event stream tuning (subscriber queue bound, heartbeat interval). */
   readonly sse?: SseOptions
+  /**
+   * The server's own location: where requests that name none work (`location.get`, a session created
+   * without a location). Default the process's working directory.
+   */
+  readonly directory?: string
   /** How long `stop()` lets in-flight requests finish before closing their connections. Default 3000 ms. */
   readonly stopGraceMs?: number
 }
@@ -142,8 +138,8 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     throw cause
   }
 
-  const web = HttpRouter.toWebHandler(appLayer({ host, password, logLevel }), { disableLogger: true })
-  const config = Context.get(host, Config)
+  const directory = options.directory ?? process.cwd()
+  const web = HttpRouter.toWebHandler(appLayer({ host, password, logLevel, directory }), { disableLogger: true })
   const channels = new Set<OpenStream>()
   const events: EventServices = {
     bus: Context.get(host, Bus),
@@ -193,7 +189,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
         server.timeout(request, 0)
         return sessionStream(events, request, url, params?.sessionID ?? decodeSegment(stream[1]!))
       }
-      if (url.pathname.startsWith(FS_READ_PREFIX)) return readFileRoute(url, request.headers, config)
+      if (url.pathname.startsWith(FS_READ_PREFIX)) return readFileRoute(url, request.headers, directory)
     }
     // Waiting for a turn may take longer than the idle timeout.
     if (request.method === "POST" && WAIT_PATH.test(url.pathname)) server.timeout(request, 0)

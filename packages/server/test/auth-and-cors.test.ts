@@ -1,4 +1,4 @@
-import { createOpencodeClient, EventStreamError } from "@opencode-ai/sdk"
+import { createOpencodeClient, EventStreamError, subscribe } from "@opencode-ai/sdk/v2"
 import { describe, expect, it } from "vitest"
 import { isLoopback, ServerConfigError, startServer } from "../src/server.ts"
 import { startTestServer } from "./support/server.ts"
@@ -22,27 +22,25 @@ describe("basic authentication", () => {
     expect(wrongUser.status).toBe(401)
 
     const anonymous = createOpencodeClient({ baseUrl: server.url })
-    const result = await anonymous.session.create({ body: {} })
+    const result = await anonymous.v2.session.create({})
     expect(result.response?.status).toBe(401)
     expect(result.error).toEqual(unauthorized)
-    const failure = await anonymous
-      .events()
-      .next()
-      .catch((error: unknown) => error)
+    const failure = await subscribe(anonymous).catch((error: unknown) => error)
     expect(failure).toBeInstanceOf(EventStreamError)
     expect(failure).toMatchObject({ status: 401, error: unauthorized })
-    expect((await createOpencodeClient({ baseUrl: server.url, password: "wrong" }).health()).response?.status).toBe(401)
+    const wrong = createOpencodeClient({ baseUrl: server.url, password: "wrong" })
+    expect((await wrong.v2.health.get()).response?.status).toBe(401)
   })
 
   it("serves everything with the right credentials", async () => {
     const server = await startTestServer({ password: "pässwörd:with:colons" })
-    const { client } = server
-    expect((await client.health()).data?.ok).toBe(true)
-    const session = (await client.session.create({ body: { title: "authed" } })).data!
+    const { client, api } = server
+    expect((await api.health.get()).data?.healthy).toBe(true)
+    const session = (await api.session.create({ title: "authed" })).data!.data
     expect(session.title).toBe("authed")
-    const events = client.events({ sessionID: session.id })
-    expect((await events.next()).value).toMatchObject({ type: "server.connected" })
-    await events.return()
+    const events = await subscribe(client, { sessionID: session.id })
+    expect((await events[Symbol.asyncIterator]().next()).value).toMatchObject({ type: "server.connected" })
+    events.close()
     const openapi = await server.fetch("/openapi.json", {
       headers: { authorization: basic("opencode", "pässwörd:with:colons") },
     })

@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite"
 import { createOpencodeClient } from "@opencode-ai/sdk"
-import { existsSync, mkdirSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { buildBinary } from "../script/build-binary.ts"
@@ -83,5 +83,27 @@ describe("the compiled opencode2 binary", () => {
     const run = await runCli(["run", "once more", "--session", session.id, "--db", db], { cwd, command: [binary] })
     expect(run.code, run.stderr).toBe(0)
     expect(run.stdout).toBe("You said: once more\n")
+  })
+
+  it("reads bash command lines for the permission rules with the tree-sitter grammar embedded in it", async () => {
+    const cwd = tempDir()
+    writeFileSync(
+      join(cwd, "opencode.json"),
+      JSON.stringify({ permission: { bash: { "*": "allow", "rm *": "deny" } } }),
+    )
+    writeFileSync(join(cwd, "keep.txt"), "keep\n")
+    const calls = ["echo made > made.txt", "true; rm keep.txt"].map(
+      (command) => `/tool bash ${JSON.stringify({ command })}`,
+    )
+    const run = await runCli(["run", calls.join("\n"), "--db", join(cwd, "data", "bash.db")], {
+      cwd,
+      command: [binary],
+    })
+    expect(run.code, run.stderr).toBe(0)
+    // Allowed without an ask (there is no terminal: an ask would have been rejected), so the line was parsed;
+    // the rm hidden behind `true;` was denied.
+    expect(readFileSync(join(cwd, "made.txt"), "utf8")).toBe("made\n")
+    expect(readFileSync(join(cwd, "keep.txt"), "utf8")).toBe("keep\n")
+    expect(run.stderr).toContain("permission denied")
   })
 })

@@ -17,7 +17,7 @@ describe("compaction over HTTP", () => {
         ? { text: "SUMMARY over http" }
         : { text: "fine", usage: { prompt_tokens: 321, completion_tokens: 9 } },
     )
-    const { client } = await startTestServer({
+    const { api } = await startTestServer({
       config: {
         model: "local/m",
         provider: {
@@ -29,40 +29,41 @@ describe("compaction over HTTP", () => {
         },
       },
     })
-    const sessionID = (await client.session.create({ body: {} })).data!.id
+    const sessionID = (await api.session.create({})).data!.data.id
     for (const text of ["first question", "second question"]) {
-      await client.session.prompt({ path: { sessionID }, body: { text } })
-      await client.session.wait({ path: { sessionID } })
+      await api.session.prompt({ sessionID, prompt: { text } })
+      await api.session.wait({ sessionID })
     }
-    const before = (await client.session.get({ path: { sessionID } })).data!
-    expect(before.tokens).toEqual({ context: 330, limit: 50_000 })
+    const before = (await api.session.get({ sessionID })).data!.data
+    expect(before.context).toEqual({ tokens: 330, limit: 50_000 })
 
-    const started = await client.session.compact({ path: { sessionID } })
+    const started = await api.session.compact({ sessionID })
     expect(started.error).toBeUndefined()
-    expect(started.data!.turnID).toMatch(/^trn_/)
-    await client.session.wait({ path: { sessionID } })
-    const messages = (await client.message.list({ path: { sessionID } })).data!.items
+    expect(started.response?.status).toBe(204)
+    await api.session.wait({ sessionID })
+    const messages = (await api.session.messages({ sessionID })).data!.data
     const compaction = messages.at(-1)!
     expect(compaction).toMatchObject({
       type: "compaction",
       origin: "host",
       reason: "manual",
-      parts: [{ type: "text", text: "SUMMARY over http" }],
+      summary: "SUMMARY over http",
     })
+    // The compaction ran as a turn of its own, recorded in the session's history.
+    const history = (await api.session.history({ sessionID })).data!.data
+    const turns = history.filter((event) => event.type === "session.next.turn.started")
+    expect(turns).toHaveLength(3)
     // Everything stays readable.
-    expect(messages.filter((m) => m.type === "user").map((m) => (m.parts[0] as { text: string }).text)).toEqual([
-      "first question",
-      "second question",
-    ])
+    expect(messages.flatMap((m) => (m.type === "user" ? [m.text] : []))).toEqual(["first question", "second question"])
     // After the compaction nothing is measured yet: the figure is the estimate of what would be sent.
-    const after = (await client.session.get({ path: { sessionID } })).data!
-    expect(after.tokens.limit).toBe(50_000)
-    expect(after.tokens.context).toBeGreaterThan(0)
-    expect(after.tokens.context).toBeLessThan(330)
+    const after = (await api.session.get({ sessionID })).data!.data
+    expect(after.context!.limit).toBe(50_000)
+    expect(after.context!.tokens).toBeGreaterThan(0)
+    expect(after.context!.tokens).toBeLessThan(330)
 
     const sent = model.requests.length
-    await client.session.prompt({ path: { sessionID }, body: { text: "third question" } })
-    await client.session.wait({ path: { sessionID } })
+    await api.session.prompt({ sessionID, prompt: { text: "third question" } })
+    await api.session.wait({ sessionID })
     const next = JSON.stringify(model.requests[sent])
     expect(next).toContain("SUMMARY over http")
     expect(next).toContain("second question")
@@ -71,18 +72,19 @@ describe("compaction over HTTP", () => {
 
   it("answers 409 while a turn runs and 404 for an unknown session", async () => {
     model.reply(() => ({ text: "slow", hold: true }))
-    const { client } = await startTestServer({
+    const { api } = await startTestServer({
       config: { model: "local/m", provider: { local: { type: "openai-compatible", baseURL: model.url } } },
     })
-    const sessionID = (await client.session.create({ body: {} })).data!.id
-    await client.session.prompt({ path: { sessionID }, body: { text: "hello" } })
+    const sessionID = (await api.session.create({})).data!.data.id
+    await api.session.prompt({ sessionID, prompt: { text: "hello" } })
     await model.held()
-    const busy = await client.session.compact({ path: { sessionID } })
+    const busy = await api.session.compact({ sessionID })
     expect(busy.response?.status).toBe(409)
     expect(busy.error).toMatchObject({ _tag: "SessionBusyError", sessionID })
     model.release()
-    await client.session.wait({ path: { sessionID } })
-    const missing = await client.session.compact({ path: { sessionID: "ses_missing" } })
+    await api.session.wait({ sessionID })
+    const missing = await api.session.compact({ sessionID: "ses_missing" })
     expect(missing.response?.status).toBe(404)
+    expect(missing.error).toMatchObject({ _tag: "SessionNotFoundError", sessionID: "ses_missing" })
   })
 })

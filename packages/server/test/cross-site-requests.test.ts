@@ -16,7 +16,12 @@ const forbidden = { _tag: "ForbiddenError", message: expect.stringContaining("cr
 const basic = (password: string) => `Basic ${Buffer.from(`opencode:${password}`).toString("base64")}`
 
 /** A body that would be accepted by every route that reads one, so a refusal is the rule's, not the payload's. */
-const BODY = JSON.stringify({ text: "sent from a foreign page", title: "sent from a foreign page", reply: "once" })
+const BODY = JSON.stringify({
+  prompt: { text: "sent from a foreign page" },
+  text: "sent from a foreign page",
+  title: "sent from a foreign page",
+  reply: "once",
+})
 
 /** Every documented route that changes state, as method and concrete path. */
 const changingRoutes = (ids: Record<string, string>) =>
@@ -94,8 +99,8 @@ describe("cross-site requests", () => {
     // No Origin: the CLI and the SDK under Node. The no-body resume of the report runs a turn.
     const resumed = await server.fetch(`/api/session/${ids.sessionID}/resume`, { method: "POST" })
     expect(resumed.status).toBe(200)
-    expect(await resumed.json()).toEqual({ resumed: true })
-    await server.client.session.wait({ path: { sessionID: ids.sessionID } })
+    expect(await resumed.json()).toEqual({ data: { resumed: true } })
+    await server.api.session.wait({ sessionID: ids.sessionID })
 
     // The web client the server serves itself: its Origin is the server's, as the browser sends it.
     const sameOrigin: ReadonlyArray<Record<string, string>> = [
@@ -107,22 +112,20 @@ describe("cross-site requests", () => {
       const prompted = await server.fetch(`/api/session/${ids.sessionID}/prompt`, {
         method: "POST",
         headers: { ...headers, "content-type": "application/json" },
-        body: JSON.stringify({ text: `same origin ${JSON.stringify(headers)}` }),
+        body: JSON.stringify({ prompt: { text: `same origin ${JSON.stringify(headers)}` } }),
       })
       expect(prompted.status, JSON.stringify(headers)).toBe(200)
-      const { messageID } = (await prompted.json()) as { messageID: string }
-      await server.client.session.wait({ path: { sessionID: ids.sessionID } })
-      expect((await server.client.message.get({ path: { sessionID: ids.sessionID, messageID } })).data?.id).toBe(
-        messageID,
-      )
+      const { id: messageID } = ((await prompted.json()) as { data: { id: string } }).data
+      await server.api.session.wait({ sessionID: ids.sessionID })
+      expect((await server.api.session.message({ sessionID: ids.sessionID, messageID })).data?.data.id).toBe(messageID)
     }
     // Sec-Fetch-Site same-site or none, without a foreign Origin, is not refused.
     const compact = await server.fetch(`/api/session/${ids.sessionID}/compact`, {
       method: "POST",
       headers: { "sec-fetch-site": "none" },
     })
-    expect(compact.status).toBe(200)
-    await server.client.session.wait({ path: { sessionID: ids.sessionID } })
+    expect(compact.status).toBe(204)
+    await server.api.session.wait({ sessionID: ids.sessionID })
 
     // Reads are left to the Host and CORS rules: a GET from a foreign page is answered (the browser
     // does not let that page read it).
@@ -137,7 +140,7 @@ describe("cross-site requests", () => {
 
   it("applies with a password too: the right credentials from a foreign page are still refused", async () => {
     const server = await startTestServer({ password: "s3cret" })
-    const session = (await server.client.session.create({ body: { title: "guarded" } })).data!
+    const session = (await server.api.session.create({ title: "guarded" })).data!.data
     const foreign = await server.fetch(`/api/session/${session.id}/resume`, {
       method: "POST",
       headers: { authorization: basic("s3cret"), origin: "http://evil.example" },
@@ -156,40 +159,40 @@ describe("cross-site requests", () => {
     })
     expect(own.status).toBe(200)
     await own.body?.cancel()
-    await server.client.session.wait({ path: { sessionID: session.id } })
+    await server.api.session.wait({ sessionID: session.id })
   })
 
   it("serves origins allowed for CORS, which are cross-site by definition", async () => {
     const server = await startTestServer({ cors: ["http://app.example"] })
-    const session = (await server.client.session.create({ body: { title: "cors" } })).data!
+    const session = (await server.api.session.create({ title: "cors" })).data!.data
     const allowed = await server.fetch(`/api/session/${session.id}/prompt`, {
       method: "POST",
       headers: { origin: "http://app.example", "sec-fetch-site": "cross-site", "content-type": "application/json" },
-      body: JSON.stringify({ text: "from the allowed app" }),
+      body: JSON.stringify({ prompt: { text: "from the allowed app" } }),
     })
     expect(allowed.status).toBe(200)
     expect(allowed.headers.get("access-control-allow-origin")).toBe("http://app.example")
     await allowed.body?.cancel()
-    await server.client.session.wait({ path: { sessionID: session.id } })
+    await server.api.session.wait({ sessionID: session.id })
     for (const origin of ["http://other.example", "null", "http://app.example.evil.example"]) {
       const refused = await server.fetch(`/api/session/${session.id}/prompt`, {
         method: "POST",
         headers: { origin, "content-type": "application/json" },
-        body: JSON.stringify({ text: "from elsewhere" }),
+        body: JSON.stringify({ prompt: { text: "from elsewhere" } }),
       })
       expect(refused.status, origin).toBe(403)
       expect(await refused.json()).toEqual(forbidden)
     }
     // `"*"` allows every origin to call, except `null`, which names none.
     const open = await startTestServer({ cors: "*" })
-    const other = (await open.client.session.create({ body: {} })).data!
+    const other = (await open.api.session.create()).data!.data
     const any = await open.fetch(`/api/session/${other.id}/resume`, {
       method: "POST",
       headers: { origin: "http://anywhere.example" },
     })
     expect(any.status).toBe(200)
     await any.body?.cancel()
-    await open.client.session.wait({ path: { sessionID: other.id } })
+    await open.api.session.wait({ sessionID: other.id })
     const nullOrigin = await open.fetch(`/api/session/${other.id}/resume`, {
       method: "POST",
       headers: { origin: "null" },

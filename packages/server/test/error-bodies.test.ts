@@ -7,9 +7,9 @@ import { startTestServer, type TestServer } from "./support/server.ts"
 const unsupported = { _tag: "UnsupportedMediaTypeError", message: expect.stringMatching(/Content-Type/i) }
 
 const snapshot = async (server: TestServer) => {
-  const sessions = (await server.client.session.list({})).data!.items
+  const sessions = (await server.api.session.list({ limit: 200 })).data!.data
   const transcripts = await Promise.all(
-    sessions.map(async (s) => (await server.client.message.list({ path: { sessionID: s.id } })).data),
+    sessions.map(async (s) => (await server.api.session.messages({ sessionID: s.id, limit: 200 })).data),
   )
   return JSON.stringify({ sessions, transcripts })
 }
@@ -17,7 +17,7 @@ const snapshot = async (server: TestServer) => {
 describe("every non-2xx carries a JSON body with _tag and message", () => {
   it("answers a body that is not declared JSON with 415 UnsupportedMediaTypeError, before reading it", async () => {
     const server = await startTestServer()
-    const { sessionID: S, messageID: M, partID: P } = await seedTranscript(server)
+    const { sessionID: S, messageID: M, assistantID: A, itemID: I } = await seedTranscript(server)
     const before = await snapshot(server)
     const cases: Array<[string, string, Record<string, string>, string]> = [
       ["POST", "/api/session", {}, "{}"],
@@ -25,7 +25,9 @@ describe("every non-2xx carries a JSON body with _tag and message", () => {
       ["POST", "/api/session", { "content-type": "text/plain" }, '{"title":"x"}'],
       ["POST", "/api/session", { "content-type": "application/x-www-form-urlencoded" }, "title=x"],
       ["POST", `/api/session/${S}/prompt`, { "content-type": "multipart/form-data; boundary=z" }, "--z--"],
-      ["PATCH", `/api/session/${S}/message/${M}/part/${P}`, { "content-type": "text/html" }, '{"text":"x"}'],
+      ["PATCH", `/api/session/${S}/message/${M}`, { "content-type": "text/html" }, '{"text":"x"}'],
+      ["PATCH", `/api/session/${S}/message/${A}`, { "content-type": "text/plain" }, `{"text":"x","itemID":"${I}"}`],
+      ["DELETE", `/api/session/${S}/message/${A}/item/${I}`, { "content-type": "text/plain" }, "remove"],
       ["PATCH", `/api/session/${S}`, { "content-type": "application/jsonx" }, '{"title":"x"}'],
       ["POST", `/api/session/${S}/interrupt`, { "content-type": "text/plain" }, "stop"],
       ["DELETE", `/api/session/${S}`, { "content-type": "text/plain" }, "please"],
@@ -63,7 +65,7 @@ describe("every non-2xx carries a JSON body with _tag and message", () => {
       expect(response.status, length).toBe(413)
       expect(JSON.parse(response.body)).toMatchObject({ _tag: "PayloadTooLargeError", limit: 1024 * 1024 })
     }
-    expect((await server.client.session.list({})).data!.items).toEqual([])
+    expect((await server.api.session.list()).data!.data).toEqual([])
   })
 
   it("answers a refused CORS preflight with 403 ForbiddenError", async () => {

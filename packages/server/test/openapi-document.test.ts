@@ -3,10 +3,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { apiPaths, openApiDocument } from "../src/api/openapi.ts"
+import { apiPaths, openApiDocument } from "@opencode-ai/protocol"
+import { createOpencodeClient } from "@opencode-ai/sdk/v2"
 import { startTestServer } from "./support/server.ts"
 
-const SERVER_DIR = fileURLToPath(new URL("..", import.meta.url))
+/** The generator lives with the contract it documents. */
+const PROTOCOL_DIR = fileURLToPath(new URL("../../protocol", import.meta.url))
 
 const operations = (document: ReturnType<typeof openApiDocument>) => {
   const out: Record<string, string> = {}
@@ -26,35 +28,60 @@ describe("the OpenAPI document", () => {
 
   it("names every operation as the SDK exposes it", () => {
     expect(operations(openApiDocument())).toEqual({
-      health: "GET /api/health",
-      "session.create": "POST /api/session",
-      "session.list": "GET /api/session",
-      "session.get": "GET /api/session/{sessionID}",
-      "session.update": "PATCH /api/session/{sessionID}",
-      "session.delete": "DELETE /api/session/{sessionID}",
-      "session.prompt": "POST /api/session/{sessionID}/prompt",
-      "session.synthetic": "POST /api/session/{sessionID}/synthetic",
-      "session.interrupt": "POST /api/session/{sessionID}/interrupt",
-      "session.wait": "POST /api/session/{sessionID}/wait",
-      "session.resume": "POST /api/session/{sessionID}/resume",
-      "session.log": "GET /api/session/{sessionID}/log",
-      "session.prune": "POST /api/session/{sessionID}/prune",
-      "session.erase": "POST /api/session/{sessionID}/erase",
-      "session.compact": "POST /api/session/{sessionID}/compact",
-      "message.list": "GET /api/session/{sessionID}/message",
-      "message.get": "GET /api/session/{sessionID}/message/{messageID}",
-      "message.update": "PATCH /api/session/{sessionID}/message/{messageID}/part/{partID}",
-      "message.remove": "DELETE /api/session/{sessionID}/message/{messageID}",
-      "part.remove": "DELETE /api/session/{sessionID}/message/{messageID}/part/{partID}",
-      "plugin.list": "GET /api/plugin",
-      "permission.list": "GET /api/session/{sessionID}/permission",
-      "permission.reply": "POST /api/session/{sessionID}/permission/{permissionID}",
-      "db.stats": "GET /api/db/stats",
-      "provider.list": "GET /api/provider",
-      "agent.list": "GET /api/agent",
-      "config.get": "GET /api/config",
-      "event.subscribe": "GET /api/event",
+      "v2.agent.list": "GET /api/agent",
+      "v2.command.list": "GET /api/command",
+      "v2.config.get": "GET /api/config",
+      "v2.event.subscribe": "GET /api/event",
+      "v2.fs.find": "GET /api/fs/find",
+      "v2.fs.list": "GET /api/fs/list",
+      "v2.fs.read": "GET /api/fs/read/*",
+      "v2.health.get": "GET /api/health",
+      "v2.location.get": "GET /api/location",
+      "v2.model.list": "GET /api/model",
+      "v2.permission.request.list": "GET /api/permission/request",
+      "v2.plugin.list": "GET /api/plugin",
+      "v2.provider.list": "GET /api/provider",
+      "v2.provider.get": "GET /api/provider/{providerID}",
+      "v2.session.list": "GET /api/session",
+      "v2.session.create": "POST /api/session",
+      "v2.session.active": "GET /api/session/active",
+      "v2.session.get": "GET /api/session/{sessionID}",
+      "v2.session.update": "PATCH /api/session/{sessionID}",
+      "v2.session.delete": "DELETE /api/session/{sessionID}",
+      "v2.session.switchAgent": "POST /api/session/{sessionID}/agent",
+      "v2.session.compact": "POST /api/session/{sessionID}/compact",
+      "v2.session.context": "GET /api/session/{sessionID}/context",
+      "v2.session.erase": "POST /api/session/{sessionID}/erase",
+      "v2.session.events": "GET /api/session/{sessionID}/event",
+      "v2.session.history": "GET /api/session/{sessionID}/history",
+      "v2.session.interrupt": "POST /api/session/{sessionID}/interrupt",
+      "v2.session.messages": "GET /api/session/{sessionID}/message",
+      "v2.session.message": "GET /api/session/{sessionID}/message/{messageID}",
+      "v2.session.correct": "PATCH /api/session/{sessionID}/message/{messageID}",
+      "v2.session.retract": "DELETE /api/session/{sessionID}/message/{messageID}",
+      "v2.session.removeItem": "DELETE /api/session/{sessionID}/message/{messageID}/item/{itemID}",
+      "v2.session.switchModel": "POST /api/session/{sessionID}/model",
+      "v2.session.permission.list": "GET /api/session/{sessionID}/permission",
+      "v2.session.permission.get": "GET /api/session/{sessionID}/permission/{requestID}",
+      "v2.session.permission.reply": "POST /api/session/{sessionID}/permission/{requestID}/reply",
+      "v2.session.prompt": "POST /api/session/{sessionID}/prompt",
+      "v2.session.prune": "POST /api/session/{sessionID}/prune",
+      "v2.session.resume": "POST /api/session/{sessionID}/resume",
+      "v2.session.synthetic": "POST /api/session/{sessionID}/synthetic",
+      "v2.session.wait": "POST /api/session/{sessionID}/wait",
+      "v2.skill.list": "GET /api/skill",
+      "v2.storage.stats": "GET /api/storage",
     })
+  })
+
+  it("has a method of the generated client for every operation", () => {
+    const client = createOpencodeClient({ baseUrl: "http://127.0.0.1:9" }) as unknown as Record<string, unknown>
+    const missing = Object.keys(operations(openApiDocument())).filter((id) => {
+      const path = id.split(".")
+      const owner = path.slice(0, -1).reduce<unknown>((node, key) => (node as Record<string, unknown>)?.[key], client)
+      return typeof (owner as Record<string, unknown> | undefined)?.[path.at(-1)!] !== "function"
+    })
+    expect(missing).toEqual([])
   })
 
   it("is served at /openapi.json", async () => {
@@ -66,7 +93,7 @@ describe("the OpenAPI document", () => {
 
   it("is committed up to date (packages/sdk/openapi.json)", () => {
     const result = Bun.spawnSync([process.execPath, "run", "script/openapi.ts", "check"], {
-      cwd: SERVER_DIR,
+      cwd: PROTOCOL_DIR,
       stdout: "pipe",
       stderr: "pipe",
     })
@@ -76,12 +103,12 @@ describe("the OpenAPI document", () => {
 
   it("fails the freshness check when a route changed without regeneration", () => {
     // The committed document as it was before a route was added: one operation missing.
-    const committed = JSON.parse(readFileSync(join(SERVER_DIR, "..", "sdk", "openapi.json"), "utf8"))
-    delete committed.paths["/api/db/stats"]
+    const committed = JSON.parse(readFileSync(join(PROTOCOL_DIR, "..", "sdk", "openapi.json"), "utf8"))
+    delete committed.paths["/api/storage"]
     const stale = join(mkdtempSync(join(tmpdir(), "oc2-openapi-")), "openapi.json")
     writeFileSync(stale, `${JSON.stringify(committed, null, 2)}\n`)
     const result = Bun.spawnSync([process.execPath, "run", "script/openapi.ts", "check", stale], {
-      cwd: SERVER_DIR,
+      cwd: PROTOCOL_DIR,
       stdout: "pipe",
       stderr: "pipe",
     })

@@ -31,7 +31,7 @@ describe("plugin prune and erase", () => {
     const ctx = pluginContext(server.directory)
     const sessions: Array<string> = []
     for (let i = 0; i < 2; i++) {
-      const sessionID = (await server.client.session.create({ body: { directory: server.directory } })).data!.id
+      const sessionID = (await server.api.session.create({ location: { directory: server.directory } })).data!.data.id
       provider.enqueue(
         {
           reasoning: "r".repeat(3_000),
@@ -40,27 +40,25 @@ describe("plugin prune and erase", () => {
         },
         { reasoning: "second thoughts", text: "done" },
       )
-      await server.client.session.prompt({ path: { sessionID }, body: { text: "go" } })
-      await server.client.session.wait({ path: { sessionID } })
+      await server.api.session.prompt({ sessionID, prompt: { text: "go" } })
+      await server.api.session.wait({ sessionID })
       sessions.push(sessionID)
     }
     const [viaHttp, viaPlugin] = sessions as [string, string]
     const strip = ({ sessionID: _, ...rest }: { sessionID: string }) => rest
 
-    const httpReasoning = (
-      await server.client.session.prune({ path: { sessionID: viaHttp }, body: { types: ["reasoning"] } })
-    ).data!
+    const httpReasoning = (await server.api.session.prune({ sessionID: viaHttp, types: ["reasoning"] })).data!.data
     const pluginReasoning = await ctx.session.prune({ sessionID: viaPlugin, types: ["reasoning"] })
     expect(pluginReasoning.sessionID).toBe(viaPlugin)
     expect(strip(pluginReasoning)).toEqual(strip(httpReasoning))
-    expect(httpReasoning).toMatchObject({ messages: 2, parts: 2 })
+    expect(httpReasoning).toMatchObject({ messages: 2, items: 2 })
 
-    const httpRest = (await server.client.session.prune({ path: { sessionID: viaHttp }, body: {} })).data!
+    const httpRest = (await server.api.session.prune({ sessionID: viaHttp })).data!.data
     const pluginRest = await ctx.session.prune({ sessionID: viaPlugin })
     expect(strip(pluginRest)).toEqual(strip(httpRest))
-    expect(httpRest).toMatchObject({ messages: 1, parts: 1 })
+    expect(httpRest).toMatchObject({ messages: 1, items: 1 })
 
-    const httpErase = (await server.client.session.erase({ path: { sessionID: viaHttp } })).data!
+    const httpErase = (await server.api.session.erase({ sessionID: viaHttp })).data!.data
     const pluginErase = await ctx.session.erase({ sessionID: viaPlugin })
     expect(strip(pluginErase)).toEqual(strip(httpErase))
     expect(httpErase.fields).toBeGreaterThan(0)
@@ -69,7 +67,7 @@ describe("plugin prune and erase", () => {
     const journal = new Database(server.database, { readonly: true })
     const by = journal
       .query<{ by: string }, [string]>(
-        "SELECT json_extract(data, '$.by') AS by FROM event WHERE aggregate_id = ? AND type IN ('session.pruned', 'session.erased')",
+        "SELECT json_extract(data, '$.by') AS by FROM event WHERE aggregate_id = ? AND type IN ('session.next.pruned', 'session.next.erased')",
       )
       .all(viaPlugin)
     journal.close()
@@ -77,13 +75,13 @@ describe("plugin prune and erase", () => {
 
     // The same refusals: a missing session, bad input, a busy session.
     const missing = "ses_00000000000000000000000000"
-    const httpMissing = await server.client.session.prune({ path: { sessionID: missing }, body: {} })
+    const httpMissing = await server.api.session.prune({ sessionID: missing })
     expect(httpMissing.error).toMatchObject({ _tag: "SessionNotFoundError", sessionID: missing })
     expect(await rejection(ctx.session.prune({ sessionID: missing }))).toMatchObject({
       _tag: "Session.NotFoundError",
       sessionID: missing,
     })
-    const httpEraseMissing = await server.client.session.erase({ path: { sessionID: missing } })
+    const httpEraseMissing = await server.api.session.erase({ sessionID: missing })
     expect(httpEraseMissing.error).toMatchObject({ _tag: "SessionNotFoundError", sessionID: missing })
     expect(await rejection(ctx.session.erase({ sessionID: missing }))).toMatchObject({
       _tag: "Session.NotFoundError",
@@ -93,20 +91,23 @@ describe("plugin prune and erase", () => {
       _tag: "Session.InvalidInputError",
       field: "types",
     })
+    const httpBad = await server.api.session.prune({ sessionID: viaPlugin, types: ["text" as "tool"] })
+    expect(httpBad.response?.status).toBe(400)
+    expect(httpBad.error).toMatchObject({ _tag: "InvalidRequestError", field: expect.stringMatching(/^types/) })
 
     provider.enqueue({ text: "held", hold: true })
-    await server.client.session.prompt({ path: { sessionID: viaPlugin }, body: { text: "hold on" } })
+    await server.api.session.prompt({ sessionID: viaPlugin, prompt: { text: "hold on" } })
     await provider.held()
-    const seq = (await server.client.session.get({ path: { sessionID: viaPlugin } })).data!.seq
-    const httpBusy = await server.client.session.prune({ path: { sessionID: viaPlugin }, body: {} })
+    const seq = (await server.api.session.get({ sessionID: viaPlugin })).data!.data.seq
+    const httpBusy = await server.api.session.prune({ sessionID: viaPlugin })
     expect(httpBusy.response?.status).toBe(409)
     expect(httpBusy.error).toMatchObject({ _tag: "SessionBusyError", sessionID: viaPlugin })
     expect(await rejection(ctx.session.prune({ sessionID: viaPlugin }))).toMatchObject({
       _tag: "Session.BusyError",
       sessionID: viaPlugin,
     })
-    expect((await server.client.session.get({ path: { sessionID: viaPlugin } })).data!.seq).toBe(seq)
+    expect((await server.api.session.get({ sessionID: viaPlugin })).data!.data.seq).toBe(seq)
     provider.release()
-    await server.client.session.wait({ path: { sessionID: viaPlugin } })
+    await server.api.session.wait({ sessionID: viaPlugin })
   })
 })

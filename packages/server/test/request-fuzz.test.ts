@@ -37,7 +37,22 @@ type Random = ReturnType<typeof prng>
 const pick = <A>(random: Random, items: ReadonlyArray<A>): A => items[Math.floor(random() * items.length)]!
 const chance = (random: Random, p: number) => random() < p
 
+/** Values for the rest of a path (`fs.read`'s file): confinement is the file rules' job. */
+const restValue = (random: Random): string =>
+  pick(random, [
+    "missing.txt",
+    "opencode.db",
+    "../../etc/passwd",
+    "%2e%2e/%2e%2e/etc/passwd",
+    "..%2F..%2Fetc%2Fpasswd",
+    "/etc/passwd",
+    "%00",
+    "a%5Cb",
+    "x".repeat(600),
+  ])
+
 const idValue = (random: Random, name: string, ids: Ids): string => {
+  if (name === "*") return restValue(random)
   const valid = ids[name] ?? "x"
   const prefix = valid.split("_")[0] ?? "ses"
   return pick(random, [
@@ -49,7 +64,9 @@ const idValue = (random: Random, name: string, ids: Ids): string => {
     `${prefix}_`,
     ids.sessionID,
     ids.messageID,
-    ids.partID,
+    ids.assistantID,
+    ids.itemID,
+    ids.requestID,
     "..",
     ".",
     "%2e%2e",
@@ -94,6 +111,17 @@ const QUERIES = [
   "?sessionID=..",
   "?sessionID=ses_0000000000000000000000000",
   "?sessionID=",
+  "?directory=/definitely/missing",
+  "?directory=relative",
+  "?location[directory]=/etc/passwd",
+  "?location%5Bdirectory%5D=%00",
+  "?location[directory]=",
+  "?search=%25%5F",
+  "?query=*&limit=1",
+  "?query=",
+  "?type=bogus",
+  "?path=../..",
+  "?path=/etc",
   "?%zz=1",
   "?limit=1&limit=2",
   "?a=%00",
@@ -122,21 +150,46 @@ const BODIES = (random: Random): string | undefined =>
     undefined,
     "{}",
     "{}",
+    '{"prompt":{"text":"hello"}}',
+    '{"prompt":{"text":"   "}}',
+    '{"prompt":{"text":42}}',
+    '{"prompt":"hello"}',
     '{"text":"hello"}',
     '{"text":"   "}',
     '{"text":42}',
-    '{"text":"x","model":"nope"}',
-    '{"text":"x","model":"offline/echo","agent":"build"}',
+    '{"prompt":{"text":"x"},"model":{"providerID":"nope","id":"x"}}',
+    '{"prompt":{"text":"x"},"model":"offline/echo"}',
+    '{"prompt":{"text":"x"},"model":{"providerID":"offline","id":"echo"},"agent":"build"}',
+    '{"prompt":{"text":"x"},"delivery":"steer"}',
+    '{"prompt":{"text":"x"},"delivery":"later"}',
+    '{"prompt":{"text":"x"},"id":"msg_fuzzChosen1"}',
+    '{"prompt":{"text":"x"},"id":"../x"}',
+    '{"prompt":{"text":"x","files":[{"uri":"file:///etc/passwd"}]}}',
+    '{"prompt":{"text":"x","files":[{"uri":"file://../../etc/passwd"}]}}',
+    '{"prompt":{"text":"x","files":[{}]}}',
     '{"title":"fuzz"}',
     '{"title":["x"]}',
     '{"title":null}',
+    '{"id":"ses_fuzzChosen1"}',
+    '{"id":"nope"}',
+    '{"location":{"directory":"/definitely/missing"}}',
+    '{"location":{"directory":"relative"}}',
+    '{"location":{"directory":"/etc/passwd"}}',
+    '{"location":{}}',
     '{"directory":"/definitely/missing"}',
-    '{"directory":"relative"}',
-    '{"directory":"/etc/passwd"}',
+    '{"agent":"ghost"}',
+    '{"agent":"build"}',
+    '{"model":{"providerID":"offline","id":"echo"}}',
+    '{"model":{"providerID":"offline"}}',
+    '{"itemID":"prt_0000000000000000000000000","text":"x"}',
+    '{"itemID":"..","text":"x"}',
     '{"types":[]}',
     '{"types":["tool","bogus"]}',
+    '{"types":["reasoning"]}',
     '{"resume":"yes"}',
     '{"reply":"always"}',
+    '{"reply":"once","message":"x"}',
+    '{"reply":"sometimes"}',
     "{not json",
     "[]",
     "null",
@@ -175,6 +228,8 @@ const EXTRA_HEADERS: ReadonlyArray<Record<string, string>> = [
 const METHODS = ["GET", "POST", "PATCH", "DELETE", "PUT", "OPTIONS", "HEAD"]
 
 interface Planned {
+  /** The documented route it was made from (`METHOD template`). */
+  readonly route: string
   readonly method: string
   readonly target: string
   readonly headers: Record<string, string>
@@ -199,7 +254,7 @@ const plan = (random: Random, routes: ReadonlyArray<RouteCase>, ids: Ids): Plann
   const body = method === "GET" || method === "HEAD" ? undefined : BODIES(random)
   // Raw bytes for anything the URL parser would rewrite, and now and then for the rest.
   const raw = /%|\/\.|\.\.|\/\/|\\/.test(path) || chance(random, 0.1)
-  return { method, target, headers, body, raw }
+  return { route: `${route.method} ${route.template}`, method, target, headers, body, raw }
 }
 
 interface Outcome {
@@ -238,11 +293,11 @@ const send = async (server: TestServer, request: Planned): Promise<Outcome> => {
   return { status: response.status, contentType, body: await response.text() }
 }
 
-const isStreamRoute = (target: string) => /^\/api\/event\/?(\?|$)|\/log\/?(\?|$)/.test(target)
+const isStreamRoute = (target: string) => /^\/api\/event\/?(\?|$)|\/event\/?(\?|$)/.test(target)
 
 describe("request fuzzing", () => {
   it(`never answers 5xx or an untagged error, and refused requests change nothing (seed ${SEED})`, async () => {
-    const server = await startTestServer({ config: { events: { persist: true } } })
+    const server = await startTestServer()
     const random = prng(SEED)
     const routes = documentedRoutes()
     let ids = await seedTranscript(server, "fuzz seed")
@@ -253,8 +308,10 @@ describe("request fuzzing", () => {
     let refused = 0
     const failures: Array<string> = []
     const statuses = new Map<number, number>()
+    const reached = new Set<string>()
     for (let i = 0; i < COUNT && failures.length < 10; i++) {
       let request = plan(random, routes, ids)
+      reached.add(request.route)
       // A raw request to a stream route that the server accepts would never end; send those via fetch.
       if (request.raw && isStreamRoute(request.target) && !/%|\/\.|\.\.|\/\/|\\/.test(request.target.split("?")[0]!)) {
         request = { ...request, raw: false }
@@ -303,9 +360,13 @@ describe("request fuzzing", () => {
         // An accepted change (a turn may now run in the addressed session): let it settle, then take the
         // new state as the reference.
         const addressed = /\/api\/session\/(ses_[0-9A-Za-z]+)/.exec(request.target)?.[1]
-        if (addressed) await server.client.session.wait({ path: { sessionID: addressed } })
-        const exists = await server.client.message.get({ path: { sessionID: ids.sessionID, messageID: ids.messageID } })
-        if (exists.error) ids = await seedTranscript(server, "replacement")
+        if (addressed) await server.api.session.wait({ sessionID: addressed })
+        // The seeded transcript may have been deleted, retracted or pruned: seed a fresh one to aim at.
+        const seeded = await server.api.session.messages({ sessionID: ids.sessionID })
+        const intact =
+          seeded.data?.data.some((m) => m.id === ids.messageID && m.retracted === undefined) === true &&
+          seeded.data.data.some((m) => m.type === "assistant" && m.content.some((item) => item.id === ids.itemID))
+        if (!intact) ids = await seedTranscript(server, "replacement")
         hash = tables.hash()
         version = tables.version()
       }
@@ -316,8 +377,10 @@ describe("request fuzzing", () => {
     // The fuzz reached past the front door: successes, refusals and not-founds all occurred.
     const seen = [...statuses.keys()]
     expect(seen.some((status) => status < 300)).toBe(true)
-    expect(seen).toEqual(expect.arrayContaining([400, 403, 404, 415]))
-    expect((await server.client.health()).data?.ok).toBe(true)
+    expect(seen).toEqual(expect.arrayContaining([400, 403, 404, 413, 415]))
+    // Every documented route was tried.
+    expect(routes.filter((route) => !reached.has(`${route.method} ${route.template}`))).toEqual([])
+    expect((await server.api.health.get()).data?.healthy).toBe(true)
     // About 20 s alone; the bound leaves room for a loaded machine.
   }, 240_000)
 })

@@ -4,7 +4,7 @@
  * callers are the user and may do everything. A refusal rejects with `Session.ForbiddenError { sessionID,
  * messageID, pluginID, reason }` and commits nothing. Real server, SDK, plugins loaded from files.
  */
-import type { Message } from "@opencode-ai/sdk"
+import type { SessionMessage, SessionMessageAssistant } from "@opencode-ai/sdk/v2"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type OpenAIServer, startOpenAIServer } from "../../core/test/support/openai-server.ts"
 import { PLUGIN_ID, pluginContext } from "./fixtures/exposer.ts"
@@ -24,7 +24,15 @@ const rejection = (promise: Promise<unknown>) =>
     (error: unknown) => error,
   )
 
-const textOf = (message: Message) => message.parts.find((p) => p.type === "text")!
+/** What a correction of this message names: an assistant's text item, or nothing (a message's own text). */
+const itemOf = (message: SessionMessage) =>
+  message.type === "assistant" ? { itemID: message.content.find((i) => i.type === "text")!.id } : {}
+
+/** The text a message shows: its own, or its assistant text item's. */
+const textOf = (message: SessionMessage) =>
+  message.type === "assistant"
+    ? (message as SessionMessageAssistant).content.find((i) => i.type === "text")!.text
+    : (message as { text: string }).text
 
 describe("transcript ownership for plugins", () => {
   it("refuses other messages without a grant (nothing changes), allows own notices, and the grant allows everything", async () => {
@@ -35,20 +43,21 @@ describe("transcript ownership for plugins", () => {
     })
     const plain = pluginContext(server.directory)
     const granted = grantedContext(server.directory)
-    const sessionID = (await server.client.session.create({ body: { directory: server.directory } })).data!.id
-    const prompt = (await server.client.session.prompt({ path: { sessionID }, body: { text: "user words" } })).data!
-    await server.client.session.wait({ path: { sessionID } })
+    const { api } = server
+    const sessionID = (await api.session.create({ location: { directory: server.directory } })).data!.data.id
+    const prompt = (await api.session.prompt({ sessionID, prompt: { text: "user words" } })).data!.data
+    await api.session.wait({ sessionID })
     const own = await plain.session.synthetic({ sessionID, text: "my notice", resume: false })
     const others = await granted.session.synthetic({ sessionID, text: "their notice", resume: false })
-    const messages = (await server.client.message.list({ path: { sessionID } })).data!.items
-    const user = messages.find((m) => m.id === prompt.messageID)!
+    const messages = (await api.session.messages({ sessionID })).data!.data
+    const user = messages.find((m) => m.id === prompt.id)!
     const assistant = messages.find((m) => m.type === "assistant")!
-    const seq = (await server.client.session.get({ path: { sessionID } })).data!.seq
+    const seq = (await api.session.get({ sessionID })).data!.data.seq
 
     // Without a grant: the user's prompt, the assistant's text and another plugin's notice are refused.
-    for (const target of [user, assistant, messages.find((m) => m.id === others.messageID)!]) {
+    for (const target of [user, assistant, messages.find((m) => m.id === others.id)!]) {
       const corrected = await rejection(
-        plain.session.message.update({ sessionID, messageID: target.id, partID: textOf(target).id, text: "hijacked" }),
+        plain.session.message.update({ sessionID, messageID: target.id, ...itemOf(target), text: "hijacked" }),
       )
       expect(corrected).toMatchObject({
         _tag: "Session.ForbiddenError",
@@ -63,19 +72,14 @@ describe("transcript ownership for plugins", () => {
       }
     }
     // Nothing changed: no event, same rows.
-    expect((await server.client.session.get({ path: { sessionID } })).data!.seq).toBe(seq)
-    expect((await server.client.message.list({ path: { sessionID } })).data!.items).toEqual(messages)
+    expect((await api.session.get({ sessionID })).data!.data.seq).toBe(seq)
+    expect((await api.session.messages({ sessionID })).data!.data).toEqual(messages)
 
     // Its own notice it may always correct and retract.
-    const ownMessage = messages.find((m) => m.id === own.messageID)!
-    const fixed = await plain.session.message.update({
-      sessionID,
-      messageID: own.messageID,
-      partID: textOf(ownMessage).id,
-      text: "my fixed notice",
-    })
-    expect(textOf(fixed as Message)).toMatchObject({ text: "my fixed notice" })
-    expect(await plain.session.message.remove({ sessionID, messageID: own.messageID })).toMatchObject({
+    const fixed = await plain.session.message.update({ sessionID, messageID: own.id, text: "my fixed notice" })
+    expect(textOf(fixed as SessionMessage)).toBe("my fixed notice")
+    expect(fixed).toMatchObject({ corrected: { by: `plugin:${PLUGIN_ID}` } })
+    expect(await plain.session.message.remove({ sessionID, messageID: own.id })).toMatchObject({
       retracted: { by: `plugin:${PLUGIN_ID}` },
     })
 
@@ -83,26 +87,23 @@ describe("transcript ownership for plugins", () => {
     const userFixed = await granted.session.message.update({
       sessionID,
       messageID: user.id,
-      partID: textOf(user).id,
       text: "user words, corrected",
     })
-    expect(textOf(userFixed as Message)).toMatchObject({ text: "user words, corrected" })
-    await granted.session.message.update({
+    expect(textOf(userFixed as SessionMessage)).toBe("user words, corrected")
+    const answerFixed = await granted.session.message.update({
       sessionID,
       messageID: assistant.id,
-      partID: textOf(assistant).id,
+      ...itemOf(assistant),
       text: "answer, corrected",
     })
+    expect(textOf(answerFixed as SessionMessage)).toBe("answer, corrected")
     expect(await granted.session.message.remove({ sessionID, messageID: user.id })).toMatchObject({
       retracted: { by: `plugin:${GRANTED_ID}` },
     })
 
     // HTTP is the user: unaffected by plugin rights.
-    const theirs = messages.find((m) => m.id === others.messageID)!
-    const patched = await server.client.message.update({
-      path: { sessionID, messageID: theirs.id, partID: textOf(theirs).id },
-      body: { text: "fixed over HTTP" },
-    })
+    const patched = await api.session.correct({ sessionID, messageID: others.id, text: "fixed over HTTP" })
     expect(patched.response?.status).toBe(200)
+    expect(patched.data!.data).toMatchObject({ text: "fixed over HTTP", corrected: { by: "user" } })
   })
 })

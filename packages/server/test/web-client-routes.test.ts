@@ -55,7 +55,7 @@ describe("the web client served by opencode2 serve", () => {
     expect(post.status).toBe(404)
     expect((await post.json())._tag).toBe("NotFoundError")
     // The API is untouched.
-    expect((await (await fetch("/api/health")).json()).ok).toBe(true)
+    expect((await (await fetch("/api/health")).json()).healthy).toBe(true)
   })
 
   it("is behind Basic auth like every route when the server has a password", async () => {

@@ -23,7 +23,7 @@ export const AgentConfig = Schema.Struct({
 /**
  * A `plugin` entry: a module (path relative to the config file, or an installed package name), or an
  * object naming the module and the plugin's transcript rights. `transcript: "any"` lets the plugin correct
- * and retract every message, not only its own (DESIGN, "Transcript ownership for plugins").
+ * and retract every message, not only its own (see docs/plugins.md, "Transcript ownership").
  */
 export const PluginEntry = Schema.Union([
   Schema.String,
@@ -68,6 +68,16 @@ export const ConfigSchema = Schema.Struct({
       queueLimit: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100_000 }))),
     }),
   ),
+  compaction: Schema.optional(
+    Schema.Struct({
+      /**
+       * Compact automatically before a request that would not fit the model's window, and after the
+       * provider refused one as too long. Default true; `false` leaves compaction to `compact` (HTTP, CLI,
+       * plugins), and a refused request fails the turn saying how to compact.
+       */
+      auto: Schema.optional(Schema.Boolean),
+    }),
+  ),
   hooks: Schema.optional(
     Schema.Struct({
       /** Milliseconds a `session.preflight` callback may take before the turn fails. Default 30000. */
@@ -75,7 +85,7 @@ export const ConfigSchema = Schema.Struct({
     }),
   ),
   tools: Schema.optional(Schema.Struct({ bash: Schema.optional(Schema.Boolean) })),
-  /** Tool permission rules (see DESIGN "Tools and permissions"); defaults: read allow, edit ask, bash ask. */
+  /** Tool permission rules (docs/tools.md); defaults: read allow, edit ask, bash ask. */
   permission: Schema.optional(PermissionConfig),
 })
 export type ConfigData = typeof ConfigSchema.Type

@@ -16,5 +16,5 @@ export type PermissionRequest = typeof SessionEvent.PermissionAsked.data.Type & 
  */
 export const servedRequest = (request: PermissionRequest) => {
   const { input, itemID: _itemID, ...rest } = request
-  return { ...rest, metadata: { ...(request.metadata ?? {}), input } }
+  return { ...rest, metadata: { ...request.metadata, input } }
 }

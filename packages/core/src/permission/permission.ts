@@ -129,7 +129,7 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
         Effect.gen(function* () {
           const key: PermissionKey = plan.permission
           const rule = ruleFor(key, config.data.permission, config.data.agent?.[agentID]?.permission)
-          let decision = evaluate(key, rule, plan.patterns)
+          let decision = evaluate(key, rule, plan.patterns, plan.unresolved)
           if (decision === "ask") {
             const grants = readGrants.all(sessionID).map((row) => JSON.parse(row.data) as PermissionRequest)
             const granted = grants.map((grant) => ({

@@ -12,7 +12,8 @@ export type PermissionRule = typeof PermissionRule.Type
 /**
  * `permission` in `opencode.json`, globally and per agent (`agent.<id>.permission` replaces the global
  * rule of each key it names). `edit` covers edit, write and patch (patterns: file paths relative to the
- * session directory); `bash` matches the command line; `read` covers read, list, grep and glob (paths).
+ * session directory); `bash` matches each simple command of the line (`tool/bash-commands.ts`); `read`
+ * covers read, list, grep and glob (paths).
  */
 export const PermissionConfig = Schema.Struct({
   read: Schema.optional(PermissionRule),
@@ -56,22 +57,31 @@ export const ruleFor = (
 /**
  * The action for a call whose subjects are `patterns`. Per subject, the longest matching rule pattern
  * wins (so `"*"` is the fallback) and a subject no pattern matches gets the kind's default; over several
- * subjects (a patch touching several files) the strictest action wins.
+ * subjects (a patch touching several files, the commands of a bash line) the strictest action wins.
+ * Subjects listed in `unresolved` (a bash command whose name is not static, a line that does not parse)
+ * are never allowed by a rule, not even `"allow"` or `"*": "allow"`: they are asked unless denied.
  */
 export const evaluate = (
   key: PermissionKey,
   rule: PermissionRule,
   patterns: ReadonlyArray<string>,
+  unresolved: ReadonlyArray<string> = [],
 ): PermissionAction => {
-  if (typeof rule === "string") return rule
+  const atLeastAsk = (subject: string, action: PermissionAction): PermissionAction =>
+    action === "allow" && unresolved.includes(subject) ? "ask" : action
   let result: PermissionAction = "allow"
   for (const subject of patterns.length > 0 ? patterns : [""]) {
-    let best: { length: number; action: PermissionAction } | undefined
-    for (const [pattern, action] of Object.entries(rule)) {
-      if (!wildcard(pattern, subject)) continue
-      if (best === undefined || pattern.length > best.length) best = { length: pattern.length, action }
+    let action: PermissionAction
+    if (typeof rule === "string") action = rule
+    else {
+      let best: { length: number; action: PermissionAction } | undefined
+      for (const [pattern, candidate] of Object.entries(rule)) {
+        if (!wildcard(pattern, subject)) continue
+        if (best === undefined || pattern.length > best.length) best = { length: pattern.length, action: candidate }
+      }
+      action = best?.action ?? DEFAULT_RULES[key]
     }
-    const action = best?.action ?? DEFAULT_RULES[key]
+    action = atLeastAsk(subject, action)
     if (severity[action] > severity[result]) result = action
   }
   return result

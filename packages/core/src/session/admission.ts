@@ -1,7 +1,7 @@
 import type { Decision } from "../bus/bus.ts"
 import { draft, type Draft } from "../bus/event.ts"
 import { ascending } from "../id/id.ts"
-import { BusyError, QueueFullError, SessionNotFoundError } from "./error.ts"
+import { BusyError, InvalidInputError, QueueFullError, SessionNotFoundError } from "./error.ts"
 import { SessionEvent, type TurnReason } from "./event.ts"
 import type { ErrorInfo, NoticeData, PromptData } from "./message.ts"
 import type { SessionShape } from "./session.ts"
@@ -51,15 +51,25 @@ export const DEFAULT_QUEUE_LIMIT = 100
  * in the same commit. Claimed: it waits in the inbox for the running turn's boundary (or, for a `steer`
  * prompt, the running turn's next step), unless `queueLimit` inputs already wait there; then it is refused
  * and nothing is stored. The count is read in the commit transaction, so concurrent admissions cannot
- * overshoot the bound.
+ * overshoot the bound. An id some message or waiting input (of any session) already has is refused the
+ * same way (a client may choose the id): ids are unique across the database.
  */
 export const admitInput = (
   reads: Reads,
   sessionID: string,
   input: Input,
   queueLimit: number = DEFAULT_QUEUE_LIMIT,
-): { decision: Decision<SessionNotFoundError | QueueFullError>; grant?: Grant } => {
+): { decision: Decision<SessionNotFoundError | QueueFullError | InvalidInputError>; grant?: Grant } => {
   if (!reads.row(sessionID)) return { decision: { reject: new SessionNotFoundError({ sessionID }) } }
+  if (reads.messageIDTaken(input.data.messageID))
+    return {
+      decision: {
+        reject: new InvalidInputError({
+          message: `id ${input.data.messageID} is already used by another message`,
+          field: "id",
+        }),
+      },
+    }
   if (reads.claimed(sessionID)) {
     if (reads.queuedCount(sessionID) >= queueLimit)
       return { decision: { reject: new QueueFullError({ sessionID, limit: queueLimit }) } }

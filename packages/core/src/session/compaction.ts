@@ -136,6 +136,7 @@ export type CompactionError = ProviderError | HookError
 
 export const makeCompactor = (deps: CompactorDeps) => {
   const { bus, session, hooks, providers } = deps
+  const automatic = deps.config.compaction?.auto !== false
 
   /** Summarises and commits; false when there was nothing to summarise. */
   const compact = (request: CompactRequest): Effect.Effect<boolean, CompactionError> =>
@@ -235,7 +236,7 @@ export const makeCompactor = (deps: CompactorDeps) => {
     Effect.gen(function* () {
       const transcript = session.sync.transcript(input.sessionID)
       const limit = providers.limit(input.model)
-      if (!limit) return transcript
+      if (!limit || !automatic) return transcript
       if (!overLimit(estimateRequest(input.system, toModelMessages(transcript), deps.tools), limit)) return transcript
       const compacted = yield* compact({ sessionID: input.sessionID, reason: "auto" })
       return compacted ? session.sync.transcript(input.sessionID) : transcript
@@ -243,11 +244,30 @@ export const makeCompactor = (deps: CompactorDeps) => {
 
   /** After the provider refused a request as too long: compacts, or fails with that error when it cannot. */
   const recover = (sessionID: string, error: ProviderError): Effect.Effect<void, CompactionError> =>
-    compact({ sessionID, reason: "auto", overflow: true }).pipe(
-      Effect.flatMap((compacted) => (compacted ? Effect.void : Effect.fail(error))),
-    )
+    automatic
+      ? compact({ sessionID, reason: "auto", overflow: true }).pipe(
+          Effect.flatMap((compacted) => (compacted ? Effect.void : Effect.fail(error))),
+        )
+      : Effect.fail(error)
 
-  return { compact, prepare, recover }
+  /**
+   * A request's failure as it is recorded: with automatic compaction off, a refusal as too long says how to
+   * compact (nothing else will).
+   */
+  const explain =
+    (sessionID: string) =>
+    (error: ProviderError): ProviderError =>
+      automatic || !isOverflow(error)
+        ? error
+        : new ProviderError({
+            ...error,
+            message:
+              `${error.message}; the conversation no longer fits the model's context window and automatic ` +
+              "compaction is off (`compaction.auto: false`): compact the session " +
+              `(\`POST /api/session/${sessionID}/compact\`, or \`session.compact\` in the SDK), then continue`,
+          })
+
+  return { compact, prepare, recover, explain }
 }
 
 export type Compactor = ReturnType<typeof makeCompactor>

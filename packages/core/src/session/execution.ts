@@ -294,7 +294,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
       // Admission and launch are one uninterruptible step: a caller that goes away in between (a closed
       // HTTP request) cannot leave a granted claim without a loop. A refusal drops the hook failure kept
       // for the turn this input would have started.
-      const admit = (sessionID: string, input: Input, prompt: Prompt, time: number) =>
+      const admit = (sessionID: string, input: Input, prompt: Prompt) =>
         Effect.gen(function* () {
           const { started, envelopes } = yield* decideAll(sessionID, () =>
             admitInput(session.sync, sessionID, input, queueLimit),
@@ -308,7 +308,9 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
             admittedSeq: first.seq,
             prompt,
             delivery: input.kind === "prompt" ? input.data.delivery : "queue",
-            timeCreated: time,
+            // The commit's time, which the stored message (or queued input) carries too: a repeated id
+            // answers the same.
+            timeCreated: first.time,
             queued,
           } satisfies Admitted
         }).pipe(
@@ -343,7 +345,8 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           const repeated = yield* checkID(input.sessionID, input.id)
           if (repeated) return repeated
           yield* roomFor(input.sessionID)
-          if (input.id !== undefined && session.sync.message(input.sessionID, input.id) !== undefined)
+          // Advisory, before the hook runs; the binding check is the admission's, in the commit transaction.
+          if (input.id !== undefined && session.sync.messageIDTaken(input.id))
             return yield* new InvalidInputError({
               message: `id ${input.id} is already used by another message`,
               field: "id",
@@ -365,7 +368,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           }
           if (hook._tag === "Failure") failures.set(messageID, recordedHookError(hook.failure))
           const delivery = input.delivery ?? "queue"
-          return yield* admit(
+          const admitted = admit(
             input.sessionID,
             {
               kind: "prompt",
@@ -380,7 +383,15 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
               },
             },
             stored,
-            Date.now(),
+          )
+          // The same id admitted concurrently (a client retrying at once) answers the admission that won.
+          return yield* Effect.catchIf(
+            admitted,
+            (error) => error._tag === "Session.InvalidInputError" && error.field === "id",
+            (error) => {
+              const first = input.id === undefined ? undefined : existing(input.sessionID, input.id)
+              return first ? Effect.succeed(first) : Effect.fail(error)
+            },
           )
         })
 
@@ -413,7 +424,6 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
               },
             },
             { text },
-            Date.now(),
           )
         })
 

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm"
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core"
 import { SessionTable } from "./session.sql.ts"
 
@@ -18,5 +19,10 @@ export const MessageTable = sqliteTable(
     type: text().notNull(),
     data: text().notNull(),
   },
-  (table) => [index("session_message_session_seq").on(table.session_id, table.seq)],
+  (table) => [
+    index("session_message_session_seq").on(table.session_id, table.seq),
+    // Compactions are few; a correction or retraction of a prompt finds the ones restating it through
+    // this partial index instead of scanning the session's messages.
+    index("session_message_compaction").on(table.session_id).where(sql`type = 'compaction'`),
+  ],
 )

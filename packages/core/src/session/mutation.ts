@@ -23,7 +23,11 @@ export type MutationError = Exclude<SessionError, ForbiddenError | QueueFullErro
 
 /** The host-rendered text that stands in for a retracted message. Never plugin-supplied. */
 export const placeholderFor = (message: Message) =>
-  message.type === "synthetic" ? "[A notice was retracted.]" : "[A message was retracted.]"
+  message.type === "synthetic"
+    ? "[A notice was retracted.]"
+    : message.type === "compaction"
+      ? "[A summary was retracted.]"
+      : "[A message was retracted.]"
 
 /**
  * Decides, inside the admission transaction, whether the caller may change this message; returns the
@@ -173,7 +177,7 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
               sessionID,
               messageID,
               (message) => {
-                if (message.type !== "user" && message.type !== "synthetic") {
+                if (message.type !== "user" && message.type !== "synthetic" && message.type !== "compaction") {
                   return invalid(
                     message,
                     message.type === "assistant"

@@ -41,5 +41,6 @@ export const retryStatus = (bus: Bus["Service"], turns: Turns["Service"], sessio
   onResume: Effect.sync(() => {
     const turn = turns.get(sessionID)
     if (turn) turn.retrying = false
+    bus.publish(SessionEvent.Status, sessionID, { status: { type: "busy" }, name: "busy" })
   }),
 })

@@ -1,4 +1,4 @@
-import type { ModelRef, SessionInfo, SessionStatus } from "@opencode-ai/schema"
+import { idPattern, type ModelRef, type SessionInfo, type SessionStatus } from "@opencode-ai/schema"
 import { Context, Effect, Layer } from "effect"
 import { Bus } from "../bus/bus.ts"
 import { draft } from "../bus/event.ts"
@@ -45,6 +45,8 @@ export interface ListSessionsOptions {
   readonly search?: string
   /** Only sessions of this (resolved) directory. */
   readonly directory?: string
+  /** Only sessions of this project (`prj_...`, as a location reports it). */
+  readonly project?: string
 }
 
 export interface ListMessagesOptions {
@@ -102,6 +104,11 @@ export interface SessionShape {
     /** How many inputs wait in the inbox (what `session.queueLimit` bounds). */
     queuedCount(sessionID: string): number
     /**
+     * Whether a message or a waiting input of any session has this id. Message ids are unique across the
+     * database (a client may choose one), so a chosen id must be checked against every session.
+     */
+    messageIDTaken(messageID: string): boolean
+    /**
      * The oldest input waiting in the inbox after `afterSeq` (its queue position), or undefined: a turn
      * boundary takes the queue one item at a time, so it reads only what it delivers.
      */
@@ -119,6 +126,8 @@ export interface SessionShape {
     claimedSessions(): ReadonlyArray<string>
   }
 }
+
+const SESSION_ID = new RegExp(idPattern("sessionID"))
 
 const clamp = (limit: number | undefined, fallback: number) => Math.max(1, Math.min(200, Math.trunc(limit ?? fallback)))
 
@@ -141,15 +150,27 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
         FROM session s`
       const readSession = client.query<SessionRow, [string]>(`${selectSession} WHERE s.id = ?`)
       const listSessions = {
-        asc: client.query<SessionRow, [string, string, string | null, number]>(
+        asc: client.query<SessionRow, [string, string, string | null, string | null, number]>(
           `${selectSession} WHERE s.id > ?1 AND s.title LIKE ?2 ESCAPE '\\' AND (?3 IS NULL OR s.directory = ?3)
-           ORDER BY s.id ASC LIMIT ?4`,
+             AND (?4 IS NULL OR s.directory IN (SELECT value FROM json_each(?4)))
+           ORDER BY s.id ASC LIMIT ?5`,
         ),
-        desc: client.query<SessionRow, [string, string, string | null, number]>(
+        desc: client.query<SessionRow, [string, string, string | null, string | null, number]>(
           `${selectSession} WHERE s.id < ?1 AND s.title LIKE ?2 ESCAPE '\\' AND (?3 IS NULL OR s.directory = ?3)
-           ORDER BY s.id DESC LIMIT ?4`,
+             AND (?4 IS NULL OR s.directory IN (SELECT value FROM json_each(?4)))
+           ORDER BY s.id DESC LIMIT ?5`,
         ),
       }
+      const directories = client.query<{ directory: string }, []>("SELECT DISTINCT directory FROM session")
+      // A project is a directory here (see location.ts), named by a hash of its path: the hash cannot be
+      // reversed in SQL, so the directories it names are found among the sessions' own.
+      const projectDirectories = (project: string) =>
+        JSON.stringify(
+          directories
+            .all()
+            .map((row) => row.directory)
+            .filter((directory) => projectID(directory) === project),
+        )
       const readMessage = client.query<{ data: string }, [string, string]>(
         "SELECT data FROM session_message WHERE id = ? AND session_id = ?",
       )
@@ -164,6 +185,12 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
       )
       const countInbox = client.query<{ n: number }, [string]>(
         "SELECT count(*) AS n FROM session_inbox WHERE session_id = ?",
+      )
+      const readJournaled = client.query<{ used: number }, [string]>(
+        "SELECT 1 AS used FROM event WHERE aggregate_id = ? LIMIT 1",
+      )
+      const readMessageID = client.query<{ taken: number }, [string]>(
+        "SELECT 1 AS taken FROM session_message WHERE id = ?1 UNION ALL SELECT 1 FROM session_inbox WHERE message_id = ?1 LIMIT 1",
       )
       const readNextQueued = client.query<{ seq: number; data: string }, [string, number]>(
         "SELECT seq, data FROM session_inbox WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT 1",
@@ -243,6 +270,13 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
       return Session.of({
         create: (input) =>
           Effect.gen(function* () {
+            // Every route checks a session id against this form, so a session under another id could never
+            // be addressed again.
+            if (input.id !== undefined && !SESSION_ID.test(input.id))
+              return yield* new InvalidInputError({
+                message: "id must be a session id of the form ses_<letters and digits>",
+                field: "id",
+              })
             const sessionID = input.id ?? ascending("ses")
             yield* bus
               .transact(sessionID, () =>
@@ -253,15 +287,23 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
                         field: "id",
                       }),
                     }
-                  : [
-                      draft(SessionEvent.Created, {
-                        title: input.title ?? "New session",
-                        location: { directory: input.directory },
-                        ...(input.parentID ? { parentID: input.parentID } : {}),
-                        ...(input.agent ? { agent: input.agent } : {}),
-                        ...(input.model ? { model: input.model } : {}),
-                      }),
-                    ],
+                  : // A deleted session's events stay journaled under its id; a new one would collide.
+                    readJournaled.get(sessionID) !== null
+                    ? {
+                        reject: new InvalidInputError({
+                          message: `session id ${sessionID} was used by a deleted session; choose another id or omit it`,
+                          field: "id",
+                        }),
+                      }
+                    : [
+                        draft(SessionEvent.Created, {
+                          title: input.title ?? "New session",
+                          location: { directory: input.directory },
+                          ...(input.parentID ? { parentID: input.parentID } : {}),
+                          ...(input.agent ? { agent: input.agent } : {}),
+                          ...(input.model ? { model: input.model } : {}),
+                        }),
+                      ],
               )
               .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die))
             return yield* get(sessionID).pipe(Effect.orDie)
@@ -272,9 +314,11 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
             const order = options.order ?? "desc"
             const search = options.search ?? ""
             // The filter is part of the cursor's scope: a cursor continues only the listing that issued it.
-            const scope = `sessions:${order}:${search}:${options.directory ?? ""}`
+            // Encoded as JSON: no search text and directory can spell another pair's scope.
+            const scope = JSON.stringify(["sessions", order, search, options.directory ?? "", options.project ?? ""])
             const cursor = yield* cursorFor(options.cursor, scope)
             const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+            const project = options.project === undefined ? null : projectDirectories(options.project)
             return paginate({
               scope,
               order,
@@ -287,6 +331,7 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
                     after === undefined ? (direction === "asc" ? "" : "\uffff") : String(after),
                     pattern,
                     options.directory ?? null,
+                    project,
                     limit,
                   )
                   .map(toInfo),
@@ -360,6 +405,7 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
           },
           queuedSeq: (sessionID, messageID) => readQueued.get(messageID, sessionID)?.seq,
           queuedCount: (sessionID) => countInbox.get(sessionID)?.n ?? 0,
+          messageIDTaken: (messageID) => readMessageID.get(messageID) !== null,
           nextQueued: (sessionID, afterSeq) => {
             const row = readNextQueued.get(sessionID, afterSeq)
             return row ? { ...(JSON.parse(row.data) as Queued), seq: row.seq } : undefined

@@ -25,4 +25,7 @@ export const migrations: ReadonlyArray<{ readonly tag: string; readonly statemen
     "ALTER TABLE `session` ADD `tokens_cache_read` integer DEFAULT 0 NOT NULL;",
     "ALTER TABLE `session` ADD `tokens_cache_write` integer DEFAULT 0 NOT NULL;"
   ] },
+  { tag: "0003_compaction_index", statements: [
+    "CREATE INDEX `session_message_compaction` ON `session_message` (`session_id`) WHERE type = 'compaction';"
+  ] },
 ]

@@ -20,8 +20,9 @@ const refuseEarlierFormat = (client: SQLite) => {
   if (sessions === 0 && events === 0) return
   throw new EarlierFormatError(
     `this database holds ${sessions} session(s) and ${events} journaled event(s) in the storage format of ` +
-      `opencode2-host 0.1 (before the upstream v2 wire); this version cannot read them. Export them with the ` +
-      `earlier version (\`opencode2 session export\`), or start with a new database (\`--db <path>\`).`,
+      `opencode2-host 0.1 (before the upstream v2 wire); this version can neither read nor import them. ` +
+      `Keep using the earlier version for them, or start this one on a new database (\`--db <path>\`, ` +
+      `\`OPENCODE_DB\`) and move the old file away.`,
   )
 }
 

@@ -1,7 +1,8 @@
 import { Effect, Schema } from "effect"
+import { bashCommands } from "./bash-commands.ts"
 import { childEnvironment } from "./env.ts"
 import { sessionRoot } from "./path.ts"
-import { ToolError, type Tool } from "./tool.ts"
+import { ToolError, type Tool, type ToolPlan } from "./tool.ts"
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000
 export const BASH_MAX_TIMEOUT_MS = 600_000
@@ -151,6 +152,28 @@ const run = async (
 }
 
 /**
+ * The permission plan of a command line (the registry plans bash calls with it): each simple command is a
+ * pattern (`bash-commands.ts`), and the commands whose meaning is not static are `unresolved`, with the
+ * reasons shown to the person asked.
+ */
+export const planCommand = (command: string, run: ToolPlan["run"]): Effect.Effect<ToolPlan> =>
+  Effect.map(
+    Effect.promise(() => bashCommands(command)),
+    ({ subjects, unresolved }): ToolPlan => ({
+      permission: "bash",
+      patterns: subjects,
+      ...(unresolved.length > 0
+        ? {
+            unresolved: unresolved.map((u) => u.subject),
+            metadata: { unresolved: unresolved.map((u) => `${u.subject}: ${u.reason}`) },
+          }
+        : {}),
+      title: `bash ${command.length > 200 ? `${command.slice(0, 199)}…` : command}`,
+      run,
+    }),
+  )
+
+/**
  * Runs a shell command in the session directory.
  *
  * This is NOT a sandbox. The working directory is the session directory, but the command runs with the
@@ -158,6 +181,9 @@ const run = async (
  * network connections, and start programs. What keeps it in check is the permission layer (`bash` asks by
  * default; rules per command pattern) and the environment: the host's secrets (server password, provider
  * keys, every `{env:VAR}` of the config) are removed before the child starts (see env.ts).
+ *
+ * The rules see each simple command of the line, not the line as a string (`bash-commands.ts`): `a; rm x`,
+ * `echo $(rm x)` and `/bin/rm x` all contain the command `rm x`.
  *
  * The command runs in its own process group; on timeout, on `ctx.signal` abort and on fiber interruption
  * the whole group is killed with SIGKILL. stdout and stderr are combined in arrival order and capped.

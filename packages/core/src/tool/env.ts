@@ -1,6 +1,5 @@
 /**
- * The environment child processes (bash) get: the host's, minus its secrets (DESIGN "Security
- * boundary"): the server password, the conventional provider key variables, and every variable the
+ * The environment child processes (bash) get: the host's, minus its secrets: the server password, the conventional provider key variables, and every variable the
  * config references as `{env:VAR}` (whatever its name, it was put there to reach a provider).
  */
 

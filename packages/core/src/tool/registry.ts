@@ -1,5 +1,5 @@
 import { Effect, Exit, Schema, SchemaIssue } from "effect"
-import { bash } from "./bash.ts"
+import { bash, planCommand } from "./bash.ts"
 import { edit } from "./edit.ts"
 import { glob } from "./glob.ts"
 import { grep } from "./grep.ts"
@@ -164,8 +164,8 @@ const jsonCodec = (tool: Tool): Schema.Codec<unknown, unknown> => {
 
 /**
  * Decodes a model-supplied tool input and plans the call (see `ToolPlan`): file-changing tools validate
- * everything first; other tools get a plan whose `run` is their `execute`, with the path (or the bash
- * command) as the pattern the permission rules match.
+ * everything first; other tools get a plan whose `run` is their `execute`, with the path as the pattern
+ * the permission rules match (for bash: each command of the line).
  */
 export const planTool = (
   tool: Tool,
@@ -176,15 +176,15 @@ export const planTool = (
     const input = yield* decodeInput(tool, rawInput)
     if (tool.plan) return yield* tool.plan(input, ctx)
     const key = permissionKey(tool.name)
-    const subject =
-      key === "bash"
-        ? String((input as { command?: unknown }).command ?? "")
-        : String((input as { path?: unknown }).path ?? ".")
+    const run = () => Effect.map(tool.execute(input, ctx), (output) => ({ output }))
+    // A command line is never one pattern: the rules see each of its commands.
+    if (key === "bash") return yield* planCommand(String((input as { command?: unknown }).command ?? ""), run)
+    const subject = String((input as { path?: unknown }).path ?? ".")
     return {
       permission: key,
       patterns: [subject],
       title: `${tool.name} ${subject.length > 200 ? `${subject.slice(0, 199)}…` : subject}`,
-      run: () => Effect.map(tool.execute(input, ctx), (output) => ({ output })),
+      run,
     } satisfies ToolPlan
   }).pipe(Effect.catchDefect((defect) => Effect.fail(unexpected(tool, defect))))
 

@@ -21,7 +21,7 @@ export interface ToolContext {
   readonly env?: Readonly<Record<string, string | undefined>>
 }
 
-/** Which permission rule governs a tool call (DESIGN "Tools and permissions"). */
+/** Which permission rule governs a tool call (docs/tools.md). */
 export type PermissionKey = "read" | "edit" | "bash"
 
 /** What a tool call produced: the text the model sees, and data kept on the tool part (`metadata.diff`). */
@@ -37,8 +37,16 @@ export interface ToolResult {
  */
 export interface ToolPlan {
   readonly permission: PermissionKey
-  /** What the rules match against: file paths relative to the session directory, or the bash command. */
+  /**
+   * What the rules match against: file paths relative to the session directory, or each simple command
+   * of a bash line (`bash-commands.ts`). An `always` answer grants exactly these.
+   */
   readonly patterns: ReadonlyArray<string>
+  /**
+   * Patterns whose meaning could not be read statically (a bash command named by `$CMD`, a line that does
+   * not parse): a rule may deny or ask them but never allow them.
+   */
+  readonly unresolved?: ReadonlyArray<string>
   /** One line for the person asked ("edit src/a.ts"). */
   readonly title: string
   /** Shown with the ask and stored on the part (the diff of an edit). */

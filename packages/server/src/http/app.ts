@@ -16,6 +16,7 @@ import {
 } from "./discovery.ts"
 import { Fallback } from "./fallback.ts"
 import { FsHandlers } from "./fs.ts"
+import { ServerDirectory } from "./location.ts"
 import { RequestErrorsLive } from "./middleware.ts"
 import { SessionPermissionHandlers } from "./permission.ts"
 import { ConfigHandlers, PluginHandlers } from "./plugin.ts"
@@ -26,6 +27,8 @@ export interface AppOptions {
   readonly host: Context.Context<HostServices>
   readonly password?: string | undefined
   readonly logLevel: LogLevel.LogLevel
+  /** The server's own location (see `ServerDirectory`). */
+  readonly directory: string
 }
 
 const OpenApiRoute = HttpRouter.add(
@@ -68,6 +71,7 @@ export const appLayer = (options: AppOptions) => {
     // Middleware is looked up in the handlers' context when routes are built.
     Layer.provideMerge(Layer.mergeAll(RequestErrorsLive, AuthorizationLive(options.password))),
     Layer.provide(Layer.succeedContext(options.host)),
+    Layer.provide(Layer.succeed(ServerDirectory, options.directory)),
   )
   return Layer.mergeAll(HttpApiBuilder.layer(Api), OpenApiRoute, ConfigSchemaRoute, Fallback).pipe(
     Layer.provide(handlers),

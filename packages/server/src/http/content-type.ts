@@ -4,10 +4,10 @@ import { UnsupportedMediaTypeError } from "@opencode-ai/protocol"
 const JSON_TYPE = /^application\/json\s*(?:;.*)?$/i
 
 /** Methods whose requests carry a body in this API. */
-const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
+export const BODY_METHODS: ReadonlySet<string> = new Set(["POST", "PUT", "PATCH"])
 
 /**
- * Every request body is JSON (DESIGN, "HTTP API"). A request that carries a body, or declares a
+ * Every request body is JSON. A request that carries a body, or declares a
  * `Content-Type` on a method with a body, must declare JSON; anything else is refused with 415
  * `UnsupportedMediaTypeError` before the body is read.
  */

@@ -3,7 +3,7 @@ import { Api, ProviderNotFoundError } from "@opencode-ai/protocol"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { VERSION } from "../version.ts"
-import { requestLocation } from "./location.ts"
+import { requestLocation, ServerDirectory } from "./location.ts"
 
 /** `v2.health.get`: liveness and the server version. */
 export const HealthHandlers = HttpApiBuilder.group(Api, "v2.health", (handlers) =>
@@ -15,8 +15,8 @@ export const LocationHandlers = HttpApiBuilder.group(
   Api,
   "v2.location",
   Effect.fn(function* (handlers) {
-    const config = yield* Config
-    return handlers.handle("get", ({ query, request }) => requestLocation(query, request, config.directory))
+    const home = yield* ServerDirectory
+    return handlers.handle("get", ({ query, request }) => requestLocation(query, request, home))
   }),
 )
 
@@ -26,8 +26,9 @@ export const AgentHandlers = HttpApiBuilder.group(
   "v2.agent",
   Effect.fn(function* (handlers) {
     const config = yield* Config
+    const home = yield* ServerDirectory
     return handlers.handle("list", ({ query, request }) =>
-      Effect.map(requestLocation(query, request, config.directory), (location) => ({
+      Effect.map(requestLocation(query, request, home), (location) => ({
         location,
         data: agentInfos(config.data),
       })),
@@ -41,9 +42,9 @@ export const ModelHandlers = HttpApiBuilder.group(
   "v2.model",
   Effect.fn(function* (handlers) {
     const providers = yield* Providers
-    const config = yield* Config
+    const home = yield* ServerDirectory
     return handlers.handle("list", ({ query, request }) =>
-      Effect.map(requestLocation(query, request, config.directory), (location) => ({
+      Effect.map(requestLocation(query, request, home), (location) => ({
         location,
         data: modelInfos(providers),
       })),
@@ -57,16 +58,16 @@ export const ProviderHandlers = HttpApiBuilder.group(
   "v2.provider",
   Effect.fn(function* (handlers) {
     const providers = yield* Providers
-    const config = yield* Config
+    const home = yield* ServerDirectory
     return handlers.handleAll({
       list: ({ query, request }) =>
-        Effect.map(requestLocation(query, request, config.directory), (location) => ({
+        Effect.map(requestLocation(query, request, home), (location) => ({
           location,
           data: providers.list().map(providerInfo),
         })),
       get: ({ params, query, request }) =>
         Effect.gen(function* () {
-          const location = yield* requestLocation(query, request, config.directory)
+          const location = yield* requestLocation(query, request, home)
           const provider = providers.list().find((p) => p.id === params.providerID)
           if (!provider)
             return yield* new ProviderNotFoundError({
@@ -84,9 +85,9 @@ export const CommandHandlers = HttpApiBuilder.group(
   Api,
   "v2.command",
   Effect.fn(function* (handlers) {
-    const config = yield* Config
+    const home = yield* ServerDirectory
     return handlers.handle("list", ({ query, request }) =>
-      Effect.map(requestLocation(query, request, config.directory), (location) => ({ location, data: [] })),
+      Effect.map(requestLocation(query, request, home), (location) => ({ location, data: [] })),
     )
   }),
 )
@@ -96,9 +97,9 @@ export const SkillHandlers = HttpApiBuilder.group(
   Api,
   "v2.skill",
   Effect.fn(function* (handlers) {
-    const config = yield* Config
+    const home = yield* ServerDirectory
     return handlers.handle("list", ({ query, request }) =>
-      Effect.map(requestLocation(query, request, config.directory), (location) => ({ location, data: [] })),
+      Effect.map(requestLocation(query, request, home), (location) => ({ location, data: [] })),
     )
   }),
 )
@@ -110,9 +111,9 @@ export const PermissionRequestHandlers = HttpApiBuilder.group(
   Effect.fn(function* (handlers) {
     const permissions = yield* Permissions
     const session = yield* Session
-    const config = yield* Config
+    const home = yield* ServerDirectory
     return handlers.handle("list", ({ query, request }) =>
-      Effect.map(requestLocation(query, request, config.directory), (location) => ({
+      Effect.map(requestLocation(query, request, home), (location) => ({
         location,
         data: permissions.sync
           .all()

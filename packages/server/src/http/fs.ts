@@ -1,9 +1,9 @@
-import { Config, findEntries, listDirectory, openFile } from "@opencode-ai/core"
+import { findEntries, listDirectory, openFile } from "@opencode-ai/core"
 import { Api, InvalidRequestError } from "@opencode-ai/protocol"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { fromCore } from "./errors.ts"
-import { decodeHeader, requestLocation, resolveLocation } from "./location.ts"
+import { decodeHeader, requestLocation, resolveLocation, ServerDirectory } from "./location.ts"
 import { errorResponse } from "./respond.ts"
 
 /** `v2.fs.list` and `v2.fs.find`: a location's files, confined like the tools. */
@@ -11,16 +11,16 @@ export const FsHandlers = HttpApiBuilder.group(
   Api,
   "v2.fs",
   Effect.fn(function* (handlers) {
-    const config = yield* Config
+    const home = yield* ServerDirectory
     return handlers.handleAll({
       list: ({ query, request }) =>
         Effect.gen(function* () {
-          const location = yield* requestLocation(query, request, config.directory)
+          const location = yield* requestLocation(query, request, home)
           return { location, data: yield* fromCore(listDirectory(location.directory, query.path)) }
         }),
       find: ({ query, request }) =>
         Effect.gen(function* () {
-          const location = yield* requestLocation(query, request, config.directory)
+          const location = yield* requestLocation(query, request, home)
           const data = yield* fromCore(
             findEntries(location.directory, query.query, {
               ...(query.type !== undefined ? { type: query.type } : {}),
@@ -40,7 +40,7 @@ export const FS_READ_PREFIX = "/api/fs/read/"
  * `GET /api/fs/read/<path>` (`v2.fs.read`): one file's bytes, its path relative to the location. Served
  * beside the HttpApi routes because its path is the rest of the URL. Refusals are the same JSON bodies.
  */
-export const readFileRoute = (url: URL, headers: Headers, config: Config["Service"]): Promise<Response> =>
+export const readFileRoute = (url: URL, headers: Headers, home: string): Promise<Response> =>
   Effect.runPromise(
     Effect.gen(function* () {
       let path: string
@@ -60,7 +60,7 @@ export const readFileRoute = (url: URL, headers: Headers, config: Config["Servic
           ...(query.get("directory") !== null ? { directory: query.get("directory")! } : {}),
         },
         decodeHeader(headers.get("x-opencode-directory")),
-        config.directory,
+        home,
       )
       const file = yield* fromCore(openFile(location.directory, path))
       return new Response(Bun.file(file.path), {

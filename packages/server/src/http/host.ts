@@ -1,7 +1,7 @@
 import { ForbiddenError } from "@opencode-ai/protocol"
 
 /**
- * The DNS-rebinding defence (DESIGN, "Security boundary"). A web page on an attacker's domain can point
+ * The DNS-rebinding defence. A web page on an attacker's domain can point
  * that domain at 127.0.0.1 and then talk to the local server as a same-origin page; the only trace is the
  * `Host` header, which still names the attacker's domain. Without a password, the server answers only
  * requests whose `Host` is a loopback name or address, or a name the user listed in `server.allowedHosts`.

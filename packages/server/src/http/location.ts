@@ -1,7 +1,7 @@
 import { locationInfo, resolveDirectory } from "@opencode-ai/core"
 import { InvalidRequestError } from "@opencode-ai/protocol"
 import type { LocationInfo } from "@opencode-ai/schema"
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
 import type { HttpServerRequest } from "effect/http"
 
 /**
@@ -54,3 +54,12 @@ export const checked = (directory: string, field: string) =>
   resolveDirectory(directory, field).pipe(
     Effect.mapError((error) => new InvalidRequestError({ message: `Invalid ${field}: ${error.message}`, field })),
   )
+
+/**
+ * The server's own location: where a request that names none works (`location.get` without a directory,
+ * a session created with no location and no `x-opencode-directory`). The directory `opencode2 serve` was
+ * started in, unless the embedder says otherwise.
+ */
+export class ServerDirectory extends Context.Service<ServerDirectory, string>()(
+  "@opencode-ai/server/ServerDirectory",
+) {}

@@ -16,7 +16,7 @@ import { toWire } from "@opencode-ai/schema"
 import { Effect, Stream } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { fromCore, fromCoreListing } from "./errors.ts"
-import { checked, clientDirectory } from "./location.ts"
+import { checked, clientDirectory, ServerDirectory } from "./location.ts"
 
 /** Everything admitted or changed over HTTP is the user's doing. */
 const by = "user"
@@ -40,6 +40,7 @@ export const SessionHandlers = HttpApiBuilder.group(
     const prune = yield* Prune
     const erase = yield* Erase
     const config = yield* Config
+    const home = yield* ServerDirectory
     const providers = yield* Providers
     const bus = yield* Bus
 
@@ -66,6 +67,7 @@ export const SessionHandlers = HttpApiBuilder.group(
               ...(query.order !== undefined ? { order: query.order } : {}),
               ...(query.search !== undefined ? { search: query.search } : {}),
               ...(directory !== undefined ? { directory } : {}),
+              ...(query.project !== undefined ? { project: query.project } : {}),
             }),
           )
         }),
@@ -80,7 +82,7 @@ export const SessionHandlers = HttpApiBuilder.group(
               ? yield* checked(payload.location.directory, "location.directory")
               : header !== undefined
                 ? yield* checked(header, "x-opencode-directory")
-                : yield* checked(config.directory, "directory")
+                : yield* checked(home, "directory")
           const info = yield* fromCore(
             session.create({
               directory,

@@ -12,6 +12,7 @@ export interface TestServer {
   readonly client: OpencodeClient
   /** `client.v2`. */
   readonly api: OpencodeClient["v2"]
+  /** The temporary directory: the server's own location and its config directory. */
   readonly directory: string
   readonly database: string
   /** Raw fetch against the server (path relative to its URL). */
@@ -35,6 +36,9 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
   const { config, ...rest } = options
   const server = await startServer({
     port: 0,
+    // The server's own location (where requests that name none work) is the test's directory, never
+    // the directory the tests run in.
+    directory,
     ...rest,
     database,
     config: { data: config ?? {}, directory },

@@ -166,6 +166,7 @@ export class Runner extends Context.Service<
             // Transient failures before any output are retried with backoff (status `retrying` meanwhile).
             const retries = providers.retries(model.providerID)
             yield* withRetry(() => client.stream(request), retries, retryStatus(bus, turns, turn.sessionID)).pipe(
+              Stream.mapError(compactor.explain(turn.sessionID)),
               Stream.takeWhile(() => !state.capped),
               // Applying an event and committing what it produced is one step: an interrupt lands between
               // events, never between an item this state holds and its durable start, so the failure record

@@ -1,0 +1,1 @@
+CREATE INDEX `session_message_compaction` ON `session_message` (`session_id`) WHERE type = 'compaction';
