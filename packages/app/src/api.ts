@@ -1,3 +1,4 @@
+import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/v2"
 import type {
   DatabaseStats,
   EraseSummary,
@@ -5,13 +6,14 @@ import type {
   PermissionReply,
   PruneSummary,
   SessionInfo,
-  ViewMessage,
+  SessionMessage,
 } from "./types.ts"
 
 /**
- * The HTTP API, called with plain `fetch` on the page's own origin (so the browser's Basic-auth
- * credentials go along and nothing is requested from anywhere else). Every failure is an `ApiError`
- * carrying the server's tagged body: `_tag` and a human `message`.
+ * The HTTP API through the generated v2 SDK, on the page's own origin: the browser attaches its Basic-auth
+ * credentials to same-origin requests by itself, and nothing is requested from anywhere else. The SDK
+ * answers `{ data, error, response }`; `call` turns an `error` into an `ApiError` carrying the server's
+ * tagged body (`_tag`, a human `message`) and unwraps the `{ data }` envelope where there is one.
  */
 export class ApiError extends Error {
   override readonly name = "ApiError"
@@ -35,85 +37,121 @@ export class ApiError extends Error {
   }
 }
 
-export const request = async <T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> => {
-  let response: Response
-  try {
-    response = await fetch(path, {
-      method,
-      credentials: "same-origin",
-      headers:
-        body === undefined
-          ? { accept: "application/json" }
-          : { accept: "application/json", "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      ...(signal ? { signal } : {}),
-    })
-  } catch (cause) {
-    if (signal?.aborted) throw cause
-    throw new ApiError(
-      0,
-      "NetworkError",
-      `The server could not be reached (${cause instanceof Error ? cause.message : String(cause)})`,
-    )
-  }
-  if (response.status === 204) return undefined as T
-  const text = await response.text()
-  let parsed: unknown
-  try {
-    parsed = text ? JSON.parse(text) : undefined
-  } catch {
-    parsed = undefined
-  }
-  if (!response.ok) {
-    const error = (parsed && typeof parsed === "object" ? parsed : {}) as Record<string, unknown>
-    const message =
-      typeof error.message === "string" && error.message
-        ? error.message
-        : `${response.status} ${response.statusText}`.trim()
-    throw new ApiError(response.status, typeof error._tag === "string" ? error._tag : "", message, error)
-  }
-  return parsed as T
+let connection: OpencodeClient | undefined
+
+/**
+ * The SDK client for this page's server: its own origin (created on first use, so tests can import this
+ * module in Node, where requests would go to relative URLs).
+ */
+export const client = (): OpencodeClient =>
+  (connection ??= createOpencodeClient({ baseUrl: globalThis.location?.origin ?? "" }))
+
+const v2 = () => client().v2
+
+interface Result<T> {
+  readonly data?: T
+  readonly error?: unknown
+  readonly response?: Response
 }
 
-const enc = encodeURIComponent
-const session = (id: string) => `/api/session/${enc(id)}`
+/** What a failed SDK call resolved to, as an `ApiError`. */
+export const toApiError = (error: unknown, response: Response | undefined): ApiError => {
+  if (!response) {
+    const reason = error instanceof Error ? error.message : String(error)
+    return new ApiError(0, "NetworkError", `The server could not be reached (${reason})`)
+  }
+  const body = (error && typeof error === "object" ? error : {}) as Record<string, unknown>
+  const message =
+    typeof body.message === "string" && body.message
+      ? body.message
+      : typeof error === "string" && error
+        ? error
+        : `${response.status} ${response.statusText}`.trim()
+  return new ApiError(response.status, typeof body._tag === "string" ? body._tag : "", message, body)
+}
 
+/** Resolves to the call's body, or rejects with an `ApiError`. */
+export const call = async <T>(request: Promise<Result<T>>): Promise<T> => {
+  const { data, error, response } = await request
+  if (error !== undefined || (response && !response.ok)) throw toApiError(error, response)
+  return data as T
+}
+
+/** The same, for the operations that answer `{ data }`. */
+const enveloped = <T>(request: Promise<Result<{ data: T }>>): Promise<T> => call(request).then((body) => body.data)
+
+/** A page of a list, as the v2 API answers it. */
 export interface Page<T> {
-  readonly items: ReadonlyArray<T>
-  readonly cursor?: string
+  readonly data: ReadonlyArray<T>
+  /** `next` continues in the listing's order (older, for the newest-first listings used here). */
+  readonly cursor: { readonly next?: string; readonly previous?: string }
+}
+
+/** `provider/model` (what the prompt box's model field holds) as a model ref. */
+export const modelRef = (text: string): { providerID: string; id: string } | undefined => {
+  const at = text.indexOf("/")
+  if (at <= 0 || at === text.length - 1) return undefined
+  return { providerID: text.slice(0, at), id: text.slice(at + 1) }
+}
+
+export class ModelNameError extends ApiError {
+  constructor(text: string) {
+    super(400, "InvalidRequestError", `expected a model as provider/model, got "${text}"`, { field: "model" })
+  }
 }
 
 export const api = {
-  sessions: (cursor?: string) =>
-    request<Page<SessionInfo>>("GET", `/api/session?limit=200${cursor ? `&cursor=${enc(cursor)}` : ""}`),
-  session: (id: string) => request<SessionInfo>("GET", session(id)),
-  create: (body: { title?: string; directory?: string }) => request<SessionInfo>("POST", "/api/session", body),
-  rename: (id: string, title: string) => request<SessionInfo>("PATCH", session(id), { title }),
-  remove: (id: string) => request<void>("DELETE", session(id)),
-  messages: (id: string, options: { cursor?: string; limit?: number; order?: "asc" | "desc" } = {}) =>
-    request<Page<ViewMessage>>(
-      "GET",
-      `${session(id)}/message?limit=${options.limit ?? 200}&order=${options.order ?? "desc"}${options.cursor ? `&cursor=${enc(options.cursor)}` : ""}`,
+  sessions: (cursor?: string): Promise<Page<SessionInfo>> =>
+    call(v2().session.list({ limit: 200, order: "desc", ...(cursor ? { cursor } : {}) })),
+  session: (sessionID: string): Promise<SessionInfo> => enveloped(v2().session.get({ sessionID })),
+  create: (input: { title?: string; directory?: string }): Promise<SessionInfo> =>
+    enveloped(
+      v2().session.create({
+        ...(input.title ? { title: input.title } : {}),
+        ...(input.directory ? { location: { directory: input.directory } } : {}),
+      }),
     ),
-  prompt: (id: string, body: { text: string; agent?: string; model?: string }) =>
-    request<{ messageID: string }>("POST", `${session(id)}/prompt`, body),
-  interrupt: (id: string) => request<void>("POST", `${session(id)}/interrupt`),
-  correct: (id: string, messageID: string, partID: string, text: string) =>
-    request<ViewMessage>("PATCH", `${session(id)}/message/${enc(messageID)}/part/${enc(partID)}`, { text }),
-  retract: (id: string, messageID: string) =>
-    request<ViewMessage>("DELETE", `${session(id)}/message/${enc(messageID)}`),
-  removePart: (id: string, messageID: string, partID: string) =>
-    request<ViewMessage>("DELETE", `${session(id)}/message/${enc(messageID)}/part/${enc(partID)}`),
-  prune: (id: string) => request<PruneSummary>("POST", `${session(id)}/prune`, {}),
-  erase: (id: string) => request<EraseSummary>("POST", `${session(id)}/erase`),
-  stats: (sessionID?: string) =>
-    request<DatabaseStats>("GET", `/api/db/stats${sessionID ? `?sessionID=${enc(sessionID)}` : ""}`),
-  permissions: (id: string) => request<Page<Permission>>("GET", `${session(id)}/permission`),
-  reply: (id: string, permissionID: string, reply: PermissionReply, message?: string) =>
-    request<unknown>("POST", `${session(id)}/permission/${enc(permissionID)}`, {
-      reply,
-      ...(message ? { message } : {}),
-    }),
-  agents: () => request<unknown>("GET", "/api/agent"),
-  providers: () => request<unknown>("GET", "/api/provider"),
+  rename: (sessionID: string, title: string): Promise<SessionInfo> =>
+    enveloped(v2().session.update({ sessionID, title })),
+  remove: (sessionID: string): Promise<unknown> => call(v2().session.delete({ sessionID })),
+  messages: (
+    sessionID: string,
+    options: { cursor?: string; limit?: number; order?: "asc" | "desc" } = {},
+  ): Promise<Page<SessionMessage>> =>
+    call(
+      v2().session.messages({
+        sessionID,
+        limit: options.limit ?? 200,
+        order: options.order ?? "desc",
+        ...(options.cursor ? { cursor: options.cursor } : {}),
+      }),
+    ) as Promise<Page<SessionMessage>>,
+  prompt: (sessionID: string, input: { text: string; agent?: string; model?: string }) => {
+    const model = input.model ? modelRef(input.model) : undefined
+    if (input.model && !model) return Promise.reject(new ModelNameError(input.model))
+    return enveloped(
+      v2().session.prompt({
+        sessionID,
+        prompt: { text: input.text },
+        ...(input.agent ? { agent: input.agent } : {}),
+        ...(model ? { model } : {}),
+      }),
+    )
+  },
+  interrupt: (sessionID: string): Promise<unknown> => call(v2().session.interrupt({ sessionID })),
+  /** Corrects a user or notice text (no `itemID`) or an assistant text item (`itemID`). */
+  correct: (sessionID: string, messageID: string, itemID: string | undefined, text: string) =>
+    enveloped(v2().session.correct({ sessionID, messageID, text, ...(itemID ? { itemID } : {}) })),
+  retract: (sessionID: string, messageID: string) => enveloped(v2().session.retract({ sessionID, messageID })),
+  removeItem: (sessionID: string, messageID: string, itemID: string) =>
+    enveloped(v2().session.removeItem({ sessionID, messageID, itemID })),
+  prune: (sessionID: string): Promise<PruneSummary> => enveloped(v2().session.prune({ sessionID })),
+  erase: (sessionID: string): Promise<EraseSummary> => enveloped(v2().session.erase({ sessionID })),
+  stats: (sessionID?: string): Promise<DatabaseStats> => enveloped(v2().storage.stats(sessionID ? { sessionID } : {})),
+  permissions: (sessionID: string): Promise<ReadonlyArray<Permission>> =>
+    enveloped(v2().session.permission.list({ sessionID })) as Promise<ReadonlyArray<Permission>>,
+  reply: (sessionID: string, requestID: string, reply: PermissionReply, message?: string): Promise<unknown> =>
+    call(v2().session.permission.reply({ sessionID, requestID, reply, ...(message ? { message } : {}) })),
+  agents: (): Promise<unknown> => call(v2().agent.list()),
+  models: (): Promise<unknown> => call(v2().model.list()),
 }

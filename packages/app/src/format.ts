@@ -35,9 +35,10 @@ export const json = (value: unknown) => {
   }
 }
 
+/** A model ref (`{ providerID, id }`) as `provider/model`. */
 export const modelName = (model: unknown) =>
   typeof model === "string"
     ? model
-    : model && typeof model === "object" && "providerID" in model && "modelID" in model
-      ? `${String((model as { providerID: string }).providerID)}/${String((model as { modelID: string }).modelID)}`
+    : model && typeof model === "object" && "providerID" in model && "id" in model
+      ? `${String((model as { providerID: string }).providerID)}/${String((model as { id: string }).id)}`
       : ""

@@ -1,23 +1,32 @@
-import { ApiError, api } from "./api.ts"
-import { applyEvent, fromSnapshot, prependOlder, replaceMessage, type Transcript } from "./transcript.ts"
-import type { DurableEnvelope, Permission, SessionInfo, StreamEvent, ViewMessage } from "./types.ts"
+import { EventStreamError, subscribe } from "@opencode-ai/sdk/v2"
+import { ApiError, api, client, type Page } from "./api.ts"
+import { applyBuffered, applyEvent, fromSnapshot, prependOlder, type Transcript } from "./transcript.ts"
+import {
+  type DurableWireEvent,
+  isDurable,
+  type Permission,
+  type SessionInfo,
+  type SessionMessage,
+  type WireEvent,
+} from "./types.ts"
 
 /**
- * One session kept live in the browser: an `EventSource` on `GET /api/event?sessionID=`, a snapshot from
- * the HTTP API, and the transcript rules of `transcript.ts` joining the two.
+ * One session kept live in the browser: the SDK's event stream (`subscribe` with the session id: durable
+ * and live events), snapshots from the HTTP API, and the transcript rules joining the two.
  *
- * Resync (on every connect, after a dropped connection, and whenever the stream shows a gap or an event
- * this client cannot project): once the stream says `server.connected` the server is subscribed, so
- * every event from then on will arrive. Events are buffered while the session (its seq) and then the
- * messages are read; the buffer is applied on top, skipping what the seq says the snapshot already has.
- * Nothing is lost (the subscription predates the reads) and nothing is applied twice (seq).
+ * A snapshot reflects exactly one seq: the session is read before and after the messages (and the pending
+ * permission requests), and the read is taken again until both say the same seq, i.e. nothing committed
+ * in between. Resync (on every connect, after a dropped connection, and whenever the stream shows a gap
+ * or an event this client cannot apply): once the stream is subscribed, every event from then on will
+ * arrive, so events are buffered while the snapshot is read and then applied on top, skipping the ones
+ * at or below its seq. Nothing is lost (the subscription predates the reads) and nothing is applied twice.
  */
 
 export type Connection = "connecting" | "live" | "resyncing" | "offline"
 
 interface Snapshot {
   readonly session: SessionInfo
-  readonly messages: ReadonlyArray<ViewMessage>
+  readonly messages: ReadonlyArray<SessionMessage>
   readonly cursor: string | undefined
   readonly permissions: ReadonlyArray<Permission>
 }
@@ -26,29 +35,66 @@ interface Snapshot {
 export const PAGE_SIZE = 200
 /** The first read of a session: enough for the first screen, small enough to arrive at once. */
 export const FIRST_PAGE = 80
+/** Reads of a session that keeps changing are retried this often before the view gives up for a while. */
+const MAX_READS = 25
 const MAX_ORPHANS = 5000
 const RECONNECT_MIN_MS = 250
 const RECONNECT_MAX_MS = 5000
+
+export class SessionChangingError extends Error {
+  override readonly name = "SessionChangingError"
+}
+
+/**
+ * Runs `read` between two reads of the session's seq until they agree, so its result reflects exactly
+ * that seq.
+ */
+export const readAtOneSeq = async <T>(
+  sessionID: string,
+  read: () => Promise<T>,
+): Promise<{ readonly session: SessionInfo; readonly value: T }> => {
+  let before = await api.session(sessionID)
+  for (let attempt = 1; ; attempt++) {
+    const value = await read()
+    const after = await api.session(sessionID)
+    if (after.seq === before.seq) return { session: after, value }
+    if (attempt >= MAX_READS)
+      throw new SessionChangingError(`Session ${sessionID} changed during each of ${MAX_READS} reads`)
+    before = after
+  }
+}
+
+/** An open event stream, read until it ends (the server closed it, or the connection dropped). */
+const follow = async (
+  sessionID: string | undefined,
+  signal: AbortSignal,
+  onEvent: (event: WireEvent) => void,
+): Promise<void> => {
+  const stream = await subscribe(client(), { ...(sessionID ? { sessionID } : {}), signal })
+  for await (const event of stream) {
+    if (signal.aborted) break
+    onEvent(event as WireEvent)
+  }
+}
 
 export class LiveSession {
   state: Transcript | undefined
   connection: Connection = "connecting"
   /** Why the session cannot be shown (e.g. it does not exist). */
   failure: string | undefined
-  /** Whether the server has the permission routes; undefined until asked. */
-  permissionsSupported: boolean | undefined
   /** How many snapshots were taken (the first load and each resync): a view for tests and diagnostics. */
   snapshots = 0
 
-  private source: EventSource | undefined
+  private controller: AbortController | undefined
   private generation = 0
-  private buffer: Array<StreamEvent> | undefined
+  private buffer: Array<WireEvent> | undefined
   /** The first read, started before the stream is open (see `first`). */
   private initial: Promise<Snapshot | undefined> | undefined
   private again = false
-  private orphans: Array<DurableEnvelope> = []
+  private orphans: Array<DurableWireEvent> = []
   private orphansOverflowed = false
   private olderCursor: string | undefined
+  private loadingOlder = false
   private reconnectDelay = RECONNECT_MIN_MS
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined
   private closed = false
@@ -77,36 +123,36 @@ export class LiveSession {
     this.closed = true
     this.generation++
     clearTimeout(this.reconnectTimer)
-    this.source?.close()
-    this.source = undefined
+    this.controller?.abort()
+    this.controller = undefined
     this.listeners.clear()
     this.idleListeners.clear()
-  }
-
-  /** Applies a message the API answered (after a mutation), before its event arrives. */
-  replace(message: ViewMessage) {
-    if (!this.state) return
-    this.state = replaceMessage(this.state, message)
-    this.notify()
   }
 
   /** Loads the page of messages before the oldest one shown. */
   async loadOlder() {
     const state = this.state
-    if (!state?.hasOlder || this.buffer) return
+    if (!state?.hasOlder || this.buffer || this.loadingOlder) return
     if (this.orphansOverflowed) return this.resync()
     const snapshots = this.snapshots
-    const page = await api.messages(this.sessionID, {
-      order: "desc",
-      limit: PAGE_SIZE,
-      ...(this.olderCursor ? { cursor: this.olderCursor } : {}),
-    })
-    // A snapshot taken meanwhile already covers this range.
-    if (this.closed || snapshots !== this.snapshots || !this.state) return
-    this.olderCursor = page.cursor
-    this.state = prependOlder(this.state, page.items, page.cursor !== undefined, this.orphans)
-    if (page.cursor === undefined) this.orphans = []
-    this.notify()
+    this.loadingOlder = true
+    try {
+      const cursor = this.olderCursor
+      const { session, value: page } = await readAtOneSeq(this.sessionID, () =>
+        api.messages(this.sessionID, { order: "desc", limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }),
+      )
+      // A snapshot taken meanwhile already covers this range.
+      if (this.closed || snapshots !== this.snapshots || !this.state) return
+      const next = page.cursor.next
+      this.olderCursor = next
+      this.state = prependOlder(this.state, page.data, session.seq, next !== undefined, this.orphans)
+      if (next === undefined) this.orphans = []
+      this.notify()
+    } catch {
+      // The page stays unloaded; the reader can ask again.
+    } finally {
+      this.loadingOlder = false
+    }
   }
 
   private notify() {
@@ -116,31 +162,30 @@ export class LiveSession {
   private connect() {
     if (this.closed) return
     const generation = ++this.generation
+    const controller = new AbortController()
+    this.controller = controller
     this.connection = this.state ? "resyncing" : "connecting"
     this.notify()
-    const source = new EventSource(`/api/event?sessionID=${encodeURIComponent(this.sessionID)}`)
-    this.source = source
-    source.onmessage = (message) => {
-      if (generation !== this.generation) return
-      let event: StreamEvent
-      try {
-        event = JSON.parse(message.data)
-      } catch {
-        return
-      }
-      this.receive(event, generation)
-    }
-    source.onerror = () => {
-      if (generation !== this.generation) return
-      source.close()
-      this.disconnected()
-    }
+    follow(this.sessionID, controller.signal, (event) => {
+      if (generation === this.generation) this.receive(event, generation)
+    }).then(
+      () => {
+        if (generation === this.generation) this.disconnected()
+      },
+      (error) => {
+        if (generation !== this.generation) return
+        const body = error instanceof EventStreamError ? (error.error as { _tag?: string }) : undefined
+        if (body?._tag === "SessionNotFoundError") this.fail(error.message)
+        else this.disconnected()
+      },
+    )
   }
 
   private disconnected() {
     this.generation++
     this.buffer = undefined
-    this.source = undefined
+    this.controller?.abort()
+    this.controller = undefined
     if (this.closed || this.state?.deleted) return
     this.connection = "offline"
     this.notify()
@@ -150,7 +195,7 @@ export class LiveSession {
     this.reconnectTimer = setTimeout(() => this.connect(), delay)
   }
 
-  private receive(event: StreamEvent, generation: number) {
+  private receive(event: WireEvent, generation: number) {
     if (event.type === "server.connected") {
       this.buffer = []
       const initial = this.initial
@@ -167,18 +212,20 @@ export class LiveSession {
     this.apply(event)
   }
 
-  private apply(event: StreamEvent) {
+  private apply(event: WireEvent) {
     if (!this.state) return
     const wasIdle = this.state.status === "idle"
     const applied = applyEvent(this.state, event)
     if (applied.resync) return this.resync()
-    if (applied.orphan) {
-      if (this.orphans.length < MAX_ORPHANS) this.orphans.push(event as DurableEnvelope)
-      else this.orphansOverflowed = true
-    }
+    if (applied.orphan) this.keep(event as DurableWireEvent)
     this.state = applied.state
     this.notify()
     if (!wasIdle && this.state.status === "idle") for (const listener of [...this.idleListeners]) listener()
+  }
+
+  private keep(event: DurableWireEvent) {
+    if (this.orphans.length < MAX_ORPHANS) this.orphans.push(event)
+    else this.orphansOverflowed = true
   }
 
   /** A new snapshot on the open connection; events keep arriving into the buffer meanwhile. */
@@ -194,33 +241,37 @@ export class LiveSession {
   }
 
   /**
-   * Reads a snapshot: the session first (its seq is the floor: every event up to it is in the messages
-   * read next), then the newest messages (as far back as the view had loaded) and the pending asks.
+   * Reads a snapshot at one seq: the newest messages (as far back as the view had loaded) and the pending
+   * permission requests, between two reads of the session.
    */
   private async read(): Promise<Snapshot> {
-    const session = await api.session(this.sessionID)
     const oldest = this.state?.messages[0]?.seq
     const pages = async () => {
-      const messages: Array<ViewMessage> = []
+      const messages: Array<SessionMessage> = []
       let cursor: string | undefined
       do {
         const limit = oldest === undefined ? FIRST_PAGE : PAGE_SIZE
-        const page = await api.messages(this.sessionID, { order: "desc", limit, ...(cursor ? { cursor } : {}) })
-        messages.push(...page.items)
-        cursor = page.cursor
-        const last = page.items.at(-1)?.seq
+        const page: Page<SessionMessage> = await api.messages(this.sessionID, {
+          order: "desc",
+          limit,
+          ...(cursor ? { cursor } : {}),
+        })
+        messages.push(...page.data)
+        cursor = page.cursor.next
+        const last = page.data.at(-1)?.seq
         // Reload as far back as the view had loaded, no further.
         if (oldest === undefined || last === undefined || last <= oldest) break
       } while (cursor !== undefined)
       return { messages, cursor }
     }
-    const [{ messages, cursor }, permissions] = await Promise.all([pages(), this.permissions()])
+    const { session, value } = await readAtOneSeq(this.sessionID, () => Promise.all([pages(), this.permissions()]))
+    const [{ messages, cursor }, permissions] = value
     return { session, messages, cursor, permissions }
   }
 
   /** Makes a snapshot the transcript, then applies what the stream buffered meanwhile. */
-  private install(snapshot: Snapshot, buffered: ReadonlyArray<StreamEvent>) {
-    this.state = fromSnapshot({
+  private install(snapshot: Snapshot, buffered: ReadonlyArray<WireEvent>) {
+    const state = fromSnapshot({
       session: snapshot.session,
       messages: snapshot.messages,
       permissions: snapshot.permissions,
@@ -231,15 +282,10 @@ export class LiveSession {
     this.orphansOverflowed = false
     this.snapshots++
     this.failure = undefined
-    for (const event of buffered) {
-      const applied = applyEvent(this.state, event)
-      if (applied.resync) {
-        this.again = true
-        break
-      }
-      if (applied.orphan) this.orphans.push(event as DurableEnvelope)
-      this.state = applied.state
-    }
+    const caught = applyBuffered(state, buffered)
+    if (caught.resync) this.again = true
+    for (const orphan of caught.orphans) this.keep(orphan)
+    this.state = caught.state
   }
 
   /**
@@ -248,7 +294,7 @@ export class LiveSession {
    * the subscription shows as a seq the buffer does not reach, and then a full snapshot is taken.
    */
   private first(): Promise<Snapshot | undefined> {
-    const initial = this.read().then(
+    return this.read().then(
       (snapshot) => {
         if (!this.closed && !this.state) {
           this.install(snapshot, [])
@@ -257,11 +303,10 @@ export class LiveSession {
         return snapshot
       },
       (error) => {
-        if (error instanceof ApiError && error.tag === "SessionNotFoundError") this.fail(error)
+        if (error instanceof ApiError && error.tag === "SessionNotFoundError") this.fail(error.message)
         return undefined
       },
     )
-    return initial
   }
 
   private async confirm(initial: Promise<Snapshot | undefined>, generation: number) {
@@ -274,7 +319,7 @@ export class LiveSession {
       this.install(snapshot, buffered)
       this.connection = "live"
       this.reconnectDelay = RECONNECT_MIN_MS
-      if (this.state && this.state.lastSeq < now.seq && !this.again) this.again = true
+      if (this.state && this.state.lastSeq < now.seq) this.again = true
       this.settle()
     } catch (error) {
       this.failed(error, generation)
@@ -305,53 +350,73 @@ export class LiveSession {
     }
   }
 
-  private fail(error: ApiError) {
-    this.failure = error.message
+  private fail(message: string) {
+    this.failure = message
     this.state = this.state ? { ...this.state, deleted: true } : undefined
     this.connection = "offline"
-    this.source?.close()
     this.generation++
+    this.controller?.abort()
     this.notify()
   }
 
   private failed(error: unknown, generation: number) {
     if (generation !== this.generation || this.closed) return
     if (error instanceof ApiError && error.status === 404 && error.tag === "SessionNotFoundError")
-      return this.fail(error)
-    this.source?.close()
+      return this.fail(error.message)
     this.disconnected()
   }
 
   private async permissions(): Promise<ReadonlyArray<Permission>> {
-    if (this.permissionsSupported === false) return []
     try {
-      const page = await api.permissions(this.sessionID)
-      this.permissionsSupported = true
-      return Array.isArray(page?.items) ? page.items : []
+      return await api.permissions(this.sessionID)
     } catch (error) {
-      // Until the server has the permission routes, the view works without them.
-      if (error instanceof ApiError && error.missingRoute) this.permissionsSupported = false
-      else if (error instanceof ApiError && error.tag === "SessionNotFoundError") throw error
-      return []
+      // A server without the permission routes has no requests to show.
+      if (error instanceof ApiError && error.missingRoute) return []
+      throw error
     }
   }
 }
 
-/** Sessions as listed, kept live by the all-sessions event stream. */
+/** How the list orders sessions: by their last update, newest first (what its "Updated" column shows). */
+export const byUpdated = (a: SessionInfo, b: SessionInfo) =>
+  b.time.updated - a.time.updated || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
+
+/** The list's status for a session after a durable event, when the event says (undefined: unchanged). */
+const listStatus = (type: string): string | undefined => {
+  switch (type) {
+    case "session.next.turn.started":
+    case "session.next.turn.resumed":
+      return "busy"
+    case "session.next.turn.ended":
+      return "idle"
+    case "session.next.retried":
+      return "retrying"
+    case "permission.v2.asked":
+      return "waiting"
+    default:
+      return undefined
+  }
+}
+
+/**
+ * Every session, kept live by the all-sessions event stream, sorted by last update. The API lists by
+ * creation, so the list reads every page and sorts them itself; an event moves its session up.
+ */
 export class LiveSessions {
   sessions: ReadonlyArray<SessionInfo> = []
-  cursor: string | undefined
   connection: Connection = "connecting"
   loaded = false
   failure: string | undefined
 
-  private source: EventSource | undefined
+  private controller: AbortController | undefined
   private generation = 0
-  private buffer: Array<StreamEvent> | undefined
+  private buffer: Array<WireEvent> | undefined
   private reconnectDelay = RECONNECT_MIN_MS
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined
   private closed = false
   private readonly listeners = new Set<() => void>()
+  /** Sessions whose status is being read again (a permission was answered: still waiting, or busy?). */
+  private readonly rereading = new Set<string>()
   /** Called after durable events (debounced by the view), e.g. to refresh the byte counts. */
   onChange: (() => void) | undefined
 
@@ -368,28 +433,18 @@ export class LiveSessions {
     this.closed = true
     this.generation++
     clearTimeout(this.reconnectTimer)
-    this.source?.close()
+    this.controller?.abort()
     this.listeners.clear()
   }
 
   upsert(session: SessionInfo) {
-    const index = this.sessions.findIndex((s) => s.id === session.id)
-    this.sessions =
-      index === -1 ? [session, ...this.sessions] : this.sessions.map((s, i) => (i === index ? session : s))
+    const others = this.sessions.filter((s) => s.id !== session.id)
+    this.sessions = [...others, session].sort(byUpdated)
     this.notify()
   }
 
   drop(sessionID: string) {
     this.sessions = this.sessions.filter((s) => s.id !== sessionID)
-    this.notify()
-  }
-
-  async loadMore() {
-    if (!this.cursor) return
-    const page = await api.sessions(this.cursor)
-    const known = new Set(this.sessions.map((s) => s.id))
-    this.sessions = [...this.sessions, ...page.items.filter((s) => !known.has(s.id))]
-    this.cursor = page.cursor
     this.notify()
   }
 
@@ -400,31 +455,30 @@ export class LiveSessions {
   private connect() {
     if (this.closed) return
     const generation = ++this.generation
-    const source = new EventSource("/api/event")
-    this.source = source
-    source.onmessage = (message) => {
+    const controller = new AbortController()
+    this.controller = controller
+    follow(undefined, controller.signal, (event) => {
       if (generation !== this.generation) return
-      let event: StreamEvent
-      try {
-        event = JSON.parse(message.data)
-      } catch {
-        return
-      }
       if (event.type === "server.connected") {
         this.buffer = []
         void this.snapshot(generation)
       } else if (this.buffer) this.buffer.push(event)
       else this.apply(event)
-    }
-    source.onerror = () => {
-      if (generation !== this.generation) return
-      this.dropped()
-    }
+    }).then(
+      () => {
+        if (generation === this.generation) this.dropped()
+      },
+      (error) => {
+        if (generation !== this.generation) return
+        this.failure = error instanceof Error ? error.message : String(error)
+        this.dropped()
+      },
+    )
   }
 
   private dropped() {
-    this.source?.close()
-    this.source = undefined
+    this.controller?.abort()
+    this.controller = undefined
     this.generation++
     this.buffer = undefined
     if (this.closed) return
@@ -438,10 +492,16 @@ export class LiveSessions {
 
   private async snapshot(generation: number) {
     try {
-      const page = await api.sessions()
-      if (generation !== this.generation) return
-      this.sessions = page.items
-      this.cursor = page.cursor
+      const sessions: Array<SessionInfo> = []
+      let cursor: string | undefined
+      do {
+        const page = await api.sessions(cursor)
+        if (generation !== this.generation) return
+        sessions.push(...page.data)
+        cursor = page.cursor.next
+      } while (cursor !== undefined)
+      const seen = new Set<string>()
+      this.sessions = sessions.filter((s) => !seen.has(s.id) && seen.add(s.id)).sort(byUpdated)
       this.loaded = true
       this.failure = undefined
       this.connection = "live"
@@ -457,37 +517,54 @@ export class LiveSessions {
     }
   }
 
-  private apply(event: StreamEvent) {
-    const seq = (event as DurableEnvelope).seq
-    if (typeof seq !== "number" || !event.sessionID) return
-    const durable = event as DurableEnvelope
-    const id = durable.sessionID
+  /** Reads one session again and shows it as the server has it now. */
+  private reread(sessionID: string) {
+    if (this.rereading.has(sessionID)) return
+    this.rereading.add(sessionID)
+    void api
+      .session(sessionID)
+      .then(
+        (session) => {
+          const current = this.sessions.find((s) => s.id === sessionID)
+          if (!current || session.seq >= current.seq) this.upsert(session)
+        },
+        () => undefined,
+      )
+      .finally(() => this.rereading.delete(sessionID))
+  }
+
+  private apply(event: WireEvent) {
+    const d = event.data ?? {}
+    const id: string | undefined = event.durable?.aggregateID ?? d.sessionID
+    if (!id) return
     const index = this.sessions.findIndex((s) => s.id === id)
-    if (durable.type === "session.created") {
-      if (index === -1) {
-        void api.session(id).then(
-          (session) => {
-            if (!this.sessions.some((s) => s.id === session.id)) this.upsert(session)
-          },
-          () => undefined,
-        )
+    if (!isDurable(event)) {
+      // Live status changes (retrying, ...) carry the finer status name.
+      if (event.type === "session.status" && index !== -1 && typeof d.name === "string") {
+        const current = this.sessions[index]!
+        if (current.status !== d.name) {
+          this.sessions = this.sessions.map((s, i) => (i === index ? { ...current, status: d.name } : s))
+          this.notify()
+        }
       }
-    } else if (durable.type === "session.deleted") {
+      return
+    }
+    const seq = event.durable.seq
+    if (event.type === "session.next.created") {
+      if (index === -1) this.reread(id)
+    } else if (event.type === "session.next.deleted") {
       if (index !== -1) this.drop(id)
     } else if (index !== -1) {
       const current = this.sessions[index]!
       if (seq > current.seq) {
-        const status =
-          durable.type === "session.turn.started" || durable.type === "session.turn.resumed"
-            ? "busy"
-            : durable.type === "session.turn.ended"
-              ? "idle"
-              : current.status
-        const title = durable.type === "session.renamed" ? String(durable.data?.title ?? current.title) : current.title
-        this.sessions = this.sessions.map((s, i) =>
-          i === index ? { ...current, seq, status, title, time: { ...current.time, updated: durable.time } } : s,
-        )
+        const status = (listStatus(event.type) ?? current.status) as SessionInfo["status"]
+        const title = event.type === "session.next.renamed" ? String(d.title ?? current.title) : current.title
+        const updated = typeof d.timestamp === "number" ? d.timestamp : current.time.updated
+        const next = { ...current, seq, status, title, time: { ...current.time, updated } }
+        this.sessions = this.sessions.map((s, i) => (i === index ? next : s)).sort(byUpdated)
         this.notify()
+        // Another request may still be pending: only the server knows whether it is still waiting.
+        if (event.type === "permission.v2.replied") this.reread(id)
       }
     }
     this.onChange?.()

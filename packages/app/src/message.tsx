@@ -1,13 +1,16 @@
 import { Component } from "preact"
 import { useState } from "preact/hooks"
 import { json, modelName, stamp } from "./format.ts"
-import type { ViewMessage, ViewPart } from "./types.ts"
+import type { LiveText } from "./transcript.ts"
+import type { AssistantMessage, ReasoningItem, SessionMessage, TextItem, ToolItem } from "./types.ts"
 
 /** What a message row can ask for; the session view runs it (with busy retry and error display). */
 export interface MessageActions {
-  correct(message: ViewMessage, part: ViewPart, text: string): Promise<boolean>
-  retract(message: ViewMessage): void
-  removePart(message: ViewMessage, part: ViewPart): void
+  /** Corrects a message's own text (`itemID` undefined) or an assistant text item. */
+  correct(message: SessionMessage, itemID: string | undefined, text: string): Promise<boolean>
+  retract(message: SessionMessage): void
+  /** Takes a tool call (pruned) or a reasoning item out of a finished assistant message. */
+  removeItem(message: SessionMessage, itemID: string, kind: "tool" | "reasoning"): void
 }
 
 /** A unified diff, line by line: additions, removals, hunk headers and file headers told apart. */
@@ -53,53 +56,82 @@ const Long = ({ text, label }: { text: string; label: string }) => {
   )
 }
 
-const inputSummary = (input: unknown) => {
+/** A one-line summary of a call's arguments (its path, command or pattern). */
+export const inputSummary = (input: unknown) => {
   if (!input || typeof input !== "object") return typeof input === "string" ? input : ""
   const record = input as Record<string, unknown>
-  const first = record.path ?? record.command ?? record.pattern ?? Object.values(record)[0]
+  const first = record.path ?? record.filePath ?? record.command ?? record.pattern ?? Object.values(record)[0]
   const text = typeof first === "string" ? first : ""
   return text.length > 80 ? `${text.slice(0, 77)}...` : text
 }
 
-const ToolView = ({ part, removable, onRemove }: { part: ViewPart; removable: boolean; onRemove: () => void }) => {
-  const diff = typeof part.metadata?.diff === "string" ? part.metadata.diff : undefined
+/** A pending call's input is the JSON streamed so far; later states hold it parsed. */
+const toolInput = (item: ToolItem): unknown => {
+  if (item.state.status !== "pending") return item.state.input
+  try {
+    return JSON.parse(item.state.input || "{}")
+  } catch {
+    return item.state.input
+  }
+}
+
+const toolOutput = (item: ToolItem): string | undefined => {
+  if (item.state.status === "pending") return undefined
+  const texts = item.state.content.flatMap((c) => (c.type === "text" ? [c.text] : []))
+  return texts.length > 0 ? texts.join("\n") : undefined
+}
+
+const toolDiff = (item: ToolItem): string | undefined => {
+  if (item.state.status === "pending") return undefined
+  const diff = item.state.structured.diff
+  return typeof diff === "string" ? diff : undefined
+}
+
+/** Where something left the transcript: the item's place stays visible, its content does not. */
+const Removed = ({ itemID, label }: { itemID: string; label: string }) => (
+  <div class="part removed" data-item-id={itemID} data-testid="removed">
+    <span class="badge removed">removed</span>
+    <span class="muted">{label}</span>
+  </div>
+)
+
+const ToolView = ({ item, removable, onRemove }: { item: ToolItem; removable: boolean; onRemove: () => void }) => {
+  const diff = toolDiff(item)
+  const status = item.state.status
   // Open at first sight when there is something to watch; afterwards the person decides.
-  const [open] = useState(!!diff || part.state === "running")
+  const [open] = useState(!!diff || status === "running" || status === "pending")
+  const input = toolInput(item)
+  const output = toolOutput(item)
   return (
-    <details
-      class={`part tool state-${part.state ?? "unknown"}`}
-      data-part-id={part.id}
-      data-part-type="tool"
-      open={open}
-    >
+    <details class={`part tool state-${status}`} data-item-id={item.id} data-item-type="tool" open={open}>
       <summary>
-        <span class="tool-name">{part.tool}</span>
-        <span class={`badge state-${part.state}`}>{part.state}</span>
-        <span class="muted">{inputSummary(part.input)}</span>
+        <span class="tool-name">{item.name}</span>
+        <span class={`badge state-${status}`}>{status}</span>
+        <span class="muted">{item.title ?? inputSummary(input)}</span>
         {removable && <RemoveButton onRemove={onRemove} />}
       </summary>
       <div class="io">
         <div class="io-label">Input</div>
-        <pre>{json(part.input)}</pre>
+        <pre>{json(input)}</pre>
       </div>
       {diff !== undefined && <Diff diff={diff} />}
-      {part.output !== undefined && <Long label="Output" text={part.output} />}
-      {part.error !== undefined && (
+      {output !== undefined && <Long label="Output" text={output} />}
+      {item.state.status === "error" && (
         <div class="io error">
           <div class="io-label">Error</div>
-          <pre>{part.error}</pre>
+          <pre>{item.state.error.message}</pre>
         </div>
       )}
     </details>
   )
 }
 
-/** Removes a tool or reasoning part; inside a `<summary>`, so the click must not also toggle it. */
+/** Removes a tool or reasoning item; inside a `<summary>`, so the click must not also toggle it. */
 const RemoveButton = ({ onRemove }: { onRemove: () => void }) => (
   <button
     type="button"
     class="small danger"
-    data-testid="remove-part"
+    data-testid="remove-item"
     onClick={(e) => {
       e.preventDefault()
       onRemove()
@@ -109,28 +141,55 @@ const RemoveButton = ({ onRemove }: { onRemove: () => void }) => (
   </button>
 )
 
-const ReasoningView = ({ part, removable, onRemove }: { part: ViewPart; removable: boolean; onRemove: () => void }) => (
-  <details class="part reasoning" data-part-id={part.id} data-part-type="reasoning">
-    <summary>
-      <span>{part.streaming ? "Thinking…" : "Reasoning"}</span>
-      <span class="muted">{(part.text ?? "").length.toLocaleString()} characters</span>
-      {removable && <RemoveButton onRemove={onRemove} />}
-    </summary>
-    <div class="text">{part.text}</div>
-  </details>
+const ReasoningView = ({
+  item,
+  live,
+  removable,
+  onRemove,
+}: {
+  item: ReasoningItem
+  live: LiveText | undefined
+  removable: boolean
+  onRemove: () => void
+}) => {
+  const text = live ? `${item.text}${live.gap ? " … " : ""}${live.tail}` : item.text
+  return (
+    <details class="part reasoning" data-item-id={item.id} data-item-type="reasoning">
+      <summary>
+        <span>{live ? "Thinking…" : "Reasoning"}</span>
+        <span class="muted">{text.length.toLocaleString()} characters</span>
+        {removable && <RemoveButton onRemove={onRemove} />}
+      </summary>
+      <div class="text">{text}</div>
+    </details>
+  )
+}
+
+/** Corrected after it was written: when, and by whom. */
+const Edited = ({ change }: { change: { time: number; by: string } }) => (
+  <span class="badge edited" data-testid="edited" title={`edited by ${change.by}, ${stamp(change.time)}`}>
+    edited
+  </span>
 )
 
 const TextView = ({
-  part,
+  itemID,
+  text,
+  live,
+  corrected,
   editable,
   onSave,
 }: {
-  part: ViewPart
+  itemID: string | undefined
+  text: string
+  live: LiveText | undefined
+  corrected: { time: number; by: string } | undefined
   editable: boolean
   onSave: (text: string) => Promise<boolean>
 }) => {
   const [draft, setDraft] = useState<string | undefined>(undefined)
   const [saving, setSaving] = useState(false)
+  const attributes = { "data-item-type": "text", ...(itemID ? { "data-item-id": itemID } : {}) }
   if (draft !== undefined) {
     const save = async () => {
       setSaving(true)
@@ -139,7 +198,7 @@ const TextView = ({
       if (ok) setDraft(undefined)
     }
     return (
-      <div class="part text editing" data-part-id={part.id} data-part-type="text">
+      <div class="part text editing" {...attributes}>
         <textarea
           data-testid="edit-text"
           value={draft}
@@ -162,13 +221,15 @@ const TextView = ({
     )
   }
   return (
-    <div class={`part text${part.streaming ? " streaming" : ""}`} data-part-id={part.id} data-part-type="text">
+    <div class={`part text${live ? " streaming" : ""}`} {...attributes}>
       <div class="text" data-testid="text">
-        {part.partial ? "… " : ""}
-        {part.text}
+        {text}
+        {live?.gap ? " … " : ""}
+        {live?.tail}
       </div>
+      {corrected && <Edited change={corrected} />}
       {editable && (
-        <button type="button" class="small edit" data-testid="edit" onClick={() => setDraft(part.text ?? "")}>
+        <button type="button" class="small edit" data-testid="edit" onClick={() => setDraft(text)}>
           Edit
         </button>
       )}
@@ -181,22 +242,117 @@ const LABEL: Record<string, string> = {
   synthetic: "Notice",
   assistant: "Assistant",
   compaction: "Summary",
+  system: "System",
+  shell: "Shell",
 }
 
-const MessageView = ({ message, actions }: { message: ViewMessage; actions: MessageActions }) => {
-  const completed = message.type !== "assistant" || message.time.completed !== undefined
+/** What a turn still running is doing, for the unfinished assistant message. */
+const PROGRESS: Record<string, string> = {
+  waiting: "waiting for permission",
+  retrying: "retrying",
+  suspended: "suspended",
+}
+
+interface RowProps {
+  readonly message: SessionMessage
+  /** Streaming text of this message's items, by item id. */
+  readonly live: ReadonlyMap<string, LiveText> | undefined
+  /** The session's status (what an unfinished assistant message says it is doing). */
+  readonly status: string
+  readonly actions: MessageActions
+}
+
+const AssistantContent = ({
+  message,
+  live,
+  actions,
+}: {
+  message: AssistantMessage
+  live: ReadonlyMap<string, LiveText> | undefined
+  actions: MessageActions
+}) => {
+  const completed = message.time.completed !== undefined
+  const removed = message.removed ?? []
+  return (
+    <>
+      {message.content.map((item) =>
+        item.type === "text" ? (
+          <TextView
+            key={item.id}
+            itemID={item.id}
+            text={(item as TextItem).text}
+            live={live?.get(item.id)}
+            corrected={item.corrected}
+            editable={completed}
+            onSave={(text) => actions.correct(message, item.id, text)}
+          />
+        ) : item.type === "reasoning" ? (
+          <ReasoningView
+            key={item.id}
+            item={item}
+            live={live?.get(item.id)}
+            removable={completed}
+            onRemove={() => actions.removeItem(message, item.id, "reasoning")}
+          />
+        ) : item.type === "tool" && item.time.pruned !== undefined ? (
+          <Removed key={item.id} itemID={item.id} label={`${item.name} call`} />
+        ) : item.type === "tool" ? (
+          <ToolView
+            key={item.id}
+            item={item}
+            removable={completed}
+            onRemove={() => actions.removeItem(message, item.id, "tool")}
+          />
+        ) : (
+          <div key={(item as { id: string }).id} class="part unknown">
+            <pre>{json(item)}</pre>
+          </div>
+        ),
+      )}
+      {removed.map((id) => (
+        <Removed key={id} itemID={id} label="reasoning" />
+      ))}
+      {completed && message.content.length === 0 && removed.length === 0 && !message.error && (
+        <p class="muted" data-testid="no-content">
+          (no content)
+        </p>
+      )}
+    </>
+  )
+}
+
+const MessageView = ({ message, live, status, actions }: RowProps) => {
+  const queued = (message as { queued?: boolean }).queued === true
   const retracted = message.retracted !== undefined
-  const canCorrect = !retracted && completed && ["user", "synthetic", "assistant"].includes(message.type)
+  const assistant = message.type === "assistant" ? message : undefined
+  const completed = !assistant || assistant.time.completed !== undefined
   const canRetract = !retracted && (message.type === "user" || message.type === "synthetic")
-  const canRemove = !retracted && message.type === "assistant" && completed
+  const ownText =
+    message.type === "user" || message.type === "synthetic" || message.type === "system"
+      ? message.text
+      : message.type === "compaction"
+        ? message.summary
+        : undefined
+  const canCorrectOwn = !retracted && !queued && ["user", "synthetic", "compaction"].includes(message.type)
   const meta = [
     message.origin !== "user" && message.origin !== "host" ? message.origin : "",
-    message.type === "assistant" ? [message.agent, modelName(message.model)].filter(Boolean).join(" · ") : "",
-    message.description ?? "",
+    assistant ? [assistant.agent, modelName(assistant.model)].filter(Boolean).join(" · ") : "",
+    message.type === "synthetic" ? (message.description ?? "") : "",
   ].filter(Boolean)
+  if (message.type === "agent-switched" || message.type === "model-switched") {
+    return (
+      <div class="message switched" data-message-id={message.id} data-type={message.type} data-testid="message">
+        <span class="muted">
+          {message.type === "agent-switched"
+            ? `Agent switched to ${message.agent}`
+            : `Model switched to ${modelName(message.model)}`}
+        </span>
+      </div>
+    )
+  }
   return (
     <article
-      class={`message ${message.type}${message.queued ? " queued" : ""}${retracted ? " retracted" : ""}`}
+      class={`message ${message.type}${queued ? " queued" : ""}${retracted ? " retracted" : ""}`}
       data-message-id={message.id}
       data-type={message.type}
       data-testid="message"
@@ -206,13 +362,21 @@ const MessageView = ({ message, actions }: { message: ViewMessage; actions: Mess
         {meta.map((m) => (
           <span class="muted">{m}</span>
         ))}
-        {message.queued && (
+        {queued && (
           <span class="badge queued" data-testid="queued">
             queued
           </span>
         )}
-        {retracted && <span class="badge retracted">retracted</span>}
-        {message.type === "assistant" && !completed && <span class="badge busy">streaming</span>}
+        {retracted && (
+          <span class="badge retracted" data-testid="retracted">
+            retracted
+          </span>
+        )}
+        {!completed && (
+          <span class={`badge busy progress-${status}`} data-testid="progress">
+            {PROGRESS[status] ?? "streaming"}
+          </span>
+        )}
         <time class="muted" title={stamp(message.time.created)}>
           {new Date(message.time.created).toLocaleTimeString()}
         </time>
@@ -223,48 +387,44 @@ const MessageView = ({ message, actions }: { message: ViewMessage; actions: Mess
           </button>
         )}
       </header>
-      {retracted && (
+      {retracted ? (
         <p class="placeholder" data-testid="placeholder">
           {message.placeholder ?? "(retracted)"}
         </p>
-      )}
-      {message.parts.map((part) =>
-        part.type === "text" ? (
+      ) : (
+        ownText !== undefined && (
           <TextView
-            key={part.id}
-            part={part}
-            editable={canCorrect && !part.streaming && !message.queued}
-            onSave={(text) => actions.correct(message, part, text)}
+            itemID={undefined}
+            text={ownText}
+            live={undefined}
+            corrected={message.corrected}
+            editable={canCorrectOwn}
+            onSave={(text) => actions.correct(message, undefined, text)}
           />
-        ) : part.type === "reasoning" ? (
-          <ReasoningView
-            key={part.id}
-            part={part}
-            removable={canRemove && !part.streaming}
-            onRemove={() => actions.removePart(message, part)}
-          />
-        ) : part.type === "tool" ? (
-          <ToolView
-            key={part.id}
-            part={part}
-            removable={canRemove}
-            onRemove={() => actions.removePart(message, part)}
-          />
-        ) : (
-          <div key={part.id} class="part unknown" data-part-id={part.id}>
-            <pre>{json(part)}</pre>
-          </div>
-        ),
+        )
       )}
-      {message.error && (
+      {message.type === "shell" && (
+        <>
+          <div class="io">
+            <div class="io-label">Command</div>
+            <pre>{message.command}</pre>
+          </div>
+          <Long label="Output" text={message.output} />
+        </>
+      )}
+      {assistant && <AssistantContent message={assistant} live={live} actions={actions} />}
+      {!["user", "synthetic", "system", "compaction", "shell", "assistant"].includes(message.type) && (
+        <pre class="part unknown">{json(message)}</pre>
+      )}
+      {assistant?.error && (
         <p class="message-error" data-testid="message-error">
-          {message.error.name}: {message.error.message}
+          {assistant.error.name ?? "Error"}: {assistant.error.message}
         </p>
       )}
-      {message.type === "assistant" && message.usage && (
+      {assistant?.tokens && (
         <footer class="muted">
-          {message.finish ? `${message.finish} · ` : ""}
-          {message.usage.input.toLocaleString()} in / {message.usage.output.toLocaleString()} out tokens
+          {assistant.finish ? `${assistant.finish} · ` : ""}
+          {assistant.tokens.input.toLocaleString()} in / {assistant.tokens.output.toLocaleString()} out tokens
         </footer>
       )}
     </article>
@@ -272,14 +432,20 @@ const MessageView = ({ message, actions }: { message: ViewMessage; actions: Mess
 }
 
 /**
- * One transcript row. Re-renders only when its message object changes: live events replace just the
- * message they touch, so a long transcript costs nothing per streamed delta.
+ * One transcript row. Re-renders only when its own message (or its streaming text) changes: live events
+ * replace just the message they touch, so a long transcript costs nothing per streamed delta.
  */
-export class MessageRow extends Component<{ message: ViewMessage; actions: MessageActions }> {
-  override shouldComponentUpdate(next: { message: ViewMessage; actions: MessageActions }) {
-    return next.message !== this.props.message || next.actions !== this.props.actions
+export class MessageRow extends Component<RowProps> {
+  override shouldComponentUpdate(next: RowProps) {
+    const unfinished = next.message.type === "assistant" && next.message.time.completed === undefined
+    return (
+      next.message !== this.props.message ||
+      next.live !== this.props.live ||
+      next.actions !== this.props.actions ||
+      (unfinished && next.status !== this.props.status)
+    )
   }
   override render() {
-    return <MessageView message={this.props.message} actions={this.props.actions} />
+    return <MessageView {...this.props} />
   }
 }

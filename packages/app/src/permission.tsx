@@ -1,10 +1,12 @@
 import { useState } from "preact/hooks"
-import { Diff } from "./message.tsx"
+import { json } from "./format.ts"
+import { Diff, inputSummary } from "./message.tsx"
 import type { Permission, PermissionReply } from "./types.ts"
 
 /**
- * A pending permission ask: what the tool wants to do (patterns, and the diff for edits), answered once,
- * always (for this session, these patterns) or rejected, optionally with a message for the model.
+ * A pending permission request: what the tool wants to do (the action, the resources it matched, the diff
+ * for edits, the call's input), answered once, always (for this session, its `save` patterns) or rejected,
+ * optionally with a message for the model.
  */
 export const PermissionCard = ({
   permission,
@@ -16,6 +18,7 @@ export const PermissionCard = ({
   const [message, setMessage] = useState("")
   const [sending, setSending] = useState(false)
   const diff = typeof permission.metadata?.diff === "string" ? permission.metadata.diff : undefined
+  const input = permission.metadata?.input
   const reply = async (choice: PermissionReply) => {
     setSending(true)
     await onReply(choice, message)
@@ -25,19 +28,26 @@ export const PermissionCard = ({
     <section class="permission" data-testid="permission" data-permission-id={permission.id}>
       <header>
         <span class="badge ask">permission</span>
-        <strong>{permission.tool}</strong>
-        <span>{permission.title}</span>
+        <strong data-testid="permission-action">{permission.action}</strong>
+        {permission.tool && permission.tool !== permission.action && <span class="tool-name">{permission.tool}</span>}
+        <span>{permission.title ?? inputSummary(input)}</span>
       </header>
-      {permission.patterns.length > 0 && (
-        <ul class="patterns">
-          {permission.patterns.map((pattern) => (
+      {permission.resources.length > 0 && (
+        <ul class="patterns" data-testid="permission-resources">
+          {permission.resources.map((resource) => (
             <li>
-              <code>{pattern}</code>
+              <code>{resource}</code>
             </li>
           ))}
         </ul>
       )}
       {diff !== undefined && <Diff diff={diff} />}
+      {diff === undefined && input !== undefined && (
+        <details class="io">
+          <summary class="io-label">Input</summary>
+          <pre>{json(input)}</pre>
+        </details>
+      )}
       <input
         value={message}
         placeholder="Optional message for the model (with Reject, the turn continues with it)"

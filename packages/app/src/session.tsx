@@ -7,14 +7,23 @@ import { type MessageActions, MessageRow } from "./message.tsx"
 import { Notice } from "./notice.tsx"
 import { PermissionCard } from "./permission.tsx"
 import { PromptBox } from "./prompt.tsx"
-import type { ViewMessage } from "./types.ts"
+import { isQueued } from "./transcript.ts"
 
 /** How many of the newest messages the first screen renders; more as the reader scrolls up. */
 const FIRST_SCREEN = 50
 const MORE = 100
 
+const STATUS_TITLE: Record<string, string> = {
+  idle: "no turn is running",
+  busy: "a turn is running",
+  retrying: "a turn waits to retry a failed model request",
+  waiting: "a turn waits for a permission answer",
+  suspended: "a turn was cut off by a restart and waits to be resumed",
+}
+
+/** The session's status: `idle`, `busy`, `retrying`, `waiting` (for a permission answer), `suspended`. */
 export const StatusBadge = ({ status }: { status: string }) => (
-  <span class={`badge status-${status}`} data-testid="status">
+  <span class={`badge status-${status}`} data-testid="status" title={STATUS_TITLE[status] ?? status}>
     {status}
   </span>
 )
@@ -82,8 +91,8 @@ const Earlier = ({ hidden, onShow }: { hidden: number; onShow: () => void }) => 
 
 /**
  * A session: its live transcript (streaming text, collapsed reasoning, tool calls with their diff,
- * retracted placeholders, queued input), pending permission asks, the prompt box, and the transcript
- * actions (correct, retract, remove, deep clean) with busy retry.
+ * retracted, removed and edited content marked, queued input), pending permission requests, the prompt
+ * box, and the transcript actions (correct, retract, remove, deep clean) with busy retry.
  */
 export const SessionView = ({ sessionID }: { sessionID: string }) => {
   const live = useMemo(() => new LiveSession(sessionID), [sessionID])
@@ -133,22 +142,21 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
     if (pinned.current) scrollTo(0, document.documentElement.scrollHeight)
   })
 
+  // A mutation's effect shows when its event arrives on the stream (right after the answer), so the view
+  // applies every change through the same rules exactly once.
   const messageActions = useMemo<MessageActions>(
     () => ({
-      correct: async (message, part, text) => {
-        const updated = await actions.run("the correction", () => api.correct(sessionID, message.id, part.id, text))
-        if (updated) live.replace(updated)
+      correct: async (message, itemID, text) => {
+        const updated = await actions.run("the correction", () => api.correct(sessionID, message.id, itemID, text))
         return updated !== undefined
       },
       retract: (message) => {
-        void actions
-          .run("the retraction", () => api.retract(sessionID, message.id))
-          .then((updated) => updated && live.replace(updated))
+        void actions.run("the retraction", () => api.retract(sessionID, message.id))
       },
-      removePart: (message, part) => {
-        void actions
-          .run(`removing the ${part.type} part`, () => api.removePart(sessionID, message.id, part.id))
-          .then((updated) => updated && live.replace(updated))
+      removeItem: (message, itemID, kind) => {
+        void actions.run(kind === "tool" ? "removing the tool call" : "removing the reasoning", () =>
+          api.removeItem(sessionID, message.id, itemID),
+        )
       },
     }),
     [live],
@@ -171,13 +179,15 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
   }
 
   const busy = state.status !== "idle"
-  const shown = state.messages.length > visible ? state.messages.slice(-visible) : state.messages
-  const hidden = state.messages.length - shown.length
+  const delivered = state.messages.filter((m) => !isQueued(m))
+  const queued = state.messages.filter(isQueued)
+  const shown = delivered.length > visible ? delivered.slice(-visible) : delivered
+  const hidden = delivered.length - shown.length
   const deepClean = async () => {
     const summary = await actions.run("the deep clean", () => api.prune(sessionID))
     if (summary) {
       actions.say(
-        `Deep clean reclaimed ${bytes(summary.bytes)} (${summary.parts} part${summary.parts === 1 ? "" : "s"} from ${summary.messages} message${summary.messages === 1 ? "" : "s"})`,
+        `Deep clean reclaimed ${bytes(summary.bytes)} (${summary.items} item${summary.items === 1 ? "" : "s"} from ${summary.messages} message${summary.messages === 1 ? "" : "s"})`,
       )
     }
   }
@@ -210,8 +220,8 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
         </div>
         {state.retry && (
           <div class="notice busy" role="status" data-testid="retrying">
-            The provider failed ({state.retry.error}); retry {state.retry.attempt} in{" "}
-            {(state.retry.delayMs / 1000).toFixed(1)} s
+            The provider failed ({state.retry.message}); retry {state.retry.attempt}
+            {state.retry.next ? ` at ${new Date(state.retry.next).toLocaleTimeString()}` : ""}
           </div>
         )}
         <Notice actions={actions} />
@@ -233,15 +243,16 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
             }}
           />
         )}
-        {shown.map((message: ViewMessage) => (
-          <MessageRow key={message.id} message={message} actions={messageActions} />
+        {[...shown, ...queued].map((message) => (
+          <MessageRow
+            key={message.id}
+            message={message}
+            live={state.live.get(message.id)}
+            status={state.status}
+            actions={messageActions}
+          />
         ))}
-        {state.queued.map((message) => (
-          <MessageRow key={message.id} message={message} actions={messageActions} />
-        ))}
-        {state.messages.length === 0 && state.queued.length === 0 && (
-          <p class="muted empty">No messages yet. Say something below.</p>
-        )}
+        {state.messages.length === 0 && <p class="muted empty">No messages yet. Say something below.</p>}
       </section>
 
       {state.permissions.map((permission) => (

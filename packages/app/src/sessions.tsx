@@ -90,7 +90,7 @@ const Row = ({
         )}
       </td>
       <td>
-        <code class="muted">{session.directory}</code>
+        <code class="muted">{session.location.directory}</code>
       </td>
       <td>
         <StatusBadge status={session.status} />
@@ -124,7 +124,10 @@ const Row = ({
   )
 }
 
-/** Every session, newest first, live: status, last update and stored bytes; create, rename, delete. */
+/**
+ * Every session, most recently updated first (the "Updated" column is what it sorts by), live: status,
+ * last update and stored bytes; create, rename, delete.
+ */
 export const SessionsView = () => {
   const live = useMemo(() => new LiveSessions(), [])
   const [, setTick] = useState(0)
@@ -177,7 +180,7 @@ export const SessionsView = () => {
               <th>Title</th>
               <th>Directory</th>
               <th>Status</th>
-              <th>Updated</th>
+              <th aria-sort="descending">Updated</th>
               <th class="num">Stored</th>
               <th />
             </tr>
@@ -202,11 +205,6 @@ export const SessionsView = () => {
             ))}
           </tbody>
         </table>
-      )}
-      {live.cursor && (
-        <button type="button" class="link" onClick={() => void live.loadMore()}>
-          More sessions
-        </button>
       )}
     </main>
   )

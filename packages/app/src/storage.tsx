@@ -40,12 +40,12 @@ const Bar = ({
 }
 
 const segmentsOf = (session: SessionBytes) => {
-  const parts = session.parts.text + session.parts.reasoning + session.parts.tool
+  const items = session.items.text + session.items.reasoning + session.items.tool
   return [
-    { kind: "text" as const, value: session.parts.text },
-    { kind: "reasoning" as const, value: session.parts.reasoning },
-    { kind: "tool" as const, value: session.parts.tool },
-    { kind: "other" as const, value: Math.max(0, session.bytes - parts) },
+    { kind: "text" as const, value: session.items.text },
+    { kind: "reasoning" as const, value: session.items.reasoning },
+    { kind: "tool" as const, value: session.items.tool },
+    { kind: "other" as const, value: Math.max(0, session.bytes - items) },
   ]
 }
 
@@ -63,8 +63,9 @@ const Legend = () => (
 )
 
 /**
- * Where the database's bytes are: per part type and per session (largest first), charted, with prune
- * (remove tool and reasoning parts) and erase (tombstone superseded journal payloads, rebuild the file).
+ * Where the database's bytes are: per content item type and per session (largest first), charted, with
+ * prune (prune tool calls, remove reasoning) and erase (tombstone superseded journal payloads, rebuild the
+ * file).
  */
 export const StorageView = () => {
   const [stats, setStats] = useState<DatabaseStats | undefined>(undefined)
@@ -87,14 +88,14 @@ export const StorageView = () => {
   }
   const sessions = [...stats.sessions].sort((a, b) => b.bytes - a.bytes)
   const max = sessions[0]?.bytes ?? 0
-  const partMax = Math.max(stats.parts.text, stats.parts.reasoning, stats.parts.tool)
+  const itemMax = Math.max(stats.items.text, stats.items.reasoning, stats.items.tool)
   const prune = async (session: SessionBytes) => {
     const summary = await actions.run(`pruning ${session.title || session.sessionID}`, () =>
       api.prune(session.sessionID),
     )
     if (summary) {
       actions.say(
-        `Pruned ${session.title || session.sessionID}: reclaimed ${bytes(summary.bytes)} (${summary.parts} parts)`,
+        `Pruned ${session.title || session.sessionID}: reclaimed ${bytes(summary.bytes)} (${summary.items} item${summary.items === 1 ? "" : "s"})`,
       )
       await load()
     }
@@ -135,20 +136,20 @@ export const StorageView = () => {
         </div>
       </section>
 
-      <h2>By part type</h2>
-      <table class="chart" data-testid="part-chart">
+      <h2>By item type</h2>
+      <table class="chart" data-testid="item-chart">
         <tbody>
           {(["text", "reasoning", "tool"] as const).map((kind) => (
             <tr data-kind={kind}>
               <th>{kind}</th>
               <td class="bar-cell">
                 <Bar
-                  segments={[{ kind, value: stats.parts[kind] }]}
-                  max={partMax}
-                  label={`${kind}: ${bytes(stats.parts[kind])}`}
+                  segments={[{ kind, value: stats.items[kind] }]}
+                  max={itemMax}
+                  label={`${kind}: ${bytes(stats.items[kind])}`}
                 />
               </td>
-              <td class="num">{bytes(stats.parts[kind])}</td>
+              <td class="num">{bytes(stats.items[kind])}</td>
             </tr>
           ))}
         </tbody>

@@ -1,34 +1,39 @@
+import { applyEvent as applyToMessages, changedMessages, type TranscriptEvent } from "@opencode-ai/schema/transcript"
 import {
-  type DurableEnvelope,
+  type DurableType,
+  type DurableWireEvent,
   isDurable,
   type Permission,
-  type StreamEvent,
-  type ViewMessage,
-  type ViewPart,
+  type SessionInfo,
+  type SessionMessage,
+  type WireEvent,
 } from "./types.ts"
 
 /**
- * A session's transcript as the browser holds it: a snapshot from the HTTP API, kept current by applying
- * the live events, mirroring the server's projector. Pure: every function returns a new value and never
- * touches the network, so the same rules are unit-tested without a browser.
+ * A session's transcript as the browser holds it: a snapshot from the HTTP API, kept current by the
+ * session's event stream. How an event changes the messages is not decided here: `applyEvent` of
+ * `@opencode-ai/schema/transcript` does it, the same function the server's projector stores with, so the
+ * messages held here are what `session.messages` answers. This module only keeps the bookkeeping around
+ * them: which seq they reflect, the session's title and status, pending permission requests, and the
+ * live text the deltas add on top (never stored, so never mixed into the messages).
  *
- * Exactly-once, gap-free: durable events carry the session's seq, which grows by one per event. An event at
- * or below `lastSeq` is already reflected and is skipped; one beyond `lastSeq + 1` means something was missed
- * and the caller must resync (take a new snapshot). Re-applying an event the snapshot already reflects is
- * harmless, because every change is idempotent ("set this", "remove that"), which is what lets a snapshot
- * taken while events flow be caught up from a buffer.
+ * Exactly once, without gaps: durable events carry the session's seq, which grows by one per event, and
+ * a snapshot reflects exactly one seq (see `live.ts`). An event at or below `lastSeq` is already in the
+ * messages and is skipped; one beyond `lastSeq + 1` means something was missed and the caller takes a
+ * new snapshot.
  */
 export interface Transcript {
   readonly sessionID: string
   readonly title: string
   readonly directory: string
-  /** `idle`, `busy`, `suspended`, or `retrying` while the provider is being retried. */
+  /** `idle`, `busy`, `retrying`, `waiting` (a permission answer is pending) or `suspended`. */
   readonly status: string
   readonly updated: number
-  /** Admitted messages in seq order (a window ending at the newest when `hasOlder`). */
-  readonly messages: ReadonlyArray<ViewMessage>
-  /** Input admitted while a turn ran, waiting for the turn boundary; shown as queued. */
-  readonly queued: ReadonlyArray<ViewMessage>
+  /**
+   * The messages, as the shared rules keep them: delivered ones in seq order (a window ending at the
+   * newest when `hasOlder`), then input queued behind the running turn (`queued: true`).
+   */
+  readonly messages: ReadonlyArray<SessionMessage>
   readonly permissions: ReadonlyArray<Permission>
   /** The seq of the last durable event reflected. */
   readonly lastSeq: number
@@ -36,59 +41,56 @@ export interface Transcript {
   /** Messages older than `messages[0]` exist but are not loaded yet. */
   readonly hasOlder: boolean
   /** The latest provider retry notice while retrying. */
-  readonly retry?: { readonly attempt: number; readonly delayMs: number; readonly error: string }
-  /** Assistant messages that were still streaming when the snapshot was taken: their deltas join mid-part. */
-  readonly joined: ReadonlySet<string>
+  readonly retry?: { readonly attempt: number; readonly message: string; readonly next?: number }
+  /** Streaming text per message and item: what the live deltas added since the last durable checkpoint. */
+  readonly live: ReadonlyMap<string, ReadonlyMap<string, LiveText>>
+}
+
+/**
+ * Text still arriving for one text or reasoning item, shown after the item's durable text. `gap`: the
+ * view joined the stream after the item's last checkpoint, so some deltas between the durable text and
+ * `tail` were never seen (the next checkpoint fills them in).
+ */
+export interface LiveText {
+  readonly tail: string
+  readonly gap: boolean
 }
 
 export interface SnapshotInput {
-  readonly session: {
-    readonly id: string
-    readonly title: string
-    readonly directory: string
-    readonly status: string
-    readonly seq: number
-    readonly time: { readonly updated: number }
-  }
-  readonly messages: ReadonlyArray<ViewMessage>
+  /** The session, read at the seq the messages reflect. */
+  readonly session: SessionInfo
+  /** Delivered messages, in any order. */
+  readonly messages: ReadonlyArray<SessionMessage>
   readonly permissions?: ReadonlyArray<Permission>
   readonly hasOlder?: boolean
 }
 
-const bySeq = (a: ViewMessage, b: ViewMessage) =>
-  (a.seq ?? Number.MAX_SAFE_INTEGER) - (b.seq ?? Number.MAX_SAFE_INTEGER)
+const EMPTY: ReadonlyMap<string, ReadonlyMap<string, LiveText>> = new Map()
 
-/**
- * A transcript from a snapshot: the session read **before** the messages, so every event after
- * `session.seq` is either in the messages already or still to come on the stream.
- */
+/** Input waiting behind a running turn carries `queued` (and seq 0) until its delivery. */
+export const isQueued = (message: SessionMessage) => (message as { queued?: boolean }).queued === true
+
+const bySeq = (a: SessionMessage, b: SessionMessage) => a.seq - b.seq
+
+/** A transcript from a snapshot that reflects exactly `session.seq`. */
 export const fromSnapshot = (input: SnapshotInput): Transcript => {
-  const messages: Array<ViewMessage> = []
-  const queued: Array<ViewMessage> = []
   const seen = new Set<string>()
-  for (const message of input.messages) {
-    if (seen.has(message.id)) continue
-    seen.add(message.id)
-    if (message.queued || message.seq === undefined) queued.push({ ...message, queued: true })
-    else messages.push(message)
-  }
-  messages.sort(bySeq)
-  const joined = new Set(
-    messages.filter((m) => m.type === "assistant" && m.time.completed === undefined).map((m) => m.id),
-  )
+  const messages = input.messages
+    .filter((message) => !seen.has(message.id) && seen.add(message.id) && !isQueued(message))
+    .sort(bySeq)
+  const permissions = input.permissions ?? []
   return {
     sessionID: input.session.id,
     title: input.session.title,
-    directory: input.session.directory,
+    directory: input.session.location.directory,
     status: input.session.status,
     updated: input.session.time.updated,
     messages,
-    queued,
-    permissions: input.permissions ?? [],
+    permissions,
     lastSeq: input.session.seq,
     deleted: false,
     hasOlder: input.hasOlder ?? false,
-    joined,
+    live: EMPTY,
   }
 }
 
@@ -101,255 +103,302 @@ export interface Applied {
 }
 
 const same = (state: Transcript): Applied => ({ state, resync: false, orphan: false })
+const resync = (state: Transcript): Applied => ({ state, resync: true, orphan: false })
 
-/** How one event changes one existing message. */
-type Update = (message: ViewMessage) => ViewMessage
+/** A wire event as the shared transcript rules read it. */
+export const transcriptEvent = (event: DurableWireEvent): TranscriptEvent => ({
+  type: event.type,
+  seq: event.durable.seq,
+  time: Number(event.data?.timestamp ?? 0),
+  sessionID: event.durable.aggregateID,
+  data: event.data,
+})
 
-const withoutStreaming = (message: ViewMessage): ViewMessage =>
-  message.parts.some((p) => p.streaming) ? { ...message, parts: message.parts.filter((p) => !p.streaming) } : message
-
-/** The per-message changes of a durable event, by message id (empty for events that change no message). */
-const messageUpdates = (event: DurableEnvelope): ReadonlyArray<readonly [string, Update]> => {
-  const d = event.data ?? {}
-  switch (event.type) {
-    case "session.part.updated":
-      return [
-        [
-          d.messageID,
-          (m) => {
-            const part = d.part as ViewPart
-            const index = m.parts.findIndex((p) => p.id === part.id)
-            return { ...m, parts: index === -1 ? [...m.parts, part] : m.parts.map((p, i) => (i === index ? part : p)) }
-          },
-        ],
-      ]
-    case "session.assistant.completed":
-      return [
-        [
-          d.messageID,
-          (m) => ({
-            ...withoutStreaming(m),
-            time: { ...m.time, completed: event.time },
-            finish: d.finish,
-            error: d.error,
-            usage: d.usage,
-          }),
-        ],
-      ]
-    case "session.message.corrected":
-      return [
-        [
-          d.messageID,
-          (m) => ({
-            ...m,
-            parts: m.parts.map((p) => (p.id === d.partID && p.type === "text" ? { ...p, text: d.text } : p)),
-          }),
-        ],
-      ]
-    case "session.message.retracted":
-      return [
-        [
-          d.messageID,
-          (m) => ({ ...m, parts: [], retracted: { time: event.time, by: d.by }, placeholder: d.placeholder }),
-        ],
-      ]
-    case "session.part.removed":
-      return [[d.messageID, (m) => ({ ...m, parts: m.parts.filter((p) => p.id !== d.partID) })]]
-    case "session.pruned":
-      return (d.messages ?? []).map((entry: { messageID: string; partIDs: ReadonlyArray<string> }) => {
-        const ids = new Set(entry.partIDs)
-        return [entry.messageID, (m: ViewMessage) => ({ ...m, parts: m.parts.filter((p) => !ids.has(p.id)) })] as const
-      })
-    default:
-      return []
-  }
+/**
+ * Every durable event this client can show. One it does not know (a newer server) is not guessed at:
+ * the client takes a snapshot instead. The compiler checks the list against the SDK's event union.
+ */
+const KNOWN: Record<DurableType, true> = {
+  "permission.v2.asked": true,
+  "permission.v2.replied": true,
+  "session.next.agent.switched": true,
+  "session.next.compaction.ended": true,
+  "session.next.compaction.started": true,
+  "session.next.created": true,
+  "session.next.deleted": true,
+  "session.next.erased": true,
+  "session.next.message.retracted": true,
+  "session.next.model.switched": true,
+  "session.next.prompt.admitted": true,
+  "session.next.prompted": true,
+  "session.next.pruned": true,
+  "session.next.reasoning.appended": true,
+  "session.next.reasoning.ended": true,
+  "session.next.reasoning.removed": true,
+  "session.next.reasoning.started": true,
+  "session.next.renamed": true,
+  "session.next.retried": true,
+  "session.next.step.ended": true,
+  "session.next.step.failed": true,
+  "session.next.step.started": true,
+  "session.next.synthetic": true,
+  "session.next.synthetic.queued": true,
+  "session.next.text.appended": true,
+  "session.next.text.corrected": true,
+  "session.next.text.ended": true,
+  "session.next.text.started": true,
+  "session.next.tool.called": true,
+  "session.next.tool.failed": true,
+  "session.next.tool.input.ended": true,
+  "session.next.tool.input.started": true,
+  "session.next.tool.progress": true,
+  "session.next.tool.pruned": true,
+  "session.next.tool.success": true,
+  "session.next.turn.ended": true,
+  "session.next.turn.resumed": true,
+  "session.next.turn.started": true,
 }
 
-/** Durable events that change nothing the transcript view shows. */
-const INERT = new Set(["session.created", "session.erased"])
+const known = (type: string): type is DurableType => Object.hasOwn(KNOWN, type)
 
-const indexOf = (messages: ReadonlyArray<ViewMessage>, id: string) => {
+const indexOf = (messages: ReadonlyArray<SessionMessage>, id: string) => {
   // Live changes nearly always concern the newest messages: search from the end.
   for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.id === id) return i
   return -1
 }
 
-const insertBySeq = (messages: ReadonlyArray<ViewMessage>, message: ViewMessage): ReadonlyArray<ViewMessage> => {
-  const seq = message.seq ?? Number.MAX_SAFE_INTEGER
-  let at = messages.length
-  while (at > 0 && (messages[at - 1]!.seq ?? 0) > seq) at--
-  return [...messages.slice(0, at), message, ...messages.slice(at)]
+/** The live text map with one item's entry set (or removed, with `undefined`). */
+const setLive = (
+  live: Transcript["live"],
+  messageID: string,
+  itemID: string,
+  value: LiveText | undefined,
+): Transcript["live"] => {
+  const items = live.get(messageID)
+  if (value === undefined && !items?.has(itemID)) return live
+  const nextItems = new Map(items)
+  if (value === undefined) nextItems.delete(itemID)
+  else nextItems.set(itemID, value)
+  const next = new Map(live)
+  if (nextItems.size === 0) next.delete(messageID)
+  else next.set(messageID, nextItems)
+  return next
 }
 
-const replaceAt = <T>(items: ReadonlyArray<T>, index: number, item: T): ReadonlyArray<T> =>
-  items.map((existing, i) => (i === index ? item : existing))
+const dropLive = (live: Transcript["live"], messageID: string): Transcript["live"] => {
+  if (!live.has(messageID)) return live
+  const next = new Map(live)
+  next.delete(messageID)
+  return next
+}
 
-const applyDurable = (state: Transcript, event: DurableEnvelope): Applied => {
-  if (state.deleted || event.seq <= state.lastSeq) return same(state)
-  if (event.seq > state.lastSeq + 1) return { state, resync: true, orphan: false }
-  // Progress after a provider retry notice means the retry went through.
-  const progress = state.status === "retrying" ? { status: "busy", retry: undefined } : {}
-  const base: Transcript = { ...state, ...progress, lastSeq: event.seq, updated: event.time }
+/**
+ * What a durable event does to the live text: a checkpoint (`started`, `appended`) means every delta seen
+ * so far is in the durable text, and the ones that follow continue it; `ended` makes the durable text
+ * whole; a finished step has nothing live left.
+ */
+const liveAfter = (live: Transcript["live"], event: DurableWireEvent): Transcript["live"] => {
   const d = event.data ?? {}
   switch (event.type) {
-    case "session.renamed":
-      return same({ ...base, title: d.title })
-    case "session.deleted":
-      return same({ ...base, deleted: true, status: "idle" })
-    case "session.input.queued": {
-      const message = { ...(d.message as ViewMessage), queued: true }
-      if (state.queued.some((m) => m.id === message.id) || indexOf(state.messages, message.id) !== -1) return same(base)
-      return same({ ...base, queued: [...state.queued, message] })
-    }
-    case "session.message.admitted":
-    case "session.compacted": {
-      const { queued: _, ...message } = { ...(d.message as ViewMessage), seq: event.seq }
-      const queued = state.queued.filter((m) => m.id !== message.id)
-      if (indexOf(state.messages, message.id) !== -1) return same({ ...base, queued })
-      return same({ ...base, queued, messages: insertBySeq(state.messages, message) })
-    }
-    case "session.turn.started":
-    case "session.turn.resumed":
-      return same({ ...base, status: "busy", retry: undefined })
-    case "session.turn.ended":
-      return same({
-        ...base,
-        status: "idle",
-        retry: undefined,
-        permissions: [],
-        messages: state.messages.map(withoutStreaming),
-      })
-    case "session.assistant.started": {
-      if (indexOf(state.messages, d.messageID) !== -1) return same(base)
-      const message: ViewMessage = {
-        id: d.messageID,
-        sessionID: event.sessionID,
-        seq: event.seq,
-        type: "assistant",
-        origin: "host",
-        parts: [],
-        time: { created: event.time },
-        turnID: d.turnID,
-        agent: d.agent,
-        model: d.model,
-      }
-      return same({ ...base, messages: insertBySeq(state.messages, message) })
-    }
-    case "session.permission.asked": {
-      const id = d.permissionID ?? d.id
-      if (typeof id !== "string" || state.permissions.some((p) => p.id === id)) return same(base)
-      const permission: Permission = { ...d, id, sessionID: event.sessionID, time: d.time ?? event.time }
-      return same({ ...base, permissions: [...state.permissions, permission] })
-    }
-    case "session.permission.replied": {
-      const id = d.permissionID ?? d.id
-      return same({ ...base, permissions: state.permissions.filter((p) => p.id !== id) })
-    }
+    case "session.next.text.started":
+    case "session.next.text.appended":
+      return setLive(live, d.assistantMessageID, d.textID, { tail: "", gap: false })
+    case "session.next.reasoning.started":
+    case "session.next.reasoning.appended":
+      return setLive(live, d.assistantMessageID, d.reasoningID, { tail: "", gap: false })
+    case "session.next.text.ended":
+      return setLive(live, d.assistantMessageID, d.textID, undefined)
+    case "session.next.reasoning.ended":
+    case "session.next.reasoning.removed":
+      return setLive(live, d.assistantMessageID, d.reasoningID, undefined)
+    case "session.next.step.ended":
+    case "session.next.step.failed":
+      return dropLive(live, d.assistantMessageID)
+    case "session.next.turn.ended":
+    case "session.next.deleted":
+      return EMPTY
+    default:
+      return live
   }
-  const updates = messageUpdates(event)
-  if (updates.length === 0) {
-    // An event this client does not know (a newer server): only a snapshot shows its effect.
-    return INERT.has(event.type) ? same(base) : { state: base, resync: true, orphan: false }
-  }
-  let messages = state.messages
-  let queued = state.queued
-  let orphan = false
-  for (const [id, update] of updates) {
-    const index = indexOf(messages, id)
-    if (index !== -1) {
-      messages = replaceAt(messages, index, update(messages[index]!))
-      continue
-    }
-    const waiting = queued.findIndex((m) => m.id === id)
-    if (waiting !== -1) {
-      // Retracting queued input cancels its delivery: it leaves the queue.
-      queued =
-        event.type === "session.message.retracted"
-          ? queued.filter((m) => m.id !== id)
-          : replaceAt(queued, waiting, update(queued[waiting]!))
-      continue
-    }
-    if (state.hasOlder) orphan = true
-    else return { state: base, resync: true, orphan: false }
-  }
-  return { state: { ...base, messages, queued }, resync: false, orphan }
 }
 
-const applyTransient = (state: Transcript, event: StreamEvent): Applied => {
+/** The session's status and retry notice after a durable event. */
+const statusAfter = (state: Transcript, event: DurableWireEvent, permissions: number): Partial<Transcript> => {
   const d = event.data ?? {}
-  if (event.type === "session.part.delta") {
-    const index = indexOf(state.messages, d.messageID)
-    if (index === -1 || typeof d.delta !== "string") return same(state)
-    const message = state.messages[index]!
-    if (message.time.completed !== undefined) return same(state)
-    if (state.status === "retrying") state = { ...state, status: "busy", retry: undefined }
-    const at = message.parts.findIndex((p) => p.id === d.partID)
-    let parts: ReadonlyArray<ViewPart>
-    if (at === -1) {
-      const part: ViewPart = {
-        id: d.partID,
-        type: d.field === "reasoning" ? "reasoning" : "text",
-        text: d.delta,
-        streaming: true,
-        ...(state.joined.has(message.id) ? { partial: true } : {}),
+  switch (event.type) {
+    case "session.next.turn.started":
+    case "session.next.turn.resumed":
+      return { status: permissions > 0 ? "waiting" : "busy", retry: undefined }
+    case "session.next.turn.ended":
+    case "session.next.deleted":
+      return { status: "idle", retry: undefined }
+    case "session.next.retried":
+      return {
+        status: "retrying",
+        retry: { attempt: Number(d.attempt) || 0, message: String(d.error?.message ?? "") },
       }
-      parts = [...message.parts, part]
-    } else {
-      const part = message.parts[at]!
-      // A committed part is authoritative; deltas only grow parts that are still streaming.
-      if (!part.streaming) return same(state)
-      parts = replaceAt(message.parts, at, { ...part, text: (part.text ?? "") + d.delta })
+    case "permission.v2.asked":
+      return { status: "waiting" }
+    case "permission.v2.replied":
+      return state.status === "waiting" && permissions === 0 ? { status: "busy" } : {}
+    default:
+      // Progress after a provider retry notice means the retry went through.
+      return state.status === "retrying" ? { status: permissions > 0 ? "waiting" : "busy", retry: undefined } : {}
+  }
+}
+
+const permissionsAfter = (state: Transcript, event: DurableWireEvent): ReadonlyArray<Permission> => {
+  const d = event.data ?? {}
+  switch (event.type) {
+    case "permission.v2.asked": {
+      if (state.permissions.some((p) => p.id === d.id)) return state.permissions
+      const { timestamp, input, itemID: _itemID, ...request } = d
+      const permission: Permission = {
+        ...request,
+        sessionID: event.durable.aggregateID,
+        metadata: { ...d.metadata, input },
+        time: timestamp,
+      }
+      return [...state.permissions, permission]
     }
-    return same({ ...state, messages: replaceAt(state.messages, index, { ...message, parts }) })
+    case "permission.v2.replied":
+      return state.permissions.filter((p) => p.id !== d.requestID)
+    case "session.next.turn.ended":
+    case "session.next.deleted":
+      return []
+    default:
+      return state.permissions
   }
-  if (event.type === "session.retry") {
-    return same({
-      ...state,
-      status: "retrying",
-      retry: { attempt: Number(d.attempt) || 0, delayMs: Number(d.delayMs) || 0, error: String(d.error ?? "") },
-    })
+}
+
+const applyDurable = (state: Transcript, event: DurableWireEvent): Applied => {
+  const seq = event.durable.seq
+  if (state.deleted || seq <= state.lastSeq) return same(state)
+  if (seq > state.lastSeq + 1 || !known(event.type)) return resync(state)
+  const d = event.data ?? {}
+  const permissions = permissionsAfter(state, event)
+  const base: Transcript = {
+    ...state,
+    ...statusAfter(state, event, permissions.length),
+    permissions,
+    lastSeq: seq,
+    updated: Number(d.timestamp ?? state.updated),
+    live: liveAfter(state.live, event),
+    ...(event.type === "session.next.created"
+      ? { title: String(d.title ?? ""), directory: String(d.location?.directory ?? state.directory) }
+      : {}),
+    ...(event.type === "session.next.renamed" ? { title: String(d.title ?? state.title) } : {}),
+    ...(event.type === "session.next.deleted" ? { deleted: true } : {}),
   }
-  return same(state)
+  if (event.type === "session.next.deleted") return same(base)
+  const transcript = transcriptEvent(event)
+  // Messages the event changes that the window does not hold: older ones, when some are not loaded yet;
+  // otherwise the client is missing something it should have, and a snapshot shows it.
+  const missing = changedMessages(transcript).filter((id) => indexOf(state.messages, id) === -1)
+  // A retraction may also concern input queued before the snapshot (which no listing shows): resync.
+  if (missing.length > 0 && (!state.hasOlder || event.type === "session.next.message.retracted")) return resync(state)
+  let messages: ReadonlyArray<SessionMessage>
+  try {
+    messages = applyToMessages(state.messages, transcript) as ReadonlyArray<SessionMessage>
+  } catch {
+    // The rules refuse the event for what the client holds (an item it does not have): resync.
+    return resync(state)
+  }
+  return { state: { ...base, messages }, resync: false, orphan: missing.length > 0 }
+}
+
+const applyLive = (state: Transcript, event: WireEvent): Applied => {
+  const d = event.data ?? {}
+  switch (event.type) {
+    case "session.next.text.delta":
+    case "session.next.reasoning.delta": {
+      if (typeof d.delta !== "string") return same(state)
+      const itemID: string = event.type === "session.next.text.delta" ? d.textID : d.reasoningID
+      const index = indexOf(state.messages, d.assistantMessageID)
+      const message = state.messages[index]
+      if (!message || message.type !== "assistant" || message.time.completed !== undefined) return same(state)
+      if (!message.content.some((item) => item.id === itemID)) return same(state)
+      const current = state.live.get(message.id)?.get(itemID)
+      const live = setLive(state.live, message.id, itemID, {
+        tail: (current?.tail ?? "") + d.delta,
+        gap: current ? current.gap : true,
+      })
+      const progress =
+        state.status === "retrying"
+          ? { status: state.permissions.length > 0 ? "waiting" : "busy", retry: undefined }
+          : {}
+      return same({ ...state, ...progress, live })
+    }
+    case "session.status": {
+      if (state.deleted) return same(state)
+      const status = d.status ?? {}
+      const name = typeof d.name === "string" ? d.name : status.type === "retry" ? "retrying" : String(status.type)
+      return same({
+        ...state,
+        status: name,
+        retry:
+          status.type === "retry"
+            ? { attempt: Number(status.attempt) || 0, message: String(status.message ?? ""), next: Number(status.next) }
+            : undefined,
+      })
+    }
+    default:
+      return same(state)
+  }
 }
 
 /** Applies one event from the session's stream. */
-export const applyEvent = (state: Transcript, event: StreamEvent): Applied =>
-  isDurable(event) ? applyDurable(state, event) : applyTransient(state, event)
+export const applyEvent = (state: Transcript, event: WireEvent): Applied =>
+  isDurable(event) ? applyDurable(state, event) : applyLive(state, event)
 
 /**
- * Adds an older page (messages before the window) and replays onto it the kept events that touched
- * messages which were not loaded then; the page may predate them.
+ * Applies what a stream buffered while a snapshot at `state.lastSeq` was read. Live events that came
+ * before the last durable event the snapshot already reflects are older than the snapshot: their text is
+ * in it, so they are dropped rather than shown twice.
+ */
+export const applyBuffered = (
+  state: Transcript,
+  buffered: ReadonlyArray<WireEvent>,
+): { readonly state: Transcript; readonly resync: boolean; readonly orphans: ReadonlyArray<DurableWireEvent> } => {
+  let stale = -1
+  buffered.forEach((event, i) => {
+    if (isDurable(event) && event.durable.seq <= state.lastSeq) stale = i
+  })
+  const orphans: Array<DurableWireEvent> = []
+  for (let i = 0; i < buffered.length; i++) {
+    const event = buffered[i]!
+    if (i < stale && !isDurable(event)) continue
+    const applied = applyEvent(state, event)
+    if (applied.resync) return { state, resync: true, orphans }
+    if (applied.orphan) orphans.push(event as DurableWireEvent)
+    state = applied.state
+  }
+  return { state, resync: false, orphans }
+}
+
+/**
+ * Adds an older page (messages before the window, read at exactly `pageSeq`) and applies to it the kept
+ * events that touched messages which were not loaded, those the page does not reflect yet.
  */
 export const prependOlder = (
   state: Transcript,
-  page: ReadonlyArray<ViewMessage>,
+  page: ReadonlyArray<SessionMessage>,
+  pageSeq: number,
   hasOlder: boolean,
-  orphans: ReadonlyArray<DurableEnvelope>,
+  orphans: ReadonlyArray<DurableWireEvent>,
 ): Transcript => {
-  const first = state.messages[0]?.seq ?? Number.MAX_SAFE_INTEGER
-  const known = new Set(state.messages.map((m) => m.id))
-  let older = page.filter((m) => m.seq !== undefined && m.seq < first && !known.has(m.id)).sort(bySeq)
+  const first = state.messages.find((m) => !isQueued(m))?.seq ?? Number.MAX_SAFE_INTEGER
+  const loaded = new Set(state.messages.map((m) => m.id))
+  let older: ReadonlyArray<SessionMessage> = page
+    .filter((m) => !isQueued(m) && m.seq < first && !loaded.has(m.id))
+    .sort(bySeq)
   for (const event of orphans) {
-    for (const [id, update] of messageUpdates(event)) {
-      const index = older.findIndex((m) => m.id === id)
-      if (index !== -1) older = replaceAt(older, index, update(older[index]!)) as Array<ViewMessage>
-    }
+    if (event.durable.seq <= pageSeq) continue
+    older = applyToMessages(older, transcriptEvent(event)) as ReadonlyArray<SessionMessage>
   }
   return { ...state, messages: [...older, ...state.messages], hasOlder }
 }
 
-/** Applies an authoritative message the API answered (a mutation's response). */
-export const replaceMessage = (state: Transcript, message: ViewMessage): Transcript => {
-  const index = indexOf(state.messages, message.id)
-  if (index !== -1) return { ...state, messages: replaceAt(state.messages, index, message) }
-  const waiting = state.queued.findIndex((m) => m.id === message.id)
-  if (waiting !== -1) {
-    return {
-      ...state,
-      queued: message.retracted
-        ? state.queued.filter((m) => m.id !== message.id)
-        : replaceAt(state.queued, waiting, message),
-    }
-  }
-  return state
-}
+/** The messages as `session.messages` answers them: the delivered ones, without the queue. */
+export const delivered = (state: Transcript): ReadonlyArray<SessionMessage> =>
+  state.messages.filter((m) => !isQueued(m))

@@ -1,100 +1,59 @@
 import type {
+  AssistantItem,
+  AssistantMessage,
+  PermissionRequest,
+  ReasoningItem,
+  SessionMessage,
+  TextItem,
+  ToolItem,
+} from "@opencode-ai/schema"
+import type {
   DatabaseStats,
   EraseSummary,
-  Message,
+  PermissionV2Reply,
   PruneSummary,
   SessionBytes,
-  SessionInfo as WireSessionInfo,
-} from "@opencode-ai/sdk"
+  SessionDurableEvent,
+  SessionV2Info,
+  V2Event,
+} from "@opencode-ai/sdk/v2"
 
 /**
- * The shapes the client reads off the wire. Where the generated SDK has the type it is used as is; the
- * transcript types are deliberately wider than the SDK's (an unknown message or part type, a tool part's
- * `metadata`, a queued flag) so a server newer than this client still renders, and `Check` below proves
- * every SDK message fits them.
+ * The shapes the client reads off the wire, all from the generated SDK and the schema package (type-only
+ * imports: nothing of them but the transcript rules reaches the bundle). The transcript is the schema's
+ * `SessionMessage`, since the shared rules (`@opencode-ai/schema/transcript`) produce and read it.
  */
 
+export type { AssistantItem, AssistantMessage, ReasoningItem, SessionMessage, TextItem, ToolItem }
 export type { DatabaseStats, EraseSummary, PruneSummary, SessionBytes }
 
-/** A session as listed; `status` may grow new values (`retrying`...). */
-export type SessionInfo = Omit<WireSessionInfo, "status"> & { status: WireSessionInfo["status"] | (string & {}) }
+/** A session as `session.get` and `session.list` answer it. */
+export type SessionInfo = SessionV2Info
 
-export interface ViewPart {
-  readonly id: string
-  readonly type: "text" | "reasoning" | "tool" | (string & {})
-  readonly text?: string
-  readonly callID?: string
-  readonly tool?: string
-  readonly input?: unknown
-  readonly state?: string
-  readonly output?: string
-  readonly error?: string
-  /** Tool metadata; edits, writes and patches put a unified diff in `metadata.diff`. */
-  readonly metadata?: { readonly diff?: string; readonly [key: string]: unknown }
-  /** Client-side only: text still arriving as live deltas, not yet committed. */
-  readonly streaming?: boolean
-  /** Client-side only: the stream was joined after this part began, so its start is missing. */
-  readonly partial?: boolean
-}
+/** A pending permission request (`PermissionV2Request`). */
+export type Permission = PermissionRequest
 
-export interface ViewMessage {
-  readonly id: string
-  readonly sessionID: string
-  /** Absent while the message waits in the inbox (queued behind a running turn). */
-  readonly seq?: number
-  readonly type: "user" | "synthetic" | "assistant" | (string & {})
-  readonly origin: string
-  readonly parts: ReadonlyArray<ViewPart>
-  readonly time: { readonly created: number; readonly completed?: number }
-  readonly retracted?: { readonly time: number; readonly by: string }
-  readonly placeholder?: string
-  readonly queued?: boolean
-  readonly description?: string
-  readonly turnID?: string
-  readonly agent?: string
-  readonly model?: { readonly providerID: string; readonly modelID: string } | string
-  readonly finish?: string
-  readonly error?: { readonly name: string; readonly message: string }
-  readonly usage?: { readonly input: number; readonly output: number; readonly reasoning?: number }
-}
+export type PermissionReply = PermissionV2Reply
 
-/** A pending permission ask (`GET /api/session/:id/permission`). */
-export interface Permission {
-  readonly id: string
-  readonly sessionID: string
-  readonly callID?: string
-  readonly tool: string
-  readonly title: string
-  readonly patterns: ReadonlyArray<string>
-  readonly metadata?: { readonly diff?: string; readonly [key: string]: unknown }
-  readonly time?: number | { readonly created: number }
-}
-
-export type PermissionReply = "once" | "always" | "reject"
-
-/** A committed event as the streams send it. */
-export interface DurableEnvelope {
-  readonly id: string
+/**
+ * An event as the streams send it, in upstream's envelope: `durable { aggregateID, seq }` on committed
+ * events, none on live ones (deltas, `session.status`). Kept open (`type: string`) so an event this
+ * client does not know yet still parses; `SessionDurableEvent` lists the ones it does.
+ */
+export interface WireEvent {
+  readonly id?: string
   readonly type: string
-  readonly version: number
-  readonly sessionID: string
-  readonly seq: number
-  readonly time: number
+  readonly durable?: { readonly aggregateID: string; readonly seq: number; readonly version?: number }
   readonly data: any
 }
 
-/** An ephemeral event (deltas, retry notices): no seq, never stored. */
-export interface TransientEnvelope {
-  readonly type: string
-  readonly sessionID?: string
-  readonly data: any
-}
+export type DurableWireEvent = WireEvent & { readonly durable: NonNullable<WireEvent["durable"]> }
 
-export type StreamEvent = DurableEnvelope | TransientEnvelope
+export const isDurable = (event: WireEvent): event is DurableWireEvent => typeof event.durable?.seq === "number"
 
-export const isDurable = (event: StreamEvent): event is DurableEnvelope =>
-  typeof (event as DurableEnvelope).seq === "number"
+/** Every durable event type this client knows, by name (the compiler checks the list against the SDK's). */
+export type DurableType = SessionDurableEvent["type"]
 
-/** Compile-time proof that every message the SDK describes is a `ViewMessage`. */
-type Check<T extends ViewMessage> = T
-export type MessageFitsView = Check<Message>
+/** Compile-time proof that every event the SDK describes fits `WireEvent`. */
+type Check<T extends WireEvent> = T
+export type EventFitsWire = Check<V2Event>

@@ -2,27 +2,35 @@ import { describe, expect, it } from "vitest"
 import { parseAgents, parseDefaultModel, parseModels } from "../src/discovery.ts"
 
 describe("agent and model choices from discovery", () => {
-  it("reads agents from a list, a page or a map", () => {
-    expect(parseAgents({ items: [{ id: "build" }, { id: "plan" }] })).toEqual(["build", "plan"])
-    expect(parseAgents([{ name: "build" }, "plan"])).toEqual(["build", "plan"])
-    expect(parseAgents({ agents: { build: {}, plan: { system: "x" } } })).toEqual(["build", "plan"])
-  })
-
-  it("reads models per provider as provider/model", () => {
+  it("offers the primary agents a prompt can name, not hidden ones or subagents", () => {
     expect(
-      parseModels({
-        items: [
-          { id: "local", models: [{ id: "qwen", limit: { context: 1000, output: 100 } }] },
-          { id: "anthropic", models: { "claude-x": {}, "claude-y": {} } },
+      parseAgents({
+        location: { directory: "/d" },
+        data: [
+          { id: "build", mode: "primary", hidden: false },
+          { id: "plan", mode: "all", hidden: false },
+          { id: "general", mode: "subagent", hidden: false },
+          { id: "title", mode: "primary", hidden: true },
         ],
       }),
-    ).toEqual(["local/qwen", "anthropic/claude-x", "anthropic/claude-y"])
-    expect(parseDefaultModel({ default: "local/qwen", items: [] })).toBe("local/qwen")
-    expect(parseDefaultModel({ items: [] })).toBeUndefined()
+    ).toEqual(["build", "plan"])
+  })
+
+  it("names enabled models as provider/model, with the server's default", () => {
+    const body = {
+      data: [
+        { id: "qwen", providerID: "local", enabled: true, default: true },
+        { id: "claude-x", providerID: "anthropic", enabled: true },
+        { id: "old", providerID: "anthropic", enabled: false },
+      ],
+    }
+    expect(parseModels(body)).toEqual(["local/qwen", "anthropic/claude-x"])
+    expect(parseDefaultModel(body)).toBe("local/qwen")
+    expect(parseDefaultModel({ data: [{ id: "a", providerID: "p" }] })).toBeUndefined()
   })
 
   it("answers undefined (free text) for anything else", () => {
-    for (const body of [undefined, null, "x", 42, {}, { items: [] }, { items: [{ nope: 1 }] }]) {
+    for (const body of [undefined, null, "x", 42, {}, { data: [] }, { data: [{ nope: 1 }] }, { data: {} }]) {
       expect(parseAgents(body)).toBeUndefined()
       expect(parseModels(body)).toBeUndefined()
     }

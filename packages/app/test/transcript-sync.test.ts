@@ -1,326 +1,423 @@
+import { Effect, ManagedRuntime, Schema } from "effect"
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { applyEvent, fromSnapshot, prependOlder, type Transcript } from "../src/transcript.ts"
-import type { DurableEnvelope, StreamEvent, ViewMessage } from "../src/types.ts"
+import { applyBuffered, applyEvent, delivered, fromSnapshot, prependOlder, type Transcript } from "../src/transcript.ts"
+import type { DurableWireEvent, SessionInfo, SessionMessage, WireEvent } from "../src/types.ts"
+// The host's own pieces, by path (see support/server.ts): its store, the random valid histories its
+// replay property runs on, the HTTP wire envelope and the message page the API encodes.
+import { Bus } from "../../core/src/bus/bus.ts"
+import { Session } from "../../core/src/session/session.ts"
+import { StoreLayer } from "../../core/src/storage/layer.ts"
+import { applyOps, opsArbitrary } from "../../core/test/support/random-history.ts"
+import { MessagePage } from "../../protocol/src/session.ts"
+import { wireEvent } from "../../server/src/http/events.ts"
 
 /**
- * The client's transcript rules without a browser: a snapshot plus the live events gives what the server
- * has, whatever the overlap between the two, with no duplicates and no gaps.
+ * The client's view of a transcript without a browser: random valid histories committed to a real store
+ * (every durable `session.next.*` and `permission.v2.*` event type, in any legal order), their events in
+ * the wire envelope the streams send, fed to the view's rules. At every point the view holds exactly
+ * what `session.messages` answers, whether it followed from the start or from a snapshot taken at any
+ * seq with any overlap between the snapshot and the buffered stream, and with older messages left
+ * unloaded and paged in later.
  */
 
-const SESSION = "ses_test"
+/** What the API answered at one seq: the session and its messages (the `session.messages` body). */
+interface Reading {
+  readonly session: SessionInfo
+  readonly messages: ReadonlyArray<SessionMessage>
+}
 
-/** A tiny event source: a session's events with consecutive seqs, and the server's projection of them. */
-const history = () => {
-  let seq = 0
-  const events: Array<DurableEnvelope> = []
-  const emit = (type: string, data: unknown): DurableEnvelope => {
-    const event = { id: `evt_${++seq}`, type, version: 1, sessionID: SESSION, seq, time: 1000 + seq, data }
-    events.push(event)
-    return event
-  }
-  return {
-    events,
-    emit,
-    get seq() {
-      return seq
-    },
+interface Recorded {
+  readonly events: ReadonlyArray<DurableWireEvent>
+  /** After each commit, in seq order. */
+  readonly readings: ReadonlyArray<Reading>
+  /** The last reading, or undefined once the session is deleted. */
+  readonly final: Reading | undefined
+}
+
+const encodePage = Schema.encodeUnknownSync(MessagePage)
+
+/** Runs a random history on a fresh store and records, per session, its wire events and what the API read. */
+const record = async (ops: ReadonlyArray<number>): Promise<ReadonlyMap<string, Recorded>> => {
+  const runtime = ManagedRuntime.make(StoreLayer({ path: ":memory:", persist: true }))
+  try {
+    return await runtime.runPromise(
+      Effect.gen(function* () {
+        const bus = yield* Bus
+        const session = yield* Session
+        const events = new Map<string, Array<DurableWireEvent>>()
+        const readings = new Map<string, Array<Reading>>()
+        /** Every message, page by page, as the HTTP route encodes them. */
+        const read = (sessionID: string): Reading | undefined => {
+          const info = Effect.runSync(Effect.option(session.get(sessionID)))
+          if (info._tag === "None") return undefined
+          const messages: Array<SessionMessage> = []
+          let cursor: string | undefined
+          do {
+            const page = Effect.runSync(
+              session.messages(sessionID, { order: "desc", limit: 7, ...(cursor ? { cursor } : {}) }),
+            )
+            const body = encodePage(page) as { data: Array<SessionMessage>; cursor: { next?: string } }
+            messages.push(...body.data)
+            cursor = body.cursor.next
+          } while (cursor)
+          return { session: JSON.parse(JSON.stringify(info.value)), messages: messages.reverse() }
+        }
+        bus.subscribe((event) => {
+          const wire = JSON.parse(JSON.stringify(wireEvent(bus, event))) as WireEvent
+          if (!wire.durable) return
+          const sessionID = wire.durable.aggregateID
+          if (!events.has(sessionID)) events.set(sessionID, [])
+          events.get(sessionID)!.push(wire as DurableWireEvent)
+          // Listeners run after the commit's transaction: the reading is the state at the commit's last seq.
+          const reading = read(sessionID)
+          const list = readings.get(sessionID) ?? []
+          readings.set(sessionID, list)
+          if (reading && list.at(-1)?.session.seq !== reading.session.seq) list.push(reading)
+        })
+        yield* applyOps(ops)
+        const recorded = new Map<string, Recorded>()
+        for (const [sessionID, list] of events) {
+          recorded.set(sessionID, { events: list, readings: readings.get(sessionID) ?? [], final: read(sessionID) })
+        }
+        return recorded
+      }),
+    )
+  } finally {
+    await runtime.dispose()
   }
 }
 
-const snapshotAt = (messages: ReadonlyArray<ViewMessage>, seq: number, status = "idle") =>
-  fromSnapshot({
-    session: { id: SESSION, title: "t", directory: "/d", status, seq, time: { updated: 0 } },
-    messages,
+const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value))
+
+/** A session before its first event, as a snapshot at seq 0. */
+const empty = (sessionID: string): SessionInfo =>
+  ({
+    id: sessionID,
+    projectID: "p",
+    title: "",
+    location: { directory: "/" },
+    status: "idle",
+    seq: 0,
+    cost: 0,
+    tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+    time: { created: 0, updated: 0 },
+  }) as SessionInfo
+
+/**
+ * What `LiveSession` does, without the network: start from a reading (its newest `window` messages, the
+ * rest left to a later page), apply the stream buffered from `floor` on, then every further event; on a
+ * resync, take the first reading at or after the event that asked for it. At the end, page the older
+ * messages in from the reading `olderAt` (at or after the start), replaying the kept events onto them.
+ */
+const follow = (
+  recorded: Recorded,
+  start: Reading,
+  options: { floor: number; window?: number; olderAt?: Reading },
+): { state: Transcript; resynced: ReadonlyArray<DurableWireEvent>; kept: number } => {
+  const snapshot = (reading: Reading, window?: number) => {
+    const kept = window === undefined ? reading.messages : reading.messages.slice(-window)
+    return fromSnapshot({
+      session: reading.session,
+      messages: kept,
+      hasOlder: kept.length < reading.messages.length,
+    })
+  }
+  let state = snapshot(start, options.window)
+  let orphans: Array<DurableWireEvent> = []
+  const resynced: Array<DurableWireEvent> = []
+  const buffered = recorded.events.filter((e) => e.durable.seq > options.floor && e.durable.seq <= start.session.seq)
+  const caught = applyBuffered(state, buffered)
+  expect(caught.resync).toBe(false)
+  state = caught.state
+  orphans.push(...caught.orphans)
+  for (const event of recorded.events) {
+    if (event.durable.seq <= state.lastSeq) continue
+    const applied = applyEvent(state, event)
+    if (applied.resync) {
+      resynced.push(event)
+      const reading = recorded.readings.find((r) => r.session.seq >= event.durable.seq)!
+      state = snapshot(reading)
+      orphans = []
+      continue
+    }
+    if (applied.orphan) orphans.push(event)
+    state = applied.state
+  }
+  const kept = orphans.length
+  if (state.hasOlder) {
+    const at = options.olderAt ?? recorded.final ?? recorded.readings.at(-1)!
+    expect(at.session.seq).toBeGreaterThanOrEqual(start.session.seq)
+    state = prependOlder(state, at.messages, at.session.seq, false, orphans)
+  }
+  return { state, resynced, kept }
+}
+
+const expectFinal = (recorded: Recorded, state: Transcript, label: string) => {
+  if (!recorded.final) {
+    expect(state.deleted, label).toBe(true)
+    return
+  }
+  expect(plain(delivered(state)), label).toEqual(recorded.final.messages)
+  expect(state.lastSeq, label).toBe(recorded.final.session.seq)
+  expect(state.title, label).toBe(recorded.final.session.title)
+}
+
+/** Every durable event type some history committed, to check the property covers them all. */
+const seen = new Set<string>()
+
+describe("the transcript a browser keeps, on random histories", () => {
+  it("follows every event from the start and holds what session.messages answers after each commit", async () => {
+    await fc.assert(
+      fc.asyncProperty(opsArbitrary(fc), async (ops) => {
+        for (const [sessionID, recorded] of await record(ops)) {
+          let state = fromSnapshot({ session: empty(sessionID), messages: [] })
+          let next = 0
+          for (const event of recorded.events) {
+            seen.add(event.type)
+            const applied = applyEvent(state, event)
+            expect(applied.resync, `${event.type} at ${event.durable.seq}`).toBe(false)
+            state = applied.state
+            const reading = recorded.readings[next]
+            if (reading && reading.session.seq === event.durable.seq) {
+              expect(plain(delivered(state)), `after seq ${event.durable.seq}`).toEqual(reading.messages)
+              next++
+            }
+          }
+          expectFinal(recorded, state, sessionID)
+        }
+      }),
+      { numRuns: 60 },
+    )
+    // The histories exercised every durable event type the client knows.
+    for (const type of [
+      "session.next.text.appended",
+      "session.next.tool.success",
+      "session.next.tool.failed",
+      "session.next.tool.pruned",
+      "session.next.reasoning.removed",
+      "session.next.pruned",
+      "session.next.text.corrected",
+      "session.next.message.retracted",
+      "session.next.compaction.ended",
+      "permission.v2.asked",
+      "permission.v2.replied",
+      "session.next.synthetic.queued",
+      "session.next.prompted",
+    ]) {
+      expect(seen, type).toContain(type)
+    }
   })
 
-const user = (id: string, text: string): ViewMessage => ({
-  id,
-  sessionID: SESSION,
-  type: "user",
-  origin: "user",
-  parts: [{ id: `prt_${id}`, type: "text", text }],
-  time: { created: 1 },
+  it("catches a snapshot taken at any seq up from a buffer overlapping it by any amount", async () => {
+    await fc.assert(
+      fc.asyncProperty(opsArbitrary(fc), async (ops) => {
+        for (const recorded of (await record(ops)).values()) {
+          recorded.readings.forEach((start, i) => {
+            // The stream was subscribed before the snapshot's reads: its buffer starts anywhere up to the
+            // snapshot's seq (from the very beginning, from the previous commit, or exactly there).
+            for (const floor of new Set([0, recorded.readings[i - 1]?.session.seq ?? 0, start.session.seq])) {
+              const { state, resynced } = follow(recorded, start, { floor })
+              // The one thing a snapshot cannot show is input still queued (no listing has it): its
+              // retraction is the only event that sends the view back for another snapshot.
+              for (const event of resynced) {
+                expect(event.type).toBe("session.next.message.retracted")
+                expect(start.messages.map((m) => m.id)).not.toContain(event.data.messageID)
+              }
+              expectFinal(recorded, state, `from seq ${start.session.seq}, floor ${floor}`)
+            }
+          })
+        }
+      }),
+      { numRuns: 40 },
+    )
+  })
+
+  it("keeps events for messages outside the loaded window and replays them onto the older page", async () => {
+    let orphaned = 0
+    await fc.assert(
+      fc.asyncProperty(opsArbitrary(fc), fc.nat({ max: 6 }), async (ops, window) => {
+        for (const recorded of (await record(ops)).values()) {
+          recorded.readings.forEach((start, i) => {
+            // The older page is read later than the window: at a commit between the two and the end.
+            const olderAt = recorded.readings[Math.min(recorded.readings.length - 1, i + 1 + (i % 3))]!
+            const { state, kept } = follow(recorded, start, { floor: start.session.seq, window, olderAt })
+            orphaned += kept
+            expectFinal(recorded, state, `window ${window} from seq ${start.session.seq}`)
+          })
+        }
+      }),
+      { numRuns: 40 },
+    )
+    // Some histories changed messages the window did not hold (corrections, removals, prunes of older ones).
+    expect(orphaned).toBeGreaterThan(0)
+  })
 })
 
-const applyAll = (state: Transcript, events: ReadonlyArray<StreamEvent>) => {
-  for (const event of events) {
-    const applied = applyEvent(state, event)
-    expect(applied.resync).toBe(false)
-    state = applied.state
+describe("the view's own rules", () => {
+  const SESSION = "ses_view"
+  let seq = 0
+  const durable = (type: string, data: Record<string, unknown>): DurableWireEvent => ({
+    id: `evt_${++seq}`,
+    type,
+    durable: { aggregateID: SESSION, seq, version: 1 },
+    data: { ...data, sessionID: SESSION, timestamp: 1000 + seq },
+  })
+  const live = (type: string, data: Record<string, unknown>): WireEvent => ({
+    id: `evt_live_${seq}`,
+    type,
+    data: { ...data, sessionID: SESSION, timestamp: 0 },
+  })
+  const start = () => {
+    seq = 0
+    return fromSnapshot({ session: empty(SESSION), messages: [] })
   }
-  return state
-}
-
-/** A realistic run of events: prompt, streamed answer with reasoning and a tool, then mutations. */
-const script = (h: ReturnType<typeof history>) => {
-  h.emit("session.message.admitted", { message: user("msg_1", "hello") })
-  h.emit("session.turn.started", { turnID: "turn_1", reason: "prompt" })
-  h.emit("session.assistant.started", {
-    messageID: "msg_2",
-    turnID: "turn_1",
-    agent: "build",
-    model: { providerID: "p", modelID: "m" },
-  })
-  h.emit("session.part.updated", { messageID: "msg_2", part: { id: "prt_r", type: "reasoning", text: "thinking" } })
-  h.emit("session.part.updated", {
-    messageID: "msg_2",
-    part: { id: "prt_t", type: "tool", callID: "c", tool: "read", input: {}, state: "running" },
-  })
-  h.emit("session.input.queued", { message: user("msg_3", "queued one"), wake: true })
-  h.emit("session.part.updated", {
-    messageID: "msg_2",
-    part: { id: "prt_t", type: "tool", callID: "c", tool: "read", input: {}, state: "completed", output: "data" },
-  })
-  h.emit("session.part.updated", { messageID: "msg_2", part: { id: "prt_x", type: "text", text: "answer" } })
-  h.emit("session.assistant.completed", { messageID: "msg_2", finish: "stop" })
-  h.emit("session.turn.ended", { turnID: "turn_1", outcome: "completed" })
-  h.emit("session.message.admitted", { message: user("msg_3", "queued one") })
-  h.emit("session.message.corrected", { messageID: "msg_2", partID: "prt_x", text: "corrected answer", by: "user" })
-  h.emit("session.part.removed", { messageID: "msg_2", partID: "prt_t", by: "user" })
-  h.emit("session.message.retracted", { messageID: "msg_1", placeholder: "[retracted]", by: "user" })
-  h.emit("session.pruned", { types: ["reasoning"], messages: [{ messageID: "msg_2", partIDs: ["prt_r"] }], by: "user" })
-  h.emit("session.renamed", { title: "renamed" })
-}
-
-/** The expected end state, from an empty snapshot and every event. */
-const final = () => {
-  const h = history()
-  script(h)
-  return { state: applyAll(snapshotAt([], 0), h.events), events: h.events }
-}
-
-describe("the transcript a browser keeps", () => {
-  it("builds the transcript from live events: streaming parts, queued input, corrections, retractions, removals, prune", () => {
-    const { state } = final()
-    expect(state.title).toBe("renamed")
-    expect(state.status).toBe("idle")
-    expect(state.queued).toEqual([])
-    expect(state.messages.map((m) => [m.id, m.seq])).toEqual([
-      ["msg_1", 1],
-      ["msg_2", 3],
-      ["msg_3", 11],
-    ])
-    const [prompt, answer] = state.messages
-    expect(prompt).toMatchObject({ parts: [], placeholder: "[retracted]", retracted: { by: "user" } })
-    expect(answer!.parts).toEqual([{ id: "prt_x", type: "text", text: "corrected answer" }])
-    expect(answer!.time.completed).toBe(1009)
-  })
-
-  it("shows queued input as queued until the turn boundary delivers it", () => {
-    const h = history()
-    script(h)
-    const queuedAt = h.events.findIndex((e) => e.type === "session.input.queued")
-    const mid = applyAll(snapshotAt([], 0), h.events.slice(0, queuedAt + 1))
-    expect(mid.queued.map((m) => [m.id, m.queued])).toEqual([["msg_3", true]])
-    expect(mid.messages.map((m) => m.id)).toEqual(["msg_1", "msg_2"])
-  })
-
-  it("catches a snapshot up from events that overlap it by any amount: same end state, each message once", () => {
-    const { state: expected, events } = final()
-    // The snapshot may be taken at any point after the stream subscribed: the buffer holds every event
-    // from `floor` on, the snapshot already reflects events up to `taken` (floor <= taken).
-    for (let floor = 0; floor <= events.length; floor++) {
-      for (let taken = floor; taken <= events.length; taken++) {
-        const seen = applyAll(snapshotAt([], 0), events.slice(0, taken))
-        // The server's view at `taken`, with the session seq as read before the messages (`floor`).
-        const snapshot = fromSnapshot({
-          session: {
-            id: SESSION,
-            title: seen.title,
-            directory: "/d",
-            status: seen.status,
-            seq: floor,
-            time: { updated: 0 },
-          },
-          messages: [
-            ...seen.messages.map((m) => ({ ...m, parts: m.parts.filter((p) => !p.streaming) })),
-            ...seen.queued,
-          ],
-        })
-        const caught = applyAll(snapshot, events.slice(floor))
-        expect(caught.messages, `floor ${floor}, taken ${taken}`).toEqual(expected.messages)
-        expect(caught.queued).toEqual(expected.queued)
-        expect(caught.title).toBe(expected.title)
-        expect(caught.lastSeq).toBe(events.length)
-      }
+  const run = (state: Transcript, events: ReadonlyArray<WireEvent>) => {
+    for (const event of events) {
+      const applied = applyEvent(state, event)
+      expect(applied.resync, event.type).toBe(false)
+      state = applied.state
     }
-  })
-
-  it("skips an event it already has and asks for a resync when one is missing", () => {
-    const { events } = final()
-    const state = applyAll(snapshotAt([], 0), events.slice(0, 5))
-    expect(applyEvent(state, events[3]!).state).toBe(state)
-    const gap = applyEvent(state, events[6]!)
-    expect(gap.resync).toBe(true)
-    expect(gap.state).toBe(state)
-  })
-
-  it("asks for a resync on an event type it cannot project, instead of guessing", () => {
-    const h = history()
-    h.emit("session.message.admitted", { message: user("msg_1", "hello") })
-    const state = applyAll(snapshotAt([], 0), h.events)
-    const unknown = h.emit("session.something.new", {})
-    expect(applyEvent(state, unknown).resync).toBe(true)
-    // Known events that change nothing shown are just counted.
-    const erased = applyEvent(state, {
-      ...unknown,
-      type: "session.erased",
-      data: { events: 0, fields: 0, bytes: 0, by: "user" },
-    })
-    expect(erased).toMatchObject({ resync: false, state: { lastSeq: unknown.seq } })
-  })
-
-  it("grows streaming text from deltas, lets the committed part replace it, and ignores deltas for committed parts", () => {
-    const h = history()
-    h.emit("session.assistant.started", {
-      messageID: "msg_a",
-      turnID: "t",
+    return state
+  }
+  const model = { providerID: "p", id: "m" }
+  const turn = () => [
+    durable("session.next.created", { title: "t", location: { directory: "/d" } }),
+    durable("session.next.turn.started", { turnID: "trn_1", reason: "prompt" }),
+    durable("session.next.step.started", {
+      assistantMessageID: "msg_a",
+      turnID: "trn_1",
       agent: "build",
-      model: { providerID: "p", modelID: "m" },
-    })
-    let state = applyAll(snapshotAt([], 0), h.events)
-    const delta = (text: string): StreamEvent => ({
-      type: "session.part.delta",
-      sessionID: SESSION,
-      data: { messageID: "msg_a", partID: "prt_s", field: "text", delta: text },
-    })
-    state = applyAll(state, [delta("Hel"), delta("lo")])
-    expect(state.messages[0]!.parts).toEqual([{ id: "prt_s", type: "text", text: "Hello", streaming: true }])
-    state = applyAll(state, [
-      h.emit("session.part.updated", { messageID: "msg_a", part: { id: "prt_s", type: "text", text: "Hello!" } }),
+      model,
+    }),
+  ]
+
+  it("overlays streamed deltas on the durable text between text.started and text.ended", () => {
+    let state = run(start(), [
+      ...turn(),
+      durable("session.next.text.started", { assistantMessageID: "msg_a", textID: "prt_t" }),
     ])
-    state = applyAll(state, [delta(" late")])
-    expect(state.messages[0]!.parts).toEqual([{ id: "prt_s", type: "text", text: "Hello!" }])
+    const delta = (text: string) =>
+      live("session.next.text.delta", { assistantMessageID: "msg_a", textID: "prt_t", delta: text })
+    state = run(state, [delta("Hel"), delta("lo")])
+    expect(state.live.get("msg_a")?.get("prt_t")).toEqual({ tail: "Hello", gap: false })
+    // The durable text is untouched by deltas: it is what the server stored.
+    expect(state.messages[0]).toMatchObject({ content: [{ type: "text", id: "prt_t", text: "" }] })
+    // A checkpoint carries the deltas so far; the live tail starts again after it.
+    state = run(state, [
+      durable("session.next.text.appended", { assistantMessageID: "msg_a", textID: "prt_t", offset: 0, text: "Hello" }),
+      delta(" world"),
+    ])
+    expect(state.messages[0]).toMatchObject({ content: [{ text: "Hello" }] })
+    expect(state.live.get("msg_a")?.get("prt_t")).toEqual({ tail: " world", gap: false })
+    state = run(state, [
+      durable("session.next.text.ended", { assistantMessageID: "msg_a", textID: "prt_t", text: "Hello world!" }),
+      // A late delta for a finished message changes nothing.
+      durable("session.next.step.ended", {
+        assistantMessageID: "msg_a",
+        finish: "stop",
+        cost: 0,
+        tokens: { input: 1, output: 1, reasoning: 0, cache: { read: 0, write: 0 } },
+      }),
+      delta(" late"),
+    ])
+    expect(state.live.size).toBe(0)
+    expect(state.messages[0]).toMatchObject({ content: [{ text: "Hello world!" }] })
   })
 
-  it("marks text joined mid-stream after a snapshot of an unfinished answer", () => {
-    const streaming: ViewMessage = {
-      id: "msg_a",
-      sessionID: SESSION,
-      seq: 1,
-      type: "assistant",
-      origin: "host",
-      parts: [],
-      time: { created: 1 },
-    }
-    const state = applyAll(snapshotAt([streaming], 1, "busy"), [
-      {
-        type: "session.part.delta",
-        sessionID: SESSION,
-        data: { messageID: "msg_a", partID: "prt_s", field: "text", delta: "rest" },
-      },
+  it("marks text joined mid-stream as having a gap until the next checkpoint, and drops deltas the snapshot already has", () => {
+    const initial = start()
+    const events = [
+      ...turn(),
+      durable("session.next.reasoning.started", { assistantMessageID: "msg_a", reasoningID: "prt_r" }),
+      live("session.next.reasoning.delta", { assistantMessageID: "msg_a", reasoningID: "prt_r", delta: "abc" }),
+      durable("session.next.reasoning.appended", {
+        assistantMessageID: "msg_a",
+        reasoningID: "prt_r",
+        offset: 0,
+        text: "abc",
+      }),
+      live("session.next.reasoning.delta", { assistantMessageID: "msg_a", reasoningID: "prt_r", delta: "def" }),
+    ]
+    const server = run(initial, events)
+    // A snapshot at the checkpoint (seq 5); the buffer began before it and holds the delta before it too.
+    const snapshot = fromSnapshot({
+      session: { ...empty(SESSION), seq: 5, status: "busy" },
+      messages: server.messages,
+    })
+    const caught = applyBuffered(snapshot, events.slice(3))
+    expect(caught.resync).toBe(false)
+    expect(caught.state.live.get("msg_a")?.get("prt_r")).toEqual({ tail: "def", gap: true })
+    // The next checkpoint covers what was missed; the tail continues from it.
+    const after = run(caught.state, [
+      durable("session.next.reasoning.appended", {
+        assistantMessageID: "msg_a",
+        reasoningID: "prt_r",
+        offset: 3,
+        text: "def",
+      }),
     ])
-    expect(state.messages[0]!.parts[0]).toMatchObject({ text: "rest", streaming: true, partial: true })
+    expect(after.live.get("msg_a")?.get("prt_r")).toEqual({ tail: "", gap: false })
+    expect(after.messages[0]).toMatchObject({ content: [{ type: "reasoning", text: "abcdef" }] })
   })
 
-  it("keeps changes to messages outside the loaded window and replays them onto the older page when it loads", () => {
-    const h = history()
-    const old = Array.from({ length: 4 }, (_, i) => ({ ...user(`msg_${i + 1}`, `old ${i + 1}`), seq: i + 1 }))
-    for (let i = 0; i < 4; i++) h.emit("session.message.admitted", { message: user(`msg_${i + 1}`, `old ${i + 1}`) })
-    // The window holds the newest two; the oldest two are on an older page.
-    let state = fromSnapshot({
-      session: { id: SESSION, title: "t", directory: "/d", status: "idle", seq: 4, time: { updated: 0 } },
-      messages: old.slice(2),
-      hasOlder: true,
-    })
-    const corrected = h.emit("session.message.corrected", {
-      messageID: "msg_1",
-      partID: "prt_msg_1",
-      text: "fixed",
-      by: "user",
-    })
-    const applied = applyEvent(state, corrected)
-    expect(applied).toMatchObject({ resync: false, orphan: true })
-    state = applied.state
-    // The older page was read before the correction committed.
-    state = prependOlder(state, old.slice(0, 2).reverse(), false, [corrected])
-    expect(state.messages.map((m) => m.id)).toEqual(["msg_1", "msg_2", "msg_3", "msg_4"])
-    expect(state.messages[0]!.parts[0]!.text).toBe("fixed")
-    expect(state.hasOlder).toBe(false)
-  })
-
-  it("asks for a resync when an event names a message it should have but does not", () => {
-    const h = history()
-    const state = snapshotAt([], 0)
-    expect(
-      applyEvent(state, h.emit("session.message.corrected", { messageID: "msg_x", partID: "p", text: "t", by: "user" }))
-        .resync,
-    ).toBe(true)
-  })
-
-  it("shows a provider retry until the stream makes progress again", () => {
-    const h = history()
-    h.emit("session.turn.started", { turnID: "t", reason: "prompt" })
-    h.emit("session.assistant.started", {
-      messageID: "msg_a",
-      turnID: "t",
-      agent: "build",
-      model: { providerID: "p", modelID: "m" },
-    })
-    let state = applyAll(snapshotAt([], 0), h.events)
-    state = applyAll(state, [
-      { type: "session.retry", sessionID: SESSION, data: { attempt: 1, delayMs: 500, error: "HTTP 429" } },
-    ])
-    expect(state).toMatchObject({ status: "retrying", retry: { attempt: 1, delayMs: 500, error: "HTTP 429" } })
-    state = applyAll(state, [
-      {
-        type: "session.part.delta",
-        sessionID: SESSION,
-        data: { messageID: "msg_a", partID: "p1", field: "text", delta: "ok" },
-      },
-    ])
+  it("says waiting while a permission answer is pending, busy once answered, idle at the turn's end", () => {
+    let state = run(start(), turn())
     expect(state.status).toBe("busy")
+    const ask = (id: string) =>
+      durable("permission.v2.asked", {
+        id,
+        action: "edit",
+        resources: ["a.txt"],
+        metadata: { diff: "+x" },
+        source: { type: "tool", messageID: "msg_a", callID: id },
+        itemID: `prt_${id}`,
+        tool: "edit",
+        title: "edit a.txt",
+        input: { path: "a.txt" },
+      })
+    state = run(state, [ask("per_1"), ask("per_2")])
+    expect(state.status).toBe("waiting")
+    expect(state.permissions[0]).toMatchObject({
+      id: "per_1",
+      sessionID: SESSION,
+      action: "edit",
+      resources: ["a.txt"],
+      metadata: { diff: "+x", input: { path: "a.txt" } },
+      tool: "edit",
+      title: "edit a.txt",
+    })
+    state = run(state, [durable("permission.v2.replied", { requestID: "per_1", reply: "once" })])
+    expect(state.status).toBe("waiting")
+    state = run(state, [durable("permission.v2.replied", { requestID: "per_2", reply: "reject" })])
+    expect(state.status).toBe("busy")
+    state = run(state, [
+      live("session.status", {
+        status: { type: "retry", attempt: 2, message: "HTTP 429", next: 5000 },
+        name: "retrying",
+      }),
+    ])
+    expect(state).toMatchObject({ status: "retrying", retry: { attempt: 2, message: "HTTP 429" } })
+    state = run(state, [durable("session.next.turn.ended", { turnID: "trn_1", outcome: "completed" })])
+    expect(state).toMatchObject({ status: "idle", permissions: [] })
     expect(state.retry).toBeUndefined()
   })
 
-  it("adds a compaction summary where the host committed it", () => {
-    const h = history()
-    h.emit("session.message.admitted", { message: user("msg_1", "hello") })
-    const summary = {
-      id: "msg_c",
-      sessionID: SESSION,
-      type: "compaction",
-      origin: "host",
-      parts: [{ id: "prt_c", type: "text", text: "summary" }],
-      time: { created: 5 },
-    }
-    const state = applyAll(snapshotAt([], 0), [...h.events, h.emit("session.compacted", { message: summary })])
-    expect(state.messages.map((m) => [m.id, m.type, m.seq])).toEqual([
-      ["msg_1", "user", 1],
-      ["msg_c", "compaction", 2],
-    ])
-  })
-
-  it("drops retracted queued input from the queue and tracks permission asks until answered or the turn ends", () => {
-    const h = history()
-    h.emit("session.turn.started", { turnID: "t", reason: "prompt" })
-    h.emit("session.input.queued", { message: user("msg_q", "never mind"), wake: true })
-    h.emit("session.permission.asked", {
-      permissionID: "per_1",
-      callID: "c",
-      tool: "edit",
-      title: "Edit a.txt",
-      patterns: ["a.txt"],
-      metadata: { diff: "+x" },
-    })
-    h.emit("session.permission.asked", {
-      permissionID: "per_2",
-      callID: "d",
-      tool: "bash",
-      title: "rm",
-      patterns: ["rm x"],
-      metadata: {},
-    })
-    let state = applyAll(snapshotAt([], 0), h.events)
-    expect(state.queued.map((m) => m.id)).toEqual(["msg_q"])
-    expect(state.permissions.map((p) => p.id)).toEqual(["per_1", "per_2"])
-    state = applyAll(state, [
-      h.emit("session.message.retracted", { messageID: "msg_q", placeholder: "[retracted]", by: "user" }),
-      h.emit("session.permission.replied", { permissionID: "per_1", reply: "once" }),
-    ])
-    expect(state.queued).toEqual([])
-    expect(state.permissions.map((p) => p.id)).toEqual(["per_2"])
-    state = applyAll(state, [h.emit("session.turn.ended", { turnID: "t", outcome: "interrupted" })])
-    expect(state.permissions).toEqual([])
+  it("skips what it has, and asks for a snapshot on a gap or an event type it does not know", () => {
+    const initial = start()
+    const events = turn()
+    const state = run(initial, events)
+    expect(applyEvent(state, events[1]!).state).toBe(state)
+    seq++
+    const gap = applyEvent(state, durable("session.next.renamed", { title: "x" }))
+    expect(gap).toMatchObject({ resync: true, state })
+    seq = state.lastSeq
+    expect(applyEvent(state, durable("session.next.something.new", {})).resync).toBe(true)
+    seq = state.lastSeq
+    // An item event for an item the view does not hold cannot apply: a snapshot shows it.
+    expect(
+      applyEvent(state, durable("session.next.text.ended", { assistantMessageID: "msg_a", textID: "prt_x", text: "" }))
+        .resync,
+    ).toBe(true)
   })
 })

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll } from "vitest"
-import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk"
+import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/v2"
 // The app's tests drive a real server; the server depends on the app (it embeds it), so these imports
 // go by path rather than by a package dependency that would make the workspace graph cyclic.
 import type { ConfigData } from "../../../core/src/config/config.ts"
@@ -25,7 +25,10 @@ export const tempDir = (prefix = "oc2-app-") => {
 export interface AppServer {
   readonly server: RunningServer
   readonly url: string
+  /** The SDK client (`subscribe(client)` for the streams). */
   readonly client: OpencodeClient
+  /** `client.v2`: the operations. */
+  readonly api: OpencodeClient["v2"]
   readonly directory: string
   readonly database: string
   /** The scripted OpenAI-compatible model server the host talks to. */
@@ -61,5 +64,5 @@ export const startAppServer = async (options: { password?: string; config?: Conf
     baseUrl: server.url,
     ...(options.password ? { password: options.password } : {}),
   })
-  return { server, url: server.url, client, directory, database, model }
+  return { server, url: server.url, client, api: client.v2, directory, database, model }
 }
