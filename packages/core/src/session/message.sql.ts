@@ -23,6 +23,8 @@ export const MessageTable = sqliteTable(
     index("session_message_session_seq").on(table.session_id, table.seq),
     // Compactions are few; a correction or retraction of a prompt finds the ones restating it through
     // this partial index instead of scanning the session's messages.
-    index("session_message_compaction").on(table.session_id).where(sql`type = 'compaction'`),
+    index("session_message_compaction")
+      .on(table.session_id)
+      .where(sql`type = 'compaction'`),
   ],
 )
