@@ -1,4 +1,6 @@
 import { Effect, Layer } from "effect"
+import { Commands } from "./command/commands.ts"
+import { Skills } from "./command/skills.ts"
 import { Config, type ConfigShape } from "./config/config.ts"
 import { Permissions } from "./permission/permission.ts"
 import { Hooks } from "./plugin/hooks.ts"
@@ -9,6 +11,7 @@ import { Execution } from "./session/execution.ts"
 import { Mutation } from "./session/mutation.ts"
 import { Prune } from "./session/prune.ts"
 import { Restart } from "./session/restart.ts"
+import { Transfer } from "./session/transfer.ts"
 import { StatusLayer } from "./session/status.ts"
 import { Runner } from "./session/runner/llm.ts"
 import { StoreLayer } from "./storage/layer.ts"
@@ -31,9 +34,18 @@ export interface HostOptions {
 export const HostLayer = (options: HostOptions) => {
   const config = Config.layer(options.config)
   const store = StoreLayer({ path: options.database, persist: options.config.data.events?.persist !== false })
-  const base = Layer.mergeAll(Hooks.layer, Providers.layer).pipe(Layer.provideMerge(config))
+  const base = Layer.mergeAll(Hooks.layer, Providers.layer, Commands.layer, Skills.layer).pipe(
+    Layer.provideMerge(config),
+  )
   const runner = Runner.layer.pipe(Layer.provideMerge(Permissions.layer), Layer.provideMerge(Layer.merge(store, base)))
-  const execution = Layer.mergeAll(Execution.layer, Mutation.layer, Prune.layer, Erase.layer, StatusLayer).pipe(
+  const execution = Layer.mergeAll(
+    Execution.layer,
+    Mutation.layer,
+    Prune.layer,
+    Erase.layer,
+    Transfer.layer,
+    StatusLayer,
+  ).pipe(
     Layer.provideMerge(runner),
   )
   const plugins = PluginHost.layer({ inline: options.plugins ?? [] }).pipe(Layer.provideMerge(execution))

@@ -24,3 +24,15 @@ export const SkillInfo = Schema.Struct({
   content: Schema.String,
 }).annotate({ identifier: "SkillV2Info" })
 export type SkillInfo = typeof SkillInfo.Type
+
+/**
+ * Addition: a problem with a definition file that did not stop the host, e.g. a command file whose
+ * frontmatter does not parse. The file is left out; everything else is still offered. `kind` says which
+ * definitions the file belongs to (`config` for `opencode.json` itself, e.g. an unknown key).
+ */
+export const ConfigDiagnostic = Schema.Struct({
+  kind: Schema.Literals(["config", "command", "skill"]),
+  path: Schema.String,
+  message: Schema.String,
+}).annotate({ identifier: "ConfigDiagnostic" })
+export type ConfigDiagnostic = typeof ConfigDiagnostic.Type

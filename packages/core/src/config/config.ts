@@ -1,13 +1,13 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { parse, printParseErrorCode, type ParseError } from "jsonc-parser"
 import { existsSync, readFileSync } from "node:fs"
-import { homedir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { ProvidersConfig } from "../provider/config.ts"
 import { unsetEnvReferences, type UnsetEnv } from "./env.ts"
 import { PermissionConfig } from "../permission/rule.ts"
 import { referencedVariables } from "../tool/env.ts"
 import { unknownConfigKeys } from "./schema.ts"
+import { configHome } from "./home.ts"
 
 export { ProviderConfig } from "../provider/config.ts"
 
@@ -107,6 +107,11 @@ export interface ConfigShape {
   readonly secrets?: ReadonlyArray<string>
   /** `{env:VAR}` references whose variable was not set (substituted by ""), reported at start. */
   readonly unsetEnv?: ReadonlyArray<UnsetEnv>
+  /**
+   * The global config directory, whose `command/` and `skill/` apply to every session (see `configHome`).
+   * Default `configHome(process.env)`.
+   */
+  readonly home?: string
 }
 
 const substitute = (text: string, env: Record<string, string | undefined>) =>
@@ -134,9 +139,8 @@ export const findConfig = (cwd: string, env: Record<string, string | undefined>)
       if (existsSync(local)) return local
     }
   }
-  const xdg = env.XDG_CONFIG_HOME || join(homedir(), ".config")
   for (const name of ["opencode.jsonc", "opencode.json"]) {
-    const global = join(xdg, "opencode2", name)
+    const global = join(configHome(env), name)
     if (existsSync(global)) return global
   }
   return undefined
@@ -175,7 +179,8 @@ export class Config extends Context.Service<Config, ConfigShape>()("@opencode-ai
   static readonly load = (cwd: string = process.cwd(), env: Record<string, string | undefined> = process.env) =>
     Effect.gen(function* () {
       const path = findConfig(cwd, env)
-      if (!path) return { data: {}, directory: cwd } satisfies ConfigShape
+      const home = configHome(env)
+      if (!path) return { data: {}, directory: cwd, home } satisfies ConfigShape
       const text = yield* Effect.try({
         try: () => readFileSync(path, "utf8"),
         catch: (cause) => new ConfigError({ path, message: `cannot read: ${(cause as Error).message}` }),
@@ -189,6 +194,7 @@ export class Config extends Context.Service<Config, ConfigShape>()("@opencode-ai
         secrets: referencedVariables(text),
         ...(warnings.length > 0 ? { warnings } : {}),
         unsetEnv: unsetEnvReferences(text, env),
+        home,
       } satisfies ConfigShape
     })
 

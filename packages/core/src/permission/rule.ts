@@ -13,20 +13,24 @@ export type PermissionRule = typeof PermissionRule.Type
  * `permission` in `opencode.json`, globally and per agent (`agent.<id>.permission` replaces the global
  * rule of each key it names). `edit` covers edit, write and patch (patterns: file paths relative to the
  * session directory); `bash` matches each simple command of the line (`tool/bash-commands.ts`); `read`
- * covers read, list, grep and glob (paths).
+ * covers read, list, grep and glob (paths); `skill` the skill tool (skill names).
  */
 export const PermissionConfig = Schema.Struct({
   read: Schema.optional(PermissionRule),
   edit: Schema.optional(PermissionRule),
   bash: Schema.optional(PermissionRule),
+  /** The `skill` tool loading a skill into the conversation (patterns: skill names). Default allow. */
+  skill: Schema.optional(PermissionRule),
 })
 export type PermissionConfig = typeof PermissionConfig.Type
 
-/** Without config: reading is allowed, changing files and running commands is asked. */
+/** Without config: reading and loading skills is allowed, changing files and running commands is asked. */
 export const DEFAULT_RULES: Readonly<Record<PermissionKey, PermissionAction>> = {
   read: "allow",
   edit: "ask",
   bash: "ask",
+  // A skill is instructions the user put in their project or config directory, read like any file there.
+  skill: "allow",
 }
 
 const compiled = new Map<string, RegExp>()

@@ -2,6 +2,7 @@ import type { PromptEvent, SyntheticEvent } from "@opencode-ai/plugin"
 import type { Delivery, InputAdmitted, ModelRef, Prompt, PromptInput as PromptBody } from "@opencode-ai/schema"
 import { Context, Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { Bus, type Decision } from "../bus/bus.ts"
+import { Commands } from "../command/commands.ts"
 import type { Draft, Envelope } from "../bus/event.ts"
 import { Config } from "../config/config.ts"
 import { ascending } from "../id/id.ts"
@@ -105,6 +106,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
       const runner = yield* Runner
       const hooks = yield* Hooks
       const config = yield* Config
+      const commands = yield* Commands
       const providers = yield* Providers
       const cap = config.data.server?.resumeAttempts ?? DEFAULT_RESUME_ATTEMPTS
       const queueLimit = config.data.session?.queueLimit ?? DEFAULT_QUEUE_LIMIT
@@ -352,14 +354,33 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
               field: "id",
             })
           const files = yield* resolveAttachments(info.location.directory, input.prompt.files)
+          // `/name args` naming a command is admitted as its template, expanded: the stored message (and the
+          // `session.prompt` hook) see what is sent to the model. The prompt's own agent and model win over
+          // the command's. Text naming no command is admitted as it is.
+          const expansion = yield* commands.expand(info.location.directory, input.prompt.text)
+          const agent = input.agent ?? expansion?.command.agent
+          const model = input.model ?? expansion?.command.model
+          if (expansion)
+            yield* checkChoice(config.data, providers, {
+              agent: input.agent === undefined ? expansion.command.agent : undefined,
+              model: input.model === undefined ? expansion.command.model : undefined,
+            }).pipe(
+              Effect.mapError(
+                (error) =>
+                  new InvalidInputError({
+                    message: `command /${expansion.command.name}: ${error.message}`,
+                    field: "prompt.text",
+                  }),
+              ),
+            )
+          const sent = expansion?.text ?? input.prompt.text
           const event: PromptEvent = {
             sessionID: input.sessionID,
-            text: input.prompt.text,
-            ...(input.agent ? { agentID: input.agent } : {}),
+            text: sent,
+            ...(agent ? { agentID: agent } : {}),
           }
           const hook = yield* Effect.result(hooks.run("prompt", event))
-          const text =
-            hook._tag === "Success" && typeof event.text === "string" && event.text ? event.text : input.prompt.text
+          const text = hook._tag === "Success" && typeof event.text === "string" && event.text ? event.text : sent
           const messageID = input.id ?? ascending("msg")
           const stored: Prompt = {
             text,
@@ -378,8 +399,8 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
                 prompt: stored,
                 delivery,
                 origin: input.origin ?? "user",
-                ...(input.agent ? { agent: input.agent } : {}),
-                ...(input.model ? { model: input.model } : {}),
+                ...(agent ? { agent } : {}),
+                ...(model ? { model } : {}),
               },
             },
             stored,

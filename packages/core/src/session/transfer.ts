@@ -3,7 +3,7 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { Bus } from "../bus/bus.ts"
 import { type Draft, draft } from "../bus/event.ts"
 import { ascending } from "../id/id.ts"
-import { InvalidInputError, type SessionNotFoundError } from "./error.ts"
+import { BusyError, InvalidInputError, MessageNotFoundError, type SessionNotFoundError } from "./error.ts"
 import type { AssistantItem, Message } from "./message.ts"
 import { SessionEvent } from "./event.ts"
 import { Session } from "./session.ts"
@@ -28,6 +28,17 @@ export interface TransferShape {
    * whole.
    */
   import(document: unknown): Effect.Effect<SessionInfo, InvalidInputError>
+  /**
+   * A new session from the transcript up to and including `messageID` (all of it without one), copied as
+   * `import` restores an export: same directory, agent and model, new ids, provenance, corrections,
+   * retractions and compaction summaries kept. Its `parentID` is the forked session; its title is the
+   * original's with " (fork)". A message of another session (or none) is `MessageNotFoundError`; a
+   * range that holds an answer still being written is `BusyError` (fork at an earlier message, or wait).
+   */
+  fork(
+    sessionID: string,
+    messageID?: string,
+  ): Effect.Effect<SessionInfo, SessionNotFoundError | MessageNotFoundError | BusyError>
 }
 
 const PAGE = 200
@@ -115,12 +126,13 @@ export class Transfer extends Context.Service<Transfer, TransferShape>()("@openc
         return out
       }
 
-      const drafts = (document: SessionExport): Array<Draft> => {
+      const drafts = (document: SessionExport, origin: { readonly parentID?: string } = {}): Array<Draft> => {
         const { session: info } = document
         const out: Array<Draft> = [
           draft(SessionEvent.Created, {
             title: info.title,
             location: { directory: info.location.directory },
+            ...(origin.parentID !== undefined ? { parentID: origin.parentID } : {}),
             ...(info.agent !== undefined ? { agent: info.agent } : {}),
             ...(info.model !== undefined ? { model: info.model } : {}),
           }),
@@ -233,20 +245,49 @@ export class Transfer extends Context.Service<Transfer, TransferShape>()("@openc
         return out
       }
 
+      const exportSession = (sessionID: string) =>
+        Effect.gen(function* () {
+          const info = yield* session.get(sessionID)
+          const messages: Array<Message> = []
+          let cursor: string | undefined
+          do {
+            const page = yield* session
+              .messages(sessionID, { limit: PAGE, order: "asc", ...(cursor ? { cursor } : {}) })
+              .pipe(Effect.catchTag("Session.InvalidInputError", Effect.die))
+            messages.push(...page.data)
+            cursor = page.cursor.next
+          } while (cursor)
+          return { format: "opencode2.session" as const, version: 2 as const, session: info, messages }
+        })
+
+      /** Commits the drafts of `document` as a new session and reads it back. */
+      const restore = (document: SessionExport, origin: { readonly parentID?: string } = {}) =>
+        Effect.gen(function* () {
+          const sessionID = ascending("ses")
+          yield* bus
+            .commit(sessionID, drafts(document, origin))
+            .pipe(Effect.mapError((error) => new InvalidInputError({ message: `cannot restore: ${error.message}` })))
+          return yield* session.get(sessionID).pipe(Effect.orDie)
+        })
+
       return Transfer.of({
-        export: (sessionID) =>
+        export: exportSession,
+        fork: (sessionID, messageID) =>
           Effect.gen(function* () {
-            const info = yield* session.get(sessionID)
-            const messages: Array<Message> = []
-            let cursor: string | undefined
-            do {
-              const page = yield* session
-                .messages(sessionID, { limit: PAGE, order: "asc", ...(cursor ? { cursor } : {}) })
-                .pipe(Effect.catchTag("Session.InvalidInputError", Effect.die))
-              messages.push(...page.data)
-              cursor = page.cursor.next
-            } while (cursor)
-            return { format: "opencode2.session" as const, version: 2 as const, session: info, messages }
+            const document = yield* exportSession(sessionID)
+            let messages = document.messages
+            if (messageID !== undefined) {
+              const target = session.sync.message(sessionID, messageID)
+              if (!target) return yield* new MessageNotFoundError({ sessionID, messageID })
+              messages = messages.filter((message) => message.seq <= target.seq)
+            }
+            // An answer still streaming has no end yet: a copy would hold a message no turn ever finishes.
+            if (messages.some((message) => message.type === "assistant" && message.time.completed === undefined))
+              return yield* new BusyError({ sessionID })
+            return yield* restore(
+              { ...document, session: { ...document.session, title: `${document.session.title} (fork)` }, messages },
+              { parentID: sessionID },
+            ).pipe(Effect.catchTag("Session.InvalidInputError", Effect.die))
           }),
         import: (input) =>
           Effect.gen(function* () {
@@ -256,17 +297,13 @@ export class Transfer extends Context.Service<Transfer, TransferShape>()("@openc
                   new InvalidInputError({ message: `not a session export: ${error.message}`, field: "document" }),
               ),
             )
-            const sessionID = ascending("ses")
             const seqs = document.messages.map((m) => m.seq)
             if (new Set(seqs).size !== seqs.length)
               return yield* new InvalidInputError({
                 message: "not a session export: two messages share a seq",
                 field: "document",
               })
-            yield* bus
-              .commit(sessionID, drafts(document))
-              .pipe(Effect.mapError((error) => new InvalidInputError({ message: `cannot restore: ${error.message}` })))
-            return yield* session.get(sessionID).pipe(Effect.orDie)
+            return yield* restore(document)
           }),
       })
     }),

@@ -32,9 +32,15 @@ export const builtinTools = (options: { readonly bash?: boolean } = {}): Readonl
   ...(options.bash === false ? [] : [bash]),
 ]
 
-/** The permission rule a tool's calls fall under: read tools `read`, file changes `edit`, `bash`. */
+/** The permission rule a tool's calls fall under: read tools `read`, file changes `edit`, `bash`, `skill`. */
 export const permissionKey = (tool: string): PermissionKey =>
-  tool === "bash" ? "bash" : tool === "edit" || tool === "write" || tool === "patch" ? "edit" : "read"
+  tool === "bash"
+    ? "bash"
+    : tool === "skill"
+      ? "skill"
+      : tool === "edit" || tool === "write" || tool === "patch"
+        ? "edit"
+        : "read"
 
 /** A plain JSON Schema object (draft 2020-12). */
 export type JsonSchemaObject = { readonly [key: string]: unknown }

@@ -22,7 +22,7 @@ export interface ToolContext {
 }
 
 /** Which permission rule governs a tool call (docs/tools.md). */
-export type PermissionKey = "read" | "edit" | "bash"
+export type PermissionKey = "read" | "edit" | "bash" | "skill"
 
 /** What a tool call produced: the text the model sees, and data kept on the tool part (`metadata.diff`). */
 export interface ToolResult {

@@ -11,6 +11,8 @@ import { withRetry } from "../../provider/retry.ts"
 import { Permissions } from "../../permission/permission.ts"
 import { childEnvironment } from "../../tool/env.ts"
 import { builtinTools, toModelTool } from "../../tool/registry.ts"
+import { makeSkillTool, skillToolFor } from "../../tool/skill.ts"
+import { Skills } from "../../command/skills.ts"
 import { selectAgent } from "../agent.ts"
 import { steer, type TurnReason } from "../admission.ts"
 import { SessionEvent } from "../event.ts"
@@ -66,8 +68,12 @@ export class Runner extends Context.Service<
       const config = yield* Config
       const turns = yield* Turns
       const permissions = yield* Permissions
-      const tools = builtinTools({ bash: config.data.tools?.bash !== false })
-      const modelTools: ReadonlyArray<ModelTool> = tools.map(toModelTool)
+      const skills = yield* Skills
+      const builtin = builtinTools({ bash: config.data.tools?.bash !== false })
+      const skillTool = makeSkillTool(skills)
+      const tools = [...builtin, skillTool]
+      const modelTools: ReadonlyArray<ModelTool> = builtin.map(toModelTool)
+      const skillModelTool = toModelTool(skillTool)
       const preflightTimeout = config.data.hooks?.preflightTimeout ?? 30_000
       const instructions = config.data.instructions ?? ["AGENTS.md"]
       const instructionReader = makeInstructionReader()
@@ -131,6 +137,9 @@ export class Runner extends Context.Service<
           const client = yield* providers.client(model)
           const instructionFiles = yield* instructionReader.read(row.directory, instructions)
           const system = systemParts(agent, instructionFiles)
+          // The skill tool is offered only where skills exist, listing them (read per request: files change).
+          const skillOffer = skillToolFor(skillModelTool, (yield* skills.list(row.directory)).skills)
+          const offeredSkill: ReadonlyArray<ModelTool> = skillOffer ? [skillOffer] : []
           // Compacts first when this request would not fit the model's window.
           const transcript = yield* compactor.prepare({ sessionID: turn.sessionID, model, system })
           const built: ContextEvent = {
@@ -139,7 +148,7 @@ export class Runner extends Context.Service<
             model,
             system,
             messages: toModelMessages(transcript),
-            tools: [...modelTools],
+            tools: [...modelTools, ...offeredSkill],
           } as ContextEvent
           // Plugins get a deep copy so their edits can never reach storage or the cached tool list;
           // without context hooks there is nobody to protect from, and the copy is skipped.

@@ -1,0 +1,121 @@
+import type { CommandInfo, ConfigDiagnostic, ModelRef } from "@opencode-ai/schema"
+import { Context, Effect, Layer } from "effect"
+import { join } from "node:path"
+import { Config } from "../config/config.ts"
+import { configHome } from "../config/home.ts"
+import { parseModel } from "../provider/registry.ts"
+import { readDefinitionFiles } from "./definition-files.ts"
+import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts"
+import { expandTemplate, parseInvocation } from "./template.ts"
+
+/** The commands defined for a directory, and the files left out with why. */
+export interface CommandListing {
+  readonly commands: ReadonlyArray<CommandInfo>
+  readonly diagnostics: ReadonlyArray<ConfigDiagnostic>
+}
+
+/** A prompt that invoked a command, expanded. */
+export interface Expansion {
+  readonly command: CommandInfo
+  /** The template with the arguments filled in: what is admitted as the user message. */
+  readonly text: string
+}
+
+export interface CommandsShape {
+  /**
+   * The commands for a session directory: Markdown files under `.opencode/command/` and `.opencode/commands/`
+   * there, then under `command/` and `commands/` of the global config directory; a project command hides
+   * a global one of the same name. Read on every call, so an edited file applies to the next prompt.
+   */
+  list(directory: string): Effect.Effect<CommandListing>
+  /** The expansion of `text` if it starts with `/name` and `name` is a command; undefined otherwise. */
+  expand(directory: string, text: string): Effect.Effect<Expansion | undefined>
+}
+
+const SUBDIRECTORIES = ["command", "commands"] as const
+
+/** The directories commands are read from, highest precedence first. */
+export const commandRoots = (directory: string, home: string): Array<string> => [
+  ...SUBDIRECTORIES.map((sub) => join(directory, ".opencode", sub)),
+  ...SUBDIRECTORIES.map((sub) => join(home, sub)),
+]
+
+const optionalString = (attributes: Readonly<Record<string, unknown>>, key: string) => {
+  const value = attributes[key]
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== "string") throw new FrontmatterError(`"${key}" must be a string`)
+  return value
+}
+
+/** One command file as a command; throws `FrontmatterError` naming what is wrong. */
+export const parseCommandFile = (name: string, text: string): CommandInfo => {
+  const { attributes, body } = parseFrontmatter(text)
+  const description = optionalString(attributes, "description")
+  const agent = optionalString(attributes, "agent")
+  const modelName = optionalString(attributes, "model")
+  let model: ModelRef | undefined
+  if (modelName !== undefined) {
+    if (!/^[^/]+\/.+$/.test(modelName)) throw new FrontmatterError(`"model" must be "<providerID>/<modelID>"`)
+    model = parseModel(modelName)
+  }
+  const subtask = attributes["subtask"]
+  if (subtask !== undefined && subtask !== null && typeof subtask !== "boolean")
+    throw new FrontmatterError(`"subtask" must be true or false`)
+  if (body.trim() === "") throw new FrontmatterError("the command has no template (the file body is empty)")
+  return {
+    name,
+    template: body,
+    ...(description !== undefined ? { description } : {}),
+    ...(agent !== undefined ? { agent } : {}),
+    ...(model !== undefined ? { model } : {}),
+    ...(typeof subtask === "boolean" ? { subtask } : {}),
+  }
+}
+
+/** Reads the command files under the roots; a file that does not parse becomes a diagnostic. */
+export const loadCommands = (roots: ReadonlyArray<string>): Effect.Effect<CommandListing> =>
+  Effect.gen(function* () {
+    const byName = new Map<string, CommandInfo>()
+    const diagnostics: Array<ConfigDiagnostic> = []
+    for (const root of roots) {
+      const { files, problems } = yield* readDefinitionFiles(root, (rel) => rel.endsWith(".md"))
+      for (const problem of problems) diagnostics.push({ kind: "command", ...problem })
+      for (const file of files) {
+        // `review/security.md` is `/review/security`: folders group commands.
+        const name = file.relative.slice(0, -".md".length)
+        if (byName.has(name)) continue // hidden by a root of higher precedence
+        try {
+          byName.set(name, parseCommandFile(name, file.text))
+        } catch (error) {
+          if (!(error instanceof FrontmatterError)) throw error
+          diagnostics.push({ kind: "command", path: file.path, message: error.message })
+        }
+      }
+    }
+    const commands = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    return { commands, diagnostics }
+  })
+
+/** The commands of the session directory and the global config directory (see `CommandsShape`). */
+export class Commands extends Context.Service<Commands, CommandsShape>()("@opencode-ai/core/command/Commands") {
+  static readonly layer = Layer.effect(
+    Commands,
+    Effect.gen(function* () {
+      const config = yield* Config
+      const home = config.home ?? configHome()
+      const list = (directory: string) => loadCommands(commandRoots(directory, home))
+      return Commands.of({
+        list,
+        expand: (directory, text) =>
+          Effect.gen(function* () {
+            const invocation = parseInvocation(text)
+            if (!invocation) return undefined
+            const { commands } = yield* list(directory)
+            const command = commands.find((candidate) => candidate.name === invocation.name)
+            if (!command) return undefined
+            return { command, text: expandTemplate(command.template, invocation.arguments) }
+          }),
+      })
+    }),
+  )
+}
