@@ -1,7 +1,9 @@
-import { PluginStatus } from "@opencode-ai/schema"
+import { ConfigDiagnostic, PluginStatus } from "@opencode-ai/schema"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { commitsNothing, data } from "./envelope.ts"
+import { InvalidRequestError } from "./errors.ts"
+import { LocationQuery } from "./params.ts"
 
 /** Addition: the plugins the host tried to load (`v2.plugin.list`). */
 export class PluginGroup extends HttpApiGroup.make("v2.plugin")
@@ -14,12 +16,19 @@ export class PluginGroup extends HttpApiGroup.make("v2.plugin")
 
 /**
  * Addition: the effective `opencode.json`, provider keys and header values redacted (`v2.config.get`). Its
- * JSON Schema is served at `/config.schema.json`.
+ * JSON Schema is served at `/config.schema.json`. `diagnostics` lists what was left out and why: unknown
+ * config keys, and command or skill files of the requested location (`location[directory]`, default the
+ * server's) that do not parse.
  */
 export class ConfigGroup extends HttpApiGroup.make("v2.config")
   .add(
     HttpApiEndpoint.get("get", "/api/config", {
-      success: data(Schema.Record(Schema.String, Schema.Unknown)),
+      query: LocationQuery,
+      success: Schema.Struct({
+        data: Schema.Record(Schema.String, Schema.Unknown),
+        diagnostics: Schema.Array(ConfigDiagnostic),
+      }),
+      error: InvalidRequestError,
     })
       .annotate(OpenApi.Summary, "The effective configuration; provider keys and header values are redacted")
       .annotate(OpenApi.Override, commitsNothing),

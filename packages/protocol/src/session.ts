@@ -267,5 +267,19 @@ export class SessionGroup extends HttpApiGroup.make("v2.session")
         "Replace the journaled payloads of superseded content with tombstones, then rebuild the database file",
       )
       .annotate(OpenApi.Override, commits("session.next.erased")),
+    HttpApiEndpoint.post("fork", "/api/session/:sessionID/fork", {
+      params: SessionParams,
+      payload: Schema.Struct({
+        /** The last message copied; default the whole transcript. */
+        messageID: Schema.optionalKey(Schema.String),
+      }),
+      success: data(SessionInfo),
+      error: [SessionNotFoundError, MessageNotFoundError, SessionBusyError, InvalidRequestError],
+    })
+      .annotate(
+        OpenApi.Summary,
+        "Fork the session into a new one (same directory, `parentID` this session) holding a copy of the transcript up to and including `messageID` (default all of it), with new ids",
+      )
+      .annotate(OpenApi.Override, commits("session.next.created")),
   )
   .annotate(OpenApi.Description, "Sessions, turns and transcripts") {}

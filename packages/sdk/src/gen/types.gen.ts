@@ -31,6 +31,12 @@ export type CommandV2Info = {
     subtask?: boolean;
 };
 
+export type ConfigDiagnostic = {
+    kind: 'config' | 'command' | 'skill';
+    path: string;
+    message: string;
+};
+
 export type DatabaseStats = {
     path: string;
     files: {
@@ -1764,7 +1770,15 @@ export type V2CommandListResponse = V2CommandListResponses[keyof V2CommandListRe
 export type V2ConfigGetData = {
     body?: never;
     path?: never;
-    query?: never;
+    query?: {
+        /**
+         * The location to work in (`location[directory]=...`); default the server's own.
+         */
+        location?: {
+            directory?: string;
+            workspace?: string;
+        };
+    };
     url: '/api/config';
 };
 
@@ -1805,6 +1819,7 @@ export type V2ConfigGetResponses = {
         data: {
             [key: string]: unknown;
         };
+        diagnostics: Array<ConfigDiagnostic>;
     };
 };
 
@@ -2967,6 +2982,65 @@ export type V2SessionEventsResponses = {
 };
 
 export type V2SessionEventsResponse = V2SessionEventsResponses[keyof V2SessionEventsResponses];
+
+export type V2SessionForkData = {
+    body: {
+        messageID?: string;
+    };
+    path: {
+        sessionID: string;
+    };
+    query?: never;
+    url: '/api/session/{sessionID}/fork';
+};
+
+export type V2SessionForkErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * SessionNotFoundError | MessageNotFoundError
+     */
+    404: SessionNotFoundError | MessageNotFoundError;
+    /**
+     * SessionBusyError
+     */
+    409: SessionBusyError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2SessionForkError = V2SessionForkErrors[keyof V2SessionForkErrors];
+
+export type V2SessionForkResponses = {
+    /**
+     * Success
+     */
+    200: {
+        data: SessionV2Info;
+    };
+};
+
+export type V2SessionForkResponse = V2SessionForkResponses[keyof V2SessionForkResponses];
 
 export type V2SessionHistoryData = {
     body?: never;

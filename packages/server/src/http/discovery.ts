@@ -1,4 +1,14 @@
-import { agentInfos, Config, modelInfos, Permissions, providerInfo, Providers, Session } from "@opencode-ai/core"
+import {
+  agentInfos,
+  Commands,
+  Config,
+  modelInfos,
+  Permissions,
+  providerInfo,
+  Providers,
+  Session,
+  Skills,
+} from "@opencode-ai/core"
 import { Api, ProviderNotFoundError } from "@opencode-ai/protocol"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
@@ -80,26 +90,36 @@ export const ProviderHandlers = HttpApiBuilder.group(
   }),
 )
 
-/** `v2.command.list`: none yet; the list is real and empty. */
+/** `v2.command.list`: the commands of the location and the global config directory; broken files left out. */
 export const CommandHandlers = HttpApiBuilder.group(
   Api,
   "v2.command",
   Effect.fn(function* (handlers) {
+    const commands = yield* Commands
     const home = yield* ServerDirectory
     return handlers.handle("list", ({ query, request }) =>
-      Effect.map(requestLocation(query, request, home), (location) => ({ location, data: [] })),
+      Effect.gen(function* () {
+        const location = yield* requestLocation(query, request, home)
+        const { commands: data } = yield* commands.list(location.directory)
+        return { location, data }
+      }),
     )
   }),
 )
 
-/** `v2.skill.list`: none yet; the list is real and empty. */
+/** `v2.skill.list`: the skills of the location and the global config directory; broken files left out. */
 export const SkillHandlers = HttpApiBuilder.group(
   Api,
   "v2.skill",
   Effect.fn(function* (handlers) {
+    const skills = yield* Skills
     const home = yield* ServerDirectory
     return handlers.handle("list", ({ query, request }) =>
-      Effect.map(requestLocation(query, request, home), (location) => ({ location, data: [] })),
+      Effect.gen(function* () {
+        const location = yield* requestLocation(query, request, home)
+        const { skills: data } = yield* skills.list(location.directory)
+        return { location, data }
+      }),
     )
   }),
 )

@@ -10,6 +10,7 @@ import {
   Providers,
   Prune,
   Session,
+  Transfer,
 } from "@opencode-ai/core"
 import { Api, JournalDisabledError } from "@opencode-ai/protocol"
 import { toWire } from "@opencode-ai/schema"
@@ -43,6 +44,7 @@ export const SessionHandlers = HttpApiBuilder.group(
     const home = yield* ServerDirectory
     const providers = yield* Providers
     const bus = yield* Bus
+    const transfer = yield* Transfer
 
     /** A session as `session.get` serves it: with the figures of what its next request carries. */
     const detailed = (sessionID: string) =>
@@ -179,6 +181,8 @@ export const SessionHandlers = HttpApiBuilder.group(
         ),
       erase: ({ params }) =>
         fromCore(erase.session({ sessionID: params.sessionID, by })).pipe(Effect.map((data) => ({ data }))),
+      fork: ({ params, payload }) =>
+        fromCore(transfer.fork(params.sessionID, payload.messageID)).pipe(Effect.map((data) => ({ data }))),
     })
   }),
 )
