@@ -171,7 +171,8 @@ export const createTestHost = async (options: TestHostOptions = {}): Promise<Tes
     const server = await startServer({
       port,
       database,
-      config: { data: config(model.baseURL), directory },
+      // The global config directory is the kit's own, so a developer's own commands and skills stay out.
+      config: { data: config(model.baseURL), directory, home: join(made, "config") },
       plugins: [
         ...plugins.flatMap(({ source, transcript }, index) => {
           if (isPath(source)) return []

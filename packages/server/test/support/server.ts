@@ -22,6 +22,8 @@ export interface TestServer {
 
 export interface TestServerOptions extends Partial<Omit<ServerOptions, "config">> {
   readonly config?: ConfigData
+  /** The global config directory (commands, skills); default one inside the test's directory. */
+  readonly home?: string
 }
 
 const running = new Set<TestServer>()
@@ -33,7 +35,7 @@ afterAll(async () => {
 export const startTestServer = async (options: TestServerOptions = {}): Promise<TestServer> => {
   const directory = options.database ? join(options.database, "..") : tempDir()
   const database = options.database ?? join(directory, "opencode.db")
-  const { config, ...rest } = options
+  const { config, home, ...rest } = options
   const server = await startServer({
     port: 0,
     // The server's own location (where requests that name none work) is the test's directory, never
@@ -41,7 +43,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     directory,
     ...rest,
     database,
-    config: { data: config ?? {}, directory },
+    config: { data: config ?? {}, directory, home: home ?? join(directory, "global-config") },
   })
   const client = createOpencodeClient({
     baseUrl: server.url,

@@ -1,0 +1,108 @@
+import { Effect } from "effect"
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { commandRoots, loadCommands } from "../src/command/commands.ts"
+import { FrontmatterError, parseFrontmatter } from "../src/command/frontmatter.ts"
+import { loadSkills, skillRoots } from "../src/command/skills.ts"
+import { expandTemplate, parseInvocation, splitArguments } from "../src/command/template.ts"
+
+describe("command invocation", () => {
+  it("is a prompt starting with /name, arguments trimmed; a path-like or bare slash is not one", () => {
+    expect(parseInvocation("/review src/a.ts  fast ")).toEqual({ name: "review", arguments: "src/a.ts  fast" })
+    expect(parseInvocation("  /fix")).toEqual({ name: "fix", arguments: "" })
+    expect(parseInvocation("/group/sub arg\nsecond line")).toEqual({ name: "group/sub", arguments: "arg\nsecond line" })
+    expect(parseInvocation("please /review")).toBeUndefined()
+    expect(parseInvocation("/")).toBeUndefined()
+    expect(parseInvocation("// comment")).toBeUndefined()
+  })
+})
+
+describe("template expansion", () => {
+  it("fills $ARGUMENTS with the arguments as typed and $1.. with words, the last placeholder taking the rest", () => {
+    expect(expandTemplate("Review $ARGUMENTS now", "a.ts  b.ts")).toBe("Review a.ts  b.ts now")
+    expect(expandTemplate("from $1 to $2", "x y z")).toBe("from x to y z")
+    expect(expandTemplate("$2 then $1", '"two words" other')).toBe("other then two words")
+    expect(expandTemplate("only $1 and $3", "a")).toBe("only a and ")
+    expect(splitArguments(`a 'b c' "d e" f`)).toEqual(["a", "b c", "d e", "f"])
+  })
+
+  it("inserts arguments that contain placeholders as typed", () => {
+    expect(expandTemplate("[$1] [$ARGUMENTS]", "$ARGUMENTS $1")).toBe("[$ARGUMENTS $1] [$ARGUMENTS $1]")
+  })
+
+  it("appends the arguments after a template without placeholders, and leaves it alone without arguments", () => {
+    expect(expandTemplate("Run the tests.\n", "only unit")).toBe("Run the tests.\n\nonly unit")
+    expect(expandTemplate("Run the tests.\n", "")).toBe("Run the tests.\n")
+  })
+})
+
+describe("frontmatter", () => {
+  it("splits attributes from the body; a file without one is all body", () => {
+    expect(parseFrontmatter("---\ndescription: Hi\nsubtask: true\n---\nBody $1\n")).toEqual({
+      attributes: { description: "Hi", subtask: true },
+      body: "Body $1\n",
+    })
+    expect(parseFrontmatter("Just text")).toEqual({ attributes: {}, body: "Just text" })
+  })
+
+  it("refuses a block that does not close, is not YAML or is not a mapping", () => {
+    expect(() => parseFrontmatter("---\ndescription: x\nbody")).toThrow(FrontmatterError)
+    expect(() => parseFrontmatter("---\ndescription: [unclosed\n---\nbody")).toThrow(/not valid YAML/)
+    expect(() => parseFrontmatter("---\n- a\n- b\n---\nbody")).toThrow(/mapping/)
+  })
+})
+
+const write = (path: string, text: string) => {
+  mkdirSync(join(path, ".."), { recursive: true })
+  writeFileSync(path, text)
+}
+
+describe("definition files", () => {
+  it("project commands hide global ones of the same name; a broken file is a diagnostic and the rest still load", async () => {
+    const root = mkdtempSync(join(tmpdir(), "opencode2-commands-"))
+    const project = join(root, "project")
+    const home = join(root, "home")
+    write(join(project, ".opencode/command/review.md"), "---\ndescription: project review\n---\nReview $ARGUMENTS")
+    write(join(project, ".opencode/commands/group/sub.md"), "Nested")
+    write(join(project, ".opencode/command/broken.md"), "---\nagent: [oops\n---\nx")
+    write(join(project, ".opencode/command/badmodel.md"), "---\nmodel: nomodel\n---\nx")
+    write(join(project, ".opencode/command/notes.txt"), "not a command")
+    write(join(home, "command/review.md"), "global review")
+    write(join(home, "command/global.md"), "---\nmodel: offline/echo\nsubtask: false\n---\nG")
+    const listing = await Effect.runPromise(loadCommands(commandRoots(project, home)))
+    expect(listing.commands.map((c) => c.name)).toEqual(["global", "group/sub", "review"])
+    expect(listing.commands.find((c) => c.name === "review")).toMatchObject({
+      description: "project review",
+      template: "Review $ARGUMENTS",
+    })
+    expect(listing.commands.find((c) => c.name === "global")).toMatchObject({
+      model: { providerID: "offline", id: "echo" },
+      subtask: false,
+    })
+    expect(listing.diagnostics.map((d) => [d.kind, d.path.slice(project.length)])).toEqual([
+      ["command", "/.opencode/command/badmodel.md"],
+      ["command", "/.opencode/command/broken.md"],
+    ])
+    expect(listing.diagnostics[1]!.message).toContain("not valid YAML")
+  })
+
+  it("skills need a name and a description; others are diagnostics", async () => {
+    const root = mkdtempSync(join(tmpdir(), "opencode2-skills-"))
+    const project = join(root, "project")
+    const home = join(root, "home")
+    write(join(project, ".opencode/skill/deploy/SKILL.md"), "---\nname: deploy\ndescription: Ship it\n---\nSteps")
+    write(join(project, ".opencode/skill/nameless/SKILL.md"), "---\ndescription: no name\n---\nx")
+    write(join(project, ".opencode/skill/loose.md"), "---\nname: loose\ndescription: not in a folder\n---\nx")
+    write(join(home, "skills/deploy/SKILL.md"), "---\nname: deploy\ndescription: global\n---\nG")
+    write(join(home, "skills/lint/SKILL.md"), "---\nname: lint\ndescription: Lint\n---\nL")
+    const listing = await Effect.runPromise(loadSkills(skillRoots(project, home)))
+    expect(listing.skills.map((s) => [s.name, s.description, s.content])).toEqual([
+      ["deploy", "Ship it", "Steps"],
+      ["lint", "Lint", "L"],
+    ])
+    expect(listing.diagnostics).toHaveLength(1)
+    expect(listing.diagnostics[0]).toMatchObject({ kind: "skill", message: expect.stringContaining('"name"') })
+  })
+})
