@@ -101,7 +101,7 @@ describe("commands", () => {
     host = await createTestHost({ directory })
     const session = await host.session()
     const refused = await host.client.session.prompt({ sessionID: session.id, prompt: { text: "/ghost" } })
-    expect(refused.response.status).toBe(400)
+    expect(refused.response?.status).toBe(400)
     expect(refused.error).toMatchObject({ field: "prompt.text", message: expect.stringContaining("/ghost") })
     expect((await host.client.session.messages({ sessionID: session.id })).data!.data).toEqual([])
     expect(host.model.requests).toHaveLength(0)

@@ -52,6 +52,7 @@ describe("the OpenAPI document", () => {
       "v2.session.compact": "POST /api/session/{sessionID}/compact",
       "v2.session.context": "GET /api/session/{sessionID}/context",
       "v2.session.erase": "POST /api/session/{sessionID}/erase",
+      "v2.session.fork": "POST /api/session/{sessionID}/fork",
       "v2.session.events": "GET /api/session/{sessionID}/event",
       "v2.session.history": "GET /api/session/{sessionID}/history",
       "v2.session.interrupt": "POST /api/session/{sessionID}/interrupt",

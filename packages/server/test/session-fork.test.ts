@@ -78,13 +78,13 @@ describe("POST /api/session/:id/fork", () => {
     const before = (await host.client.session.list({})).data!.data.length
 
     const foreign = await host.client.session.fork({ sessionID: a.id, messageID: inB.id })
-    expect(foreign.response.status).toBe(404)
+    expect(foreign.response?.status).toBe(404)
     expect(foreign.error).toMatchObject({ _tag: "MessageNotFoundError", sessionID: a.id, messageID: inB.id })
     const gone = await host.client.session.fork({ sessionID: a.id, messageID: "msg_missing" })
-    expect(gone.response.status).toBe(404)
+    expect(gone.response?.status).toBe(404)
     expect(gone.error).toMatchObject({ _tag: "MessageNotFoundError" })
     const noSession = await host.client.session.fork({ sessionID: "ses_missing" })
-    expect(noSession.response.status).toBe(404)
+    expect(noSession.response?.status).toBe(404)
     expect(noSession.error).toMatchObject({ _tag: "SessionNotFoundError", sessionID: "ses_missing" })
     const bad = await fetch(`${host.url}/api/session/${b.id}/fork`, {
       method: "POST",
@@ -110,7 +110,7 @@ describe("POST /api/session/:id/fork", () => {
     await held
 
     const busy = await host.client.session.fork({ sessionID })
-    expect(busy.response.status).toBe(409)
+    expect(busy.response?.status).toBe(409)
     expect(busy.error).toMatchObject({ _tag: "SessionBusyError", sessionID })
     const early = await host.client.session.fork({ sessionID, messageID: first.id })
     expect(early.error).toBeUndefined()
