@@ -45,9 +45,7 @@ export const HostLayer = (options: HostOptions) => {
     Erase.layer,
     Transfer.layer,
     StatusLayer,
-  ).pipe(
-    Layer.provideMerge(runner),
-  )
+  ).pipe(Layer.provideMerge(runner))
   const plugins = PluginHost.layer({ inline: options.plugins ?? [] }).pipe(Layer.provideMerge(execution))
   const autoResume = options.autoResume ?? options.config.data.server?.autoResume ?? true
   const resume = Layer.effectDiscard(

@@ -29,8 +29,8 @@ describe("POST /api/session/:id/fork", () => {
     }
     await say("one", "answer one")
     await host.client.session.synthetic({ sessionID, text: "a host notice", resume: false })
-    const retracted = (await host.client.session.prompt({ sessionID, prompt: { text: "oops" }, resume: false }))
-      .data!.data
+    const retracted = (await host.client.session.prompt({ sessionID, prompt: { text: "oops" }, resume: false })).data!
+      .data
     await host.client.session.retract({ sessionID, messageID: retracted.id })
     await say("two", "answer two")
     host.model.reply("SUMMARY of one and two")

@@ -1,0 +1,37 @@
+import { mkdirSync, realpathSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { runCli } from "./support/cli.ts"
+import { tempDir } from "./support/tmp.ts"
+
+const write = (path: string, text: string) => {
+  mkdirSync(dirname(path), { recursive: true })
+  writeFileSync(path, text)
+}
+
+describe("opencode2 run with commands and skills", () => {
+  it("expands a project command that has the offline model load a global skill ($XDG_CONFIG_HOME/opencode2/skill)", async () => {
+    const cwd = realpathSync(tempDir())
+    // `isolatedEnv` puts XDG_CONFIG_HOME at <cwd>/config.
+    write(
+      join(cwd, "config/opencode2/skill/deploy/SKILL.md"),
+      "---\nname: deploy\ndescription: How to deploy\n---\nDEPLOY-STEPS: run make ship\n",
+    )
+    write(
+      join(cwd, ".opencode/command/use.md"),
+      '---\ndescription: Use a skill\n---\nPlease.\n/tool skill {"name":"$1"}\n',
+    )
+    const run = await runCli(["run", "/use deploy", "--db", join(cwd, "data", "run.db")], { cwd })
+    expect(run.code).toBe(0)
+    // The tool call is reported on stderr as it runs: allowed, with its first line of output.
+    expect(run.stderr).toContain('✓ skill {"name":"deploy"}')
+    // The offline model saw the expanded template (its plain line, then the tool line), and the tool's first line.
+    expect(run.stdout).toContain("You said: Please.")
+    expect(run.stdout).toContain('skill returned: <skill name="deploy">')
+
+    // A name that is no command reaches the model as typed.
+    const plain = await runCli(["run", "/nothing here", "--db", join(cwd, "data", "run.db")], { cwd })
+    expect(plain.code).toBe(0)
+    expect(plain.stdout).toContain("You said: /nothing here")
+  })
+})
