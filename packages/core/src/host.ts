@@ -34,19 +34,16 @@ export interface HostOptions {
 export const HostLayer = (options: HostOptions) => {
   const config = Config.layer(options.config)
   const store = StoreLayer({ path: options.database, persist: options.config.data.events?.persist !== false })
-  const base = Layer.mergeAll(Hooks.layer, Providers.layer, Commands.layer, Skills.layer).pipe(
-    Layer.provideMerge(config),
-  )
+  // Commands and skills: the definition files of a session directory and the global config directory.
+  const definitions = Layer.mergeAll(Commands.layer, Skills.layer)
+  const base = Layer.mergeAll(Hooks.layer, Providers.layer, definitions).pipe(Layer.provideMerge(config))
   const runner = Runner.layer.pipe(Layer.provideMerge(Permissions.layer), Layer.provideMerge(Layer.merge(store, base)))
-  const execution = Layer.mergeAll(
-    Execution.layer,
-    Mutation.layer,
-    Prune.layer,
-    Erase.layer,
-    Transfer.layer,
-    StatusLayer,
-  ).pipe(Layer.provideMerge(runner))
-  const plugins = PluginHost.layer({ inline: options.plugins ?? [] }).pipe(Layer.provideMerge(execution))
+  const execution = Layer.mergeAll(Execution.layer, Mutation.layer, Prune.layer, Erase.layer, StatusLayer).pipe(
+    Layer.provideMerge(runner),
+  )
+  // Fork copies a transcript with the code `session import` uses.
+  const transfer = Transfer.layer.pipe(Layer.provideMerge(execution))
+  const plugins = PluginHost.layer({ inline: options.plugins ?? [] }).pipe(Layer.provideMerge(transfer))
   const autoResume = options.autoResume ?? options.config.data.server?.autoResume ?? true
   const resume = Layer.effectDiscard(
     Effect.gen(function* () {
