@@ -4,6 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { commandRoots, loadCommands } from "../src/command/commands.ts"
+import { DEFINITION_MAX_BYTES } from "../src/command/definition-files.ts"
 import { FrontmatterError, parseFrontmatter } from "../src/command/frontmatter.ts"
 import { loadSkills, skillRoots } from "../src/command/skills.ts"
 import { expandTemplate, parseInvocation, splitArguments } from "../src/command/template.ts"
@@ -69,6 +70,7 @@ describe("definition files", () => {
     write(join(project, ".opencode/command/broken.md"), "---\nagent: [oops\n---\nx")
     write(join(project, ".opencode/command/badmodel.md"), "---\nmodel: nomodel\n---\nx")
     write(join(project, ".opencode/command/notes.txt"), "not a command")
+    write(join(project, ".opencode/command/huge.md"), "x".repeat(DEFINITION_MAX_BYTES + 1))
     write(join(home, "command/review.md"), "global review")
     write(join(home, "command/global.md"), "---\nmodel: offline/echo\nsubtask: false\n---\nG")
     const listing = await Effect.runPromise(loadCommands(commandRoots(project, home)))
@@ -84,8 +86,10 @@ describe("definition files", () => {
     expect(listing.diagnostics.map((d) => [d.kind, d.path.slice(project.length)])).toEqual([
       ["command", "/.opencode/command/badmodel.md"],
       ["command", "/.opencode/command/broken.md"],
+      ["command", "/.opencode/command/huge.md"],
     ])
     expect(listing.diagnostics[1]!.message).toContain("not valid YAML")
+    expect(listing.diagnostics[2]!.message).toContain("larger than")
   })
 
   it("skills need a name and a description; others are diagnostics", async () => {

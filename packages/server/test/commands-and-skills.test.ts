@@ -95,14 +95,18 @@ describe("commands", () => {
     expect(userTexts(host.model.requests[2]!.messages).at(-1)).toBe("Review b.ts with care. Notes: ")
   })
 
-  it("refuses a command naming an unknown agent with 400 on prompt.text, storing nothing", async () => {
+  it("refuses a command naming an unknown agent, or expanding to nothing, with 400 on prompt.text, storing nothing", async () => {
     const directory = realpathSync(tempDir())
     write(join(directory, ".opencode/command/ghost.md"), "---\nagent: ghost\n---\nBoo")
+    write(join(directory, ".opencode/command/only.md"), "$1")
     host = await createTestHost({ directory })
     const session = await host.session()
     const refused = await host.client.session.prompt({ sessionID: session.id, prompt: { text: "/ghost" } })
     expect(refused.response?.status).toBe(400)
     expect(refused.error).toMatchObject({ field: "prompt.text", message: expect.stringContaining("/ghost") })
+    const empty = await host.client.session.prompt({ sessionID: session.id, prompt: { text: "/only" } })
+    expect(empty.response?.status).toBe(400)
+    expect(empty.error).toMatchObject({ field: "prompt.text", message: expect.stringContaining("empty") })
     expect((await host.client.session.messages({ sessionID: session.id })).data!.data).toEqual([])
     expect(host.model.requests).toHaveLength(0)
   })

@@ -93,6 +93,7 @@ export const loadCommands = (roots: ReadonlyArray<string>): Effect.Effect<Comman
       }
     }
     const commands = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    diagnostics.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
     return { commands, diagnostics }
   })
 

@@ -67,6 +67,7 @@ export const loadSkills = (roots: ReadonlyArray<string>): Effect.Effect<SkillLis
       }
     }
     const skills = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    diagnostics.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
     return { skills, diagnostics }
   })
 

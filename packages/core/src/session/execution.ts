@@ -373,6 +373,12 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
                   }),
               ),
             )
+          // `$1` alone and no argument: there would be nothing to answer.
+          if (expansion && expansion.text.trim() === "")
+            return yield* new InvalidInputError({
+              message: `command /${expansion.command.name} expands to empty text; give it arguments`,
+              field: "prompt.text",
+            })
           const sent = expansion?.text ?? input.prompt.text
           const event: PromptEvent = {
             sessionID: input.sessionID,
