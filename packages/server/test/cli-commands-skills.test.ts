@@ -33,5 +33,14 @@ describe("opencode2 run with commands and skills", () => {
     const plain = await runCli(["run", "/nothing here", "--db", join(cwd, "data", "run.db")], { cwd })
     expect(plain.code).toBe(0)
     expect(plain.stdout).toContain("You said: /nothing here")
+
+    // A command whose file is broken is sent as typed too, and stderr says why.
+    write(join(cwd, ".opencode/command/broken.md"), "---\nagent: [oops\n---\nNever used")
+    const broken = await runCli(["run", "/broken now", "--db", join(cwd, "data", "run.db")], { cwd })
+    expect(broken.code).toBe(0)
+    expect(broken.stdout).toContain("You said: /broken now")
+    expect(broken.stderr).toContain(
+      `/broken is sent as typed: its command file ${join(cwd, ".opencode/command/broken.md")}`,
+    )
   })
 })

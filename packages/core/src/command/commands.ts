@@ -111,9 +111,18 @@ export class Commands extends Context.Service<Commands, CommandsShape>()("@openc
           Effect.gen(function* () {
             const invocation = parseInvocation(text)
             if (!invocation) return undefined
-            const { commands } = yield* list(directory)
+            const roots = commandRoots(directory, home)
+            const { commands, diagnostics } = yield* loadCommands(roots)
             const command = commands.find((candidate) => candidate.name === invocation.name)
-            if (!command) return undefined
+            if (!command) {
+              // Sent as typed, but say why when the user meant a command whose file is broken.
+              const files = new Set(roots.map((root) => join(root, `${invocation.name}.md`)))
+              for (const broken of diagnostics.filter((diagnostic) => files.has(diagnostic.path)))
+                yield* Effect.logWarning(
+                  `/${invocation.name} is sent as typed: its command file ${broken.path} was left out (${broken.message})`,
+                )
+              return undefined
+            }
             return { command, text: expandTemplate(command.template, invocation.arguments) }
           }),
       })
