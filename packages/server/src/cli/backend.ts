@@ -49,6 +49,8 @@ export interface Backend {
   export(sessionID: string): Promise<SessionExport>
   /** Restores an export as a new session; local databases only. */
   import(document: unknown): Promise<SessionV2Info>
+  /** A new session from the transcript up to and including `messageID` (all of it without one). */
+  fork(sessionID: string, messageID?: string): Promise<SessionV2Info>
   close(): Promise<void>
 }
 
@@ -132,6 +134,7 @@ export const openLocal = async (path: string, config: ConfigShape): Promise<Back
     delete: (sessionID) => run(Session.use((s) => s.remove(sessionID))),
     export: (sessionID) => run(Transfer.use((t) => t.export(sessionID))),
     import: (document) => run(Transfer.use((t) => t.import(document))) as Promise<SessionV2Info>,
+    fork: (sessionID, messageID) => run(Transfer.use((t) => t.fork(sessionID, messageID))) as Promise<SessionV2Info>,
     close: () => runtime.dispose(),
   }
 }
@@ -219,6 +222,8 @@ export const openRemote = (url: string, io: Io): Backend => {
     import: async () => {
       throw new CommandError("session import writes to a local database: use --db PATH (not --attach)")
     },
+    fork: async (sessionID, messageID) =>
+      (await call(client.session.fork({ sessionID, ...(messageID !== undefined ? { messageID } : {}) }))).data,
     close: async () => {},
   }
 }

@@ -27,7 +27,7 @@ import { openapi } from "./openapi.ts"
 import { run } from "./run.ts"
 import { serve } from "./serve.ts"
 import { sessionList, sessionPrune, sessionShow } from "./session.ts"
-import { sessionDelete, sessionExport, sessionImport, sessionRename } from "./session-manage.ts"
+import { sessionDelete, sessionExport, sessionFork, sessionImport, sessionRename } from "./session-manage.ts"
 
 /** Top-level commands, and the groups (`session`, `db`) with their subcommands. */
 const commands: ReadonlyArray<AnyCommand> = [
@@ -40,6 +40,7 @@ const commands: ReadonlyArray<AnyCommand> = [
   sessionDelete,
   sessionExport,
   sessionImport,
+  sessionFork,
   dbStats,
   dbErase,
   openapi,

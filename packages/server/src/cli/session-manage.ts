@@ -86,3 +86,24 @@ export const sessionImport = defineCommand({
     return EXIT_OK
   },
 })
+
+/** `opencode2 session fork ID [--message MSG]`: a new session from the transcript up to a message; prints its id. */
+export const sessionFork = defineCommand({
+  name: "session fork",
+  summary: "Copy a session's transcript, up to and including a message, into a new session.",
+  synopsis: "ID [--message MSG] [--attach URL | --db PATH]",
+  details: [
+    "The new session works in the same directory, has new message ids and `parentID` set to ID; without",
+    "--message the whole transcript is copied. Prints the new session id.",
+  ],
+  flags: {
+    message: { type: "string", short: "m", value: "MSG", description: "The last message copied (msg_...)" },
+    ...targetFlags,
+  },
+  positionals: [id],
+  async run({ flags, args }, io): Promise<number> {
+    const info = await withBackend(target(sessionFork, flags), io, (backend) => backend.fork(args[0]!, flags.message))
+    io.out(info.id)
+    return EXIT_OK
+  },
+})
