@@ -274,13 +274,13 @@ export class Transfer extends Context.Service<Transfer, TransferShape>()("@openc
         export: exportSession,
         fork: (sessionID, messageID) =>
           Effect.gen(function* () {
+            yield* session.get(sessionID)
+            // Checked first: a message of another session never costs a read of this one's transcript.
+            const target = messageID === undefined ? undefined : session.sync.message(sessionID, messageID)
+            if (messageID !== undefined && !target) return yield* new MessageNotFoundError({ sessionID, messageID })
             const document = yield* exportSession(sessionID)
-            let messages = document.messages
-            if (messageID !== undefined) {
-              const target = session.sync.message(sessionID, messageID)
-              if (!target) return yield* new MessageNotFoundError({ sessionID, messageID })
-              messages = messages.filter((message) => message.seq <= target.seq)
-            }
+            const messages =
+              target === undefined ? document.messages : document.messages.filter((m) => m.seq <= target.seq)
             // An answer still streaming has no end yet: a copy would hold a message no turn ever finishes.
             if (messages.some((message) => message.type === "assistant" && message.time.completed === undefined))
               return yield* new BusyError({ sessionID })
