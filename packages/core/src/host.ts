@@ -12,6 +12,8 @@ import { Restart } from "./session/restart.ts"
 import { StatusLayer } from "./session/status.ts"
 import { Runner } from "./session/runner/llm.ts"
 import { StoreLayer } from "./storage/layer.ts"
+import { Retention } from "./storage/retention.ts"
+import { RetentionSchedule } from "./storage/retention-schedule.ts"
 
 export interface HostOptions {
   /** SQLite file path, or `:memory:`. */
@@ -25,7 +27,7 @@ export interface HostOptions {
 
 /**
  * The whole host, composed: storage and bus, session read model, hooks, providers, runner, execution,
- * mutations, prune and erase, plugins and restart resume. Plugins are activated before any claimed session resumes, so
+ * mutations, prune and erase, retention (`storage.retention`), plugins and restart resume. Plugins are activated before any claimed session resumes, so
  * the first resumed request already runs their `session.preflight` hooks.
  */
 export const HostLayer = (options: HostOptions) => {
@@ -36,7 +38,8 @@ export const HostLayer = (options: HostOptions) => {
   const execution = Layer.mergeAll(Execution.layer, Mutation.layer, Prune.layer, Erase.layer, StatusLayer).pipe(
     Layer.provideMerge(runner),
   )
-  const plugins = PluginHost.layer({ inline: options.plugins ?? [] }).pipe(Layer.provideMerge(execution))
+  const retention = Retention.layer.pipe(Layer.provideMerge(execution))
+  const plugins = PluginHost.layer({ inline: options.plugins ?? [] }).pipe(Layer.provideMerge(retention))
   const autoResume = options.autoResume ?? options.config.data.server?.autoResume ?? true
   const resume = Layer.effectDiscard(
     Effect.gen(function* () {
@@ -48,7 +51,12 @@ export const HostLayer = (options: HostOptions) => {
       }
     }),
   )
-  return resume.pipe(Layer.provideMerge(Restart.layer), Layer.provideMerge(plugins))
+  // Retention starts once claimed sessions are resuming (it leaves claimed sessions alone either way).
+  return RetentionSchedule.pipe(
+    Layer.provideMerge(resume),
+    Layer.provideMerge(Restart.layer),
+    Layer.provideMerge(plugins),
+  )
 }
 
 export type HostServices = Layer.Success<ReturnType<typeof HostLayer>>

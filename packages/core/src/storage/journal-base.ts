@@ -1,0 +1,40 @@
+import type { Database as SQLite } from "bun:sqlite"
+
+/**
+ * A session's projection rows, the snapshot a compacted journal starts from (docs/storage.md): the rows of
+ * every projection table that belong to the session, column by column, as SQLite holds them. Restoring
+ * them into an empty projection gives exactly the session as it was at the snapshot's seq.
+ */
+export type ProjectionSnapshot = Record<string, ReadonlyArray<Record<string, unknown>>>
+
+/** The projection tables and the column naming the session, in an order that satisfies foreign keys. */
+const TABLES: ReadonlyArray<readonly [table: string, column: string]> = [
+  ["session", "id"],
+  ["session_message", "session_id"],
+  ["session_execution", "session_id"],
+  ["session_inbox", "session_id"],
+  ["session_permission", "session_id"],
+]
+
+/** The session's rows of every projection table. */
+export const captureSnapshot = (client: SQLite, sessionID: string): ProjectionSnapshot =>
+  Object.fromEntries(
+    TABLES.map(([table, column]) => [
+      table,
+      client.query<Record<string, unknown>, [string]>(`SELECT * FROM ${table} WHERE ${column} = ?`).all(sessionID),
+    ]),
+  )
+
+/** Writes a snapshot's rows into `client`'s projection (replacing any the session had). */
+export const restoreSnapshot = (client: SQLite, snapshot: ProjectionSnapshot) => {
+  for (const [table] of TABLES) {
+    for (const row of snapshot[table] ?? []) {
+      const columns = Object.keys(row)
+      client
+        .query(
+          `INSERT OR REPLACE INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
+        )
+        .run(...(columns.map((c) => row[c]) as Array<any>))
+    }
+  }
+}
