@@ -7,6 +7,8 @@ import { parseConfig } from "../src/config/config.ts"
 import { SessionEvent } from "../src/session/event.ts"
 import type { AssistantMessage } from "../src/session/message.ts"
 import { makeSessionProjector } from "../src/session/projector.ts"
+import { Erase } from "../src/session/erase.ts"
+import { Prune } from "../src/session/prune.ts"
 import { Session } from "../src/session/session.ts"
 import { Database } from "../src/storage/database.ts"
 import { MaintenanceLayer } from "../src/storage/layer.ts"
@@ -143,6 +145,23 @@ describe("storage retention", () => {
     expect(databaseStats(await runtime.runPromise(Database.use((d) => Effect.succeed(d)))).retention).toEqual(summary)
     const again = await runtime.runPromise(Retention.use((r) => r.run(POLICY)))
     expect(again).toMatchObject({ pruned: { items: 0 }, deleted: { sessions: 0 }, journal: { sessions: 0 } })
+    await runtime.dispose()
+  })
+
+  it("erase takes a compacted session's snapshot again, so content pruned since is gone from it too", async () => {
+    const { runtime, ids } = await seeded()
+    const { client } = await runtime.runPromise(Database.use((d) => Effect.succeed(d)))
+    await runtime.runPromise(Retention.use((r) => r.run({ journal: 30 * DAY })))
+    const snapshot = () =>
+      client.query<{ snapshot: string }, [string]>("SELECT snapshot FROM journal_base WHERE session_id = ?").get(ids.old)!
+        .snapshot
+    // The seeded tool outputs are `<turn>:0123456789abcdef...`.
+    expect(snapshot()).toContain("0:0123456789abcdef")
+    await runtime.runPromise(Prune.use((p) => p.session({ sessionID: ids.old, types: ["tool", "reasoning"], by: "user" })))
+    expect(snapshot()).toContain("0:0123456789abcdef")
+    await runtime.runPromise(Erase.use((e) => e.session({ sessionID: ids.old, by: "user" })))
+    expect(snapshot()).not.toContain("0123456789abcdef")
+    expect(replayed(client)).toEqual(projectionSnapshot(client))
     await runtime.dispose()
   })
 

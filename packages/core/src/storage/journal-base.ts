@@ -38,3 +38,25 @@ export const restoreSnapshot = (client: SQLite, snapshot: ProjectionSnapshot) =>
     }
   }
 }
+
+/**
+ * After an erase of a session whose journal was compacted: its snapshot may still hold content the
+ * session has superseded since (corrected, pruned), so the snapshot is taken again from the projection as
+ * it is now and the journal up to now is dropped; replay still gives the same projection. A deleted
+ * session's snapshot goes whole. Returns whether the session had a base. Runs inside the caller's
+ * transaction.
+ */
+export const rebaseAfterErase = (client: SQLite, sessionID: string, time: number): boolean => {
+  const base = client.query<{ seq: number }, [string]>("SELECT seq FROM journal_base WHERE session_id = ?").get(sessionID)
+  if (!base) return false
+  const row = client.query<{ seq: number }, [string]>("SELECT seq FROM session WHERE id = ?").get(sessionID)
+  if (!row) {
+    client.query("DELETE FROM journal_base WHERE session_id = ?").run(sessionID)
+    return true
+  }
+  client
+    .query("UPDATE journal_base SET seq = ?, time = ?, snapshot = ? WHERE session_id = ?")
+    .run(row.seq, time, JSON.stringify(captureSnapshot(client, sessionID)), sessionID)
+  client.query("DELETE FROM event WHERE aggregate_id = ? AND seq <= ?").run(sessionID, row.seq)
+  return true
+}
