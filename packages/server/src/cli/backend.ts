@@ -11,6 +11,10 @@ import {
   MaintenanceLayer,
   Prune,
   resolveDatabasePath,
+  Retention,
+  type RetentionPlan,
+  type RetentionPolicy,
+  type RetentionSummary,
   Session,
   Stats,
   LogLayer,
@@ -49,6 +53,8 @@ export interface Backend {
   export(sessionID: string): Promise<SessionExport>
   /** Restores an export as a new session; local databases only. */
   import(document: unknown): Promise<SessionV2Info>
+  /** What retention would do (`dryRun`) or does now; local databases only. */
+  retention(policy: RetentionPolicy, dryRun: boolean): Promise<RetentionPlan | RetentionSummary>
   close(): Promise<void>
 }
 
@@ -132,6 +138,10 @@ export const openLocal = async (path: string, config: ConfigShape): Promise<Back
     delete: (sessionID) => run(Session.use((s) => s.remove(sessionID))),
     export: (sessionID) => run(Transfer.use((t) => t.export(sessionID))),
     import: (document) => run(Transfer.use((t) => t.import(document))) as Promise<SessionV2Info>,
+    retention: (policy, dryRun) =>
+      runtime.runPromise(
+        Retention.use((r): Effect.Effect<RetentionPlan | RetentionSummary> => (dryRun ? r.plan(policy) : r.run(policy))),
+      ),
     close: () => runtime.dispose(),
   }
 }
@@ -218,6 +228,9 @@ export const openRemote = (url: string, io: Io): Backend => {
     },
     import: async () => {
       throw new CommandError("session import writes to a local database: use --db PATH (not --attach)")
+    },
+    retention: async () => {
+      throw new CommandError("db retention works on a local database: use --db PATH (not --attach)")
     },
     close: async () => {},
   }

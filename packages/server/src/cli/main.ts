@@ -22,7 +22,7 @@ import {
   UsageError,
   usageLine,
 } from "./command.ts"
-import { dbErase, dbStats } from "./db.ts"
+import { dbErase, dbRetention, dbStats } from "./db.ts"
 import { openapi } from "./openapi.ts"
 import { run } from "./run.ts"
 import { serve } from "./serve.ts"
@@ -42,6 +42,7 @@ const commands: ReadonlyArray<AnyCommand> = [
   sessionImport,
   dbStats,
   dbErase,
+  dbRetention,
   openapi,
 ]
 const groups: Record<string, string> = {
