@@ -39,7 +39,7 @@ const replayed = (client: Database["Service"]["client"]) => {
 }
 
 /** Everything a run may change: the projection, the journal and the journal bases. */
-const everything = (client: Database["Service"]["client"]) => ({
+const everything = (client: Database["Service"]["client"]): Record<string, Array<any>> => ({
   ...projectionSnapshot(client),
   event: client.query("SELECT * FROM event ORDER BY position").all(),
   journal_base: client.query("SELECT * FROM journal_base ORDER BY session_id").all(),
@@ -98,7 +98,7 @@ describe("storage retention", () => {
   it("prunes, deletes and compacts the journal by age; replay from the snapshot equals the projection", async () => {
     const { runtime, ids } = await seeded()
     const { client } = await runtime.runPromise(Database.use((d) => Effect.succeed(d)))
-    const claimedBefore = everything(client).session_message.filter((m: any) => m.session_id === ids.claimed)
+    const claimedBefore = everything(client).session_message!.filter((m: any) => m.session_id === ids.claimed)
     const journalOf = (id: string) =>
       client.query<{ seq: number; type: string }, [string]>("SELECT seq, type FROM event WHERE aggregate_id = ? ORDER BY seq").all(id)
     const freshJournal = journalOf(ids.fresh)
@@ -133,7 +133,7 @@ describe("storage retention", () => {
     // Untouched: the fresh session and the claimed one.
     expect(journalOf(ids.fresh)).toEqual(freshJournal)
     expect(toolItems(await messages(ids.fresh)).some((i) => i.type === "reasoning")).toBe(true)
-    expect(everything(client).session_message.filter((m: any) => m.session_id === ids.claimed)).toEqual(claimedBefore)
+    expect(everything(client).session_message!.filter((m: any) => m.session_id === ids.claimed)).toEqual(claimedBefore)
 
     expect(replayed(client)).toEqual(projectionSnapshot(client))
     // The compacted session goes on: replay applies its new events on top of the snapshot.

@@ -7,6 +7,7 @@ import { SessionEvent } from "../session/event.ts"
 import { Prune } from "../session/prune.ts"
 import { Session } from "../session/session.ts"
 import { Database } from "./database.ts"
+import { offThreadCheckpointer } from "./checkpointer.ts"
 import { captureSnapshot } from "./journal-base.ts"
 
 export { RetentionSummary }
@@ -39,6 +40,10 @@ const JOURNAL_ROWS = 2_000
 const PAGE = 200
 /** Free pages handed back to the file system per step. */
 const VACUUM_PAGES = 512
+/** How often a run has the WAL checkpointed off the host's thread. */
+const CHECKPOINT_MS = 250
+/** SQLite's default `wal_autocheckpoint`, restored after a run. */
+const AUTOCHECKPOINT = 1_000
 
 export interface RetentionShape {
   /** What `run` would do now, changing nothing. */
@@ -171,7 +176,36 @@ export class Retention extends Context.Service<Retention, RetentionShape>()("@op
         journal: { sessions: 0, events: 0, bytes: 0 },
       })
 
-      const run = (policy: RetentionPolicy, now: number) =>
+      /**
+       * While a run writes, the host's connection does not checkpoint by itself (a checkpoint's sync would
+       * stall every request for its length): a worker does, every CHECKPOINT_MS, and once at the end.
+       */
+      const offThread = <A>(work: (tick: () => Effect.Effect<void>) => Effect.Effect<A>) =>
+        database.path === ":memory:"
+          ? work(() => Effect.void)
+          : Effect.acquireUseRelease(
+              Effect.sync(() => {
+                client.run("PRAGMA wal_autocheckpoint = 0")
+                return { checkpointer: offThreadCheckpointer(database.path), last: performance.now() }
+              }),
+              (state) =>
+                work(() =>
+                  Effect.sync(() => {
+                    if (performance.now() - state.last < CHECKPOINT_MS) return
+                    state.last = performance.now()
+                    void state.checkpointer.request()
+                  }),
+                ).pipe(Effect.tap(() => Effect.promise(() => state.checkpointer.request()))),
+              (state) =>
+                Effect.sync(() => {
+                  state.checkpointer.close()
+                  client.run(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT}`)
+                }),
+            )
+
+      const run = (policy: RetentionPolicy, now: number) => offThread((tick) => apply(policy, now, tick))
+
+      const apply = (policy: RetentionPolicy, now: number, tick: () => Effect.Effect<void>) =>
         Effect.gen(function* () {
           const todo = yield* plan(policy, now)
           const summary = summaryOf(now, false)
@@ -194,6 +228,7 @@ export class Retention extends Context.Service<Retention, RetentionShape>()("@op
                 summary.pruned.items += done.items
                 summary.pruned.bytes += done.bytes
                 if (done.items > 0) touched = true
+                yield* tick()
                 yield* Effect.sleep(0)
                 if (done.messages < PRUNE_MESSAGES) break
               }
@@ -218,6 +253,7 @@ export class Retention extends Context.Service<Retention, RetentionShape>()("@op
               summary.journal.events += dropped.events
               summary.journal.bytes += dropped.bytes
             }
+            yield* tick()
             yield* Effect.sleep(0)
           }
           for (const { sessionID } of todo.journal) {
@@ -234,6 +270,7 @@ export class Retention extends Context.Service<Retention, RetentionShape>()("@op
             summary.journal.sessions++
             summary.journal.events += dropped.events
             summary.journal.bytes += dropped.bytes
+            yield* tick()
             yield* Effect.sleep(0)
           }
           // Hand the freed pages back a step at a time (a whole incremental vacuum can take long).
@@ -242,9 +279,9 @@ export class Retention extends Context.Service<Retention, RetentionShape>()("@op
               const before = freePages.get()!.freelist_count
               client.query(`PRAGMA incremental_vacuum(${VACUUM_PAGES})`).all()
               if (freePages.get()!.freelist_count >= before) break
+              yield* tick()
               yield* Effect.sleep(0)
             }
-            client.run("PRAGMA wal_checkpoint(PASSIVE)")
           }
           database.immediate(() => record.run(now, JSON.stringify(summary)))
           return summary as RetentionSummary
