@@ -100,7 +100,11 @@ describe("storage retention", () => {
     const { client } = await runtime.runPromise(Database.use((d) => Effect.succeed(d)))
     const claimedBefore = everything(client).session_message!.filter((m: any) => m.session_id === ids.claimed)
     const journalOf = (id: string) =>
-      client.query<{ seq: number; type: string }, [string]>("SELECT seq, type FROM event WHERE aggregate_id = ? ORDER BY seq").all(id)
+      client
+        .query<{ seq: number; type: string }, [string]>(
+          "SELECT seq, type FROM event WHERE aggregate_id = ? ORDER BY seq",
+        )
+        .all(id)
     const freshJournal = journalOf(ids.fresh)
     const recentJournal = journalOf(ids.recent).length
 
@@ -127,7 +131,9 @@ describe("storage retention", () => {
     expect(JSON.stringify(await messages(ids.old))).toContain("final answer 2")
     // Compacted: the old session's journal is gone, its snapshot is the base; the recent one's is whole.
     expect(journalOf(ids.old)).toEqual([])
-    const base = client.query<{ seq: number }, [string]>("SELECT seq FROM journal_base WHERE session_id = ?").get(ids.old)
+    const base = client
+      .query<{ seq: number }, [string]>("SELECT seq FROM journal_base WHERE session_id = ?")
+      .get(ids.old)
     expect(base?.seq).toBe((await runtime.runPromise(Session.use((s) => s.get(ids.old)))).seq)
     expect(journalOf(ids.recent).length).toBe(recentJournal + 1)
     // Untouched: the fresh session and the claimed one.
@@ -153,11 +159,14 @@ describe("storage retention", () => {
     const { client } = await runtime.runPromise(Database.use((d) => Effect.succeed(d)))
     await runtime.runPromise(Retention.use((r) => r.run({ journal: 30 * DAY })))
     const snapshot = () =>
-      client.query<{ snapshot: string }, [string]>("SELECT snapshot FROM journal_base WHERE session_id = ?").get(ids.old)!
-        .snapshot
+      client
+        .query<{ snapshot: string }, [string]>("SELECT snapshot FROM journal_base WHERE session_id = ?")
+        .get(ids.old)!.snapshot
     // The seeded tool outputs are `<turn>:0123456789abcdef...`.
     expect(snapshot()).toContain("0:0123456789abcdef")
-    await runtime.runPromise(Prune.use((p) => p.session({ sessionID: ids.old, types: ["tool", "reasoning"], by: "user" })))
+    await runtime.runPromise(
+      Prune.use((p) => p.session({ sessionID: ids.old, types: ["tool", "reasoning"], by: "user" })),
+    )
     expect(snapshot()).toContain("0:0123456789abcdef")
     await runtime.runPromise(Erase.use((e) => e.session({ sessionID: ids.old, by: "user" })))
     expect(snapshot()).not.toContain("0123456789abcdef")

@@ -106,7 +106,11 @@ describe("a streamed text checkpointed several times", () => {
       "session.next.text.appended",
       "session.next.text.ended",
     ])
-    expect(text(committed).slice(1, 4).map((e) => ({ offset: e.data.offset, text: e.data.text }))).toEqual([
+    expect(
+      text(committed)
+        .slice(1, 4)
+        .map((e) => ({ offset: e.data.offset, text: e.data.text })),
+    ).toEqual([
       { offset: 0, text: upTo(2) },
       { offset: upTo(2).length, text: CHUNKS.slice(2, 4).join("") },
       { offset: upTo(4).length, text: CHUNKS[4] },

@@ -49,7 +49,12 @@ export const SessionBytes = Schema.Struct({
 export const RetentionSummary = Schema.Struct({
   time: Schema.Number,
   dryRun: Schema.Boolean,
-  pruned: Schema.Struct({ sessions: Schema.Number, messages: Schema.Number, items: Schema.Number, bytes: Schema.Number }),
+  pruned: Schema.Struct({
+    sessions: Schema.Number,
+    messages: Schema.Number,
+    items: Schema.Number,
+    bytes: Schema.Number,
+  }),
   deleted: Schema.Struct({ sessions: Schema.Number }),
   journal: Schema.Struct({ sessions: Schema.Number, events: Schema.Number, bytes: Schema.Number }),
 }).annotate({ identifier: "RetentionSummary" })

@@ -40,7 +40,8 @@ export interface BusShape {
    */
   encode<E extends BusEvent>(event: E): E
   /**
-   * One session's durable log: its journaled events with `seq > after`, in seq order and without gaps,
+   * One session's durable log: its journaled events with `seq > after`, in seq order (gaps where the journal
+   * was compacted: an ended part's streaming checkpoints, a retention base; see docs/storage.md),
    * read page by page as the stream is pulled; with `follow`, then the events committed from now on.
    * Every event is in its JSON encoding (see `encode`). Needs the journal (`JournalDisabledError`); a
    * follower that falls `bufferLimit` live events behind fails with `LogOverflowError`.

@@ -31,9 +31,7 @@ export const restoreSnapshot = (client: SQLite, snapshot: ProjectionSnapshot) =>
     for (const row of snapshot[table] ?? []) {
       const columns = Object.keys(row)
       client
-        .query(
-          `INSERT OR REPLACE INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
-        )
+        .query(`INSERT OR REPLACE INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`)
         .run(...(columns.map((c) => row[c]) as Array<any>))
     }
   }
@@ -47,7 +45,9 @@ export const restoreSnapshot = (client: SQLite, snapshot: ProjectionSnapshot) =>
  * transaction.
  */
 export const rebaseAfterErase = (client: SQLite, sessionID: string, time: number): boolean => {
-  const base = client.query<{ seq: number }, [string]>("SELECT seq FROM journal_base WHERE session_id = ?").get(sessionID)
+  const base = client
+    .query<{ seq: number }, [string]>("SELECT seq FROM journal_base WHERE session_id = ?")
+    .get(sessionID)
   if (!base) return false
   const row = client.query<{ seq: number }, [string]>("SELECT seq FROM session WHERE id = ?").get(sessionID)
   if (!row) {

@@ -11,7 +11,10 @@ const EVERY = Duration.hours(24)
  * duration that does not parse fails, naming its key; `Config.load` refuses such a file already, this
  * covers a config given in code.
  */
-export const retentionPolicy = (data: ConfigData, path = "config"): Effect.Effect<RetentionPolicy | undefined, ConfigError> =>
+export const retentionPolicy = (
+  data: ConfigData,
+  path = "config",
+): Effect.Effect<RetentionPolicy | undefined, ConfigError> =>
   Effect.gen(function* () {
     const retention = data.storage?.retention
     if (!retention) return undefined

@@ -67,7 +67,10 @@ export class Retention extends Context.Service<Retention, RetentionShape>()("@op
       const prune = yield* Prune
       const { client } = database
 
-      const sessionsAfter = client.query<{ id: string; seq: number; time_updated: number; claimed: number }, [string, number]>(
+      const sessionsAfter = client.query<
+        { id: string; seq: number; time_updated: number; claimed: number },
+        [string, number]
+      >(
         `SELECT s.id, s.seq, s.time_updated,
            EXISTS (SELECT 1 FROM session_execution e WHERE e.session_id = s.id) AS claimed
          FROM session s WHERE s.id > ? ORDER BY s.id LIMIT ?`,
@@ -100,7 +103,9 @@ export class Retention extends Context.Service<Retention, RetentionShape>()("@op
       const freePages = client.query<{ freelist_count: number }, []>("PRAGMA freelist_count")
 
       /** Calls `visit` for every session, a page at a time, yielding to the event loop between slices. */
-      const eachSession = (visit: (row: { id: string; seq: number; time_updated: number; claimed: number }) => Effect.Effect<void>) =>
+      const eachSession = (
+        visit: (row: { id: string; seq: number; time_updated: number; claimed: number }) => Effect.Effect<void>,
+      ) =>
         Effect.gen(function* () {
           let after = ""
           let slice = performance.now()
@@ -164,7 +169,10 @@ export class Retention extends Context.Service<Retention, RetentionShape>()("@op
           }
         })
 
-      const summaryOf = (now: number, dryRun: boolean): RetentionSummary & {
+      const summaryOf = (
+        now: number,
+        dryRun: boolean,
+      ): RetentionSummary & {
         pruned: { sessions: number; messages: number; items: number; bytes: number }
         deleted: { sessions: number }
         journal: { sessions: number; events: number; bytes: number }

@@ -140,7 +140,9 @@ export const openLocal = async (path: string, config: ConfigShape): Promise<Back
     import: (document) => run(Transfer.use((t) => t.import(document))) as Promise<SessionV2Info>,
     retention: (policy, dryRun) =>
       runtime.runPromise(
-        Retention.use((r): Effect.Effect<RetentionPlan | RetentionSummary> => (dryRun ? r.plan(policy) : r.run(policy))),
+        Retention.use((r): Effect.Effect<RetentionPlan | RetentionSummary> =>
+          dryRun ? r.plan(policy) : r.run(policy),
+        ),
       ),
     close: () => runtime.dispose(),
   }

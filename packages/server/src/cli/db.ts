@@ -88,7 +88,9 @@ export const dbRetention = defineCommand({
     try {
       const result = await backend.retention(policy, dryRun)
       if (flags.json) io.out(JSON.stringify(result, null, 2))
-      else for (const line of dryRun ? renderPlan(result as RetentionPlan) : renderSummary(result as RetentionSummary)) io.out(line)
+      else
+        for (const line of dryRun ? renderPlan(result as RetentionPlan) : renderSummary(result as RetentionSummary))
+          io.out(line)
     } finally {
       await backend.close()
     }
