@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite"
 import { MaintenanceLayer, Session } from "@opencode-ai/core"
 import type { DatabaseStats } from "@opencode-ai/sdk/v2"
-import { Effect, ManagedRuntime } from "effect"
+import { ManagedRuntime } from "effect"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it, vi } from "vitest"
