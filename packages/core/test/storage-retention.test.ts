@@ -1,4 +1,5 @@
 import { Effect, ManagedRuntime } from "effect"
+import fc from "fast-check"
 import { afterEach, describe, expect, it, vi } from "vitest"
 import { Bus } from "../src/bus/bus.ts"
 import { draft } from "../src/bus/event.ts"
@@ -15,6 +16,7 @@ import { MaintenanceLayer } from "../src/storage/layer.ts"
 import { Retention, type RetentionPolicy } from "../src/storage/retention.ts"
 import { databaseStats } from "../src/storage/stats.ts"
 import { seedBulkySession } from "./support/bulky-session.ts"
+import { applyOps, opsArbitrary } from "./support/random-history.ts"
 import { tempDb } from "./support/tmp.ts"
 
 /**
@@ -184,6 +186,52 @@ describe("storage retention", () => {
     const { retention_run: _b, ...prior } = before
     expect(after).toEqual(prior)
     await runtime.dispose()
+  })
+})
+
+describe("retention on random histories", () => {
+  it("replay equals the projection after every policy, and after erasing every session", async () => {
+    const done = { pruned: 0, deleted: 0, compacted: 0 }
+    await fc.assert(
+      fc.asyncProperty(
+        opsArbitrary(fc),
+        fc.constantFrom<ReadonlyArray<keyof RetentionPolicy>>(
+          ["prune"],
+          ["journal"],
+          ["prune", "journal"],
+          ["delete"],
+          ["prune", "delete", "journal"],
+        ),
+        async (ops, keys) => {
+          const runtime = ManagedRuntime.make(MaintenanceLayer({ path: tempDb(), persist: true }))
+          try {
+            const database = await runtime.runPromise(
+              Effect.gen(function* () {
+                yield* applyOps(ops)
+                return yield* Database
+              }),
+            )
+            // Far in the future, every age has passed: each unclaimed session is pruned, deleted or compacted.
+            const policy = Object.fromEntries(keys.map((key) => [key, 1_000]))
+            const later = { now: Date.now() + 1_000 * DAY }
+            const summary = await runtime.runPromise(Retention.use((r) => r.run(policy, later)))
+            done.pruned += summary.pruned.items
+            done.deleted += summary.deleted.sessions
+            done.compacted += summary.journal.sessions
+            expect(replayed(database.client)).toEqual(projectionSnapshot(database.client))
+            const ids = database.client.query<{ id: string }, []>("SELECT id FROM session").all()
+            for (const { id } of ids)
+              await runtime.runPromise(Erase.use((e) => e.session({ sessionID: id, by: "user" })))
+            expect(replayed(database.client)).toEqual(projectionSnapshot(database.client))
+          } finally {
+            await runtime.dispose()
+          }
+        },
+      ),
+      { numRuns: 60 },
+    )
+    // The histories gave every policy something to do.
+    expect(done.pruned > 0 && done.deleted > 0 && done.compacted > 0).toBe(true)
   })
 })
 
