@@ -1,4 +1,4 @@
-import { Duration, Effect, Layer } from "effect"
+import { Clock, Duration, Effect, Layer } from "effect"
 import { Config, ConfigError, type ConfigData } from "../config/config.ts"
 import { parseDuration } from "./duration.ts"
 import { Retention, type RetentionPolicy } from "./retention.ts"
@@ -53,6 +53,13 @@ export const RetentionSchedule = Layer.effectDiscard(
       ),
       Effect.catchCause((cause) => Effect.logError("retention run failed", cause)),
     )
-    yield* Effect.forkScoped(Effect.forever(once.pipe(Effect.andThen(Effect.sleep(EVERY)))))
+    // Runs start a day apart on the clock, whatever a run takes (a run is not counted into the wait).
+    const daily = Effect.gen(function* () {
+      const started = yield* Clock.currentTimeMillis
+      yield* once
+      const left = started + Duration.toMillis(EVERY) - (yield* Clock.currentTimeMillis)
+      if (left > 0) yield* Effect.sleep(left)
+    })
+    yield* Effect.forkScoped(Effect.forever(daily))
   }),
 )

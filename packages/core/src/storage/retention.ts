@@ -1,5 +1,5 @@
 import { RetentionSummary } from "@opencode-ai/schema"
-import { Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { Bus } from "../bus/bus.ts"
 import { draft } from "../bus/event.ts"
 import { admitMutation } from "../session/admission.ts"
@@ -36,6 +36,11 @@ const SLICE_MS = 20
 const PRUNE_MESSAGES = 50
 /** Journal rows deleted per transaction. */
 const JOURNAL_ROWS = 2_000
+/**
+ * Lets timers and I/O (requests, turns) run before the next batch. A macrotask, not `Effect.sleep`: the
+ * schedule's clock may be a test's, and a yield must not wait for it to move.
+ */
+const yieldToEventLoop = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
 /** Sessions read per page while looking for work. */
 const PAGE = 200
 /** Free pages handed back to the file system per step. */
@@ -46,7 +51,7 @@ const CHECKPOINT_MS = 250
 const AUTOCHECKPOINT = 1_000
 
 export interface RetentionShape {
-  /** What `run` would do now, changing nothing. */
+  /** What `run` would do now (`now`, else Effect's clock), changing nothing. */
   plan(policy: RetentionPolicy, options?: { readonly now?: number }): Effect.Effect<RetentionPlan>
   /**
    * Applies the policy in short batches (see `SLICE_MS`), yielding to the event loop between them:
@@ -115,12 +120,12 @@ export class Retention extends Context.Service<Retention, RetentionShape>()("@op
             for (const row of rows) {
               yield* visit(row)
               if (performance.now() - slice >= SLICE_MS) {
-                yield* Effect.sleep(0)
+                yield* yieldToEventLoop
                 slice = performance.now()
               }
             }
             after = rows.at(-1)!.id
-            yield* Effect.sleep(0)
+            yield* yieldToEventLoop
             slice = performance.now()
           }
         })
@@ -165,7 +170,7 @@ export class Retention extends Context.Service<Retention, RetentionShape>()("@op
             dropped.events += rows.length
             for (const row of rows) dropped.bytes += row.bytes
             if (rows.length < JOURNAL_ROWS) return dropped
-            yield* Effect.sleep(0)
+            yield* yieldToEventLoop
           }
         })
 
@@ -237,7 +242,7 @@ export class Retention extends Context.Service<Retention, RetentionShape>()("@op
                 summary.pruned.bytes += done.bytes
                 if (done.items > 0) touched = true
                 yield* tick()
-                yield* Effect.sleep(0)
+                yield* yieldToEventLoop
                 if (done.messages < PRUNE_MESSAGES) break
               }
               if (touched) summary.pruned.sessions++
@@ -262,7 +267,7 @@ export class Retention extends Context.Service<Retention, RetentionShape>()("@op
               summary.journal.bytes += dropped.bytes
             }
             yield* tick()
-            yield* Effect.sleep(0)
+            yield* yieldToEventLoop
           }
           for (const { sessionID } of todo.journal) {
             // The snapshot and its seq are taken in one transaction, against a session no turn holds;
@@ -279,7 +284,7 @@ export class Retention extends Context.Service<Retention, RetentionShape>()("@op
             summary.journal.events += dropped.events
             summary.journal.bytes += dropped.bytes
             yield* tick()
-            yield* Effect.sleep(0)
+            yield* yieldToEventLoop
           }
           // Hand the freed pages back a step at a time (a whole incremental vacuum can take long).
           if (database.path !== ":memory:") {
@@ -288,18 +293,20 @@ export class Retention extends Context.Service<Retention, RetentionShape>()("@op
               client.query(`PRAGMA incremental_vacuum(${VACUUM_PAGES})`).all()
               if (freePages.get()!.freelist_count >= before) break
               yield* tick()
-              yield* Effect.sleep(0)
+              yield* yieldToEventLoop
             }
           }
           database.immediate(() => record.run(now, JSON.stringify(summary)))
           return summary as RetentionSummary
         })
 
-      const clock = (options?: { readonly now?: number }) => options?.now ?? Date.now()
+      /** The time ages are measured from: given, else Effect's clock (a test's `TestClock` moves it). */
+      const clock = (options?: { readonly now?: number }) =>
+        options?.now !== undefined ? Effect.succeed(options.now) : Clock.currentTimeMillis
 
       return Retention.of({
-        plan: (policy, options) => plan(policy, clock(options)),
-        run: (policy, options) => run(policy, clock(options)),
+        plan: (policy, options) => Effect.flatMap(clock(options), (now) => plan(policy, now)),
+        run: (policy, options) => Effect.flatMap(clock(options), (now) => run(policy, now)),
         last: () => {
           const row = lastRun.get()
           return row ? (JSON.parse(row.summary) as RetentionSummary) : undefined
