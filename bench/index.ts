@@ -9,6 +9,7 @@ const suites = [
   "./queue-drain.ts",
   "./edit-tool.ts",
   "./storage.ts",
+  "./retention.ts",
   "./restart.ts",
   "./http.ts",
   "./grep-health.ts",

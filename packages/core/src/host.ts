@@ -15,6 +15,8 @@ import { Transfer } from "./session/transfer.ts"
 import { StatusLayer } from "./session/status.ts"
 import { Runner } from "./session/runner/llm.ts"
 import { StoreLayer } from "./storage/layer.ts"
+import { Retention } from "./storage/retention.ts"
+import { RetentionSchedule } from "./storage/retention-schedule.ts"
 
 export interface HostOptions {
   /** SQLite file path, or `:memory:`. */
@@ -28,7 +30,7 @@ export interface HostOptions {
 
 /**
  * The whole host, composed: storage and bus, session read model, hooks, providers, runner, execution,
- * mutations, prune and erase, plugins and restart resume. Plugins are activated before any claimed session resumes, so
+ * mutations, prune and erase, retention (`storage.retention`), plugins and restart resume. Plugins are activated before any claimed session resumes, so
  * the first resumed request already runs their `session.preflight` hooks.
  */
 export const HostLayer = (options: HostOptions) => {
@@ -43,7 +45,8 @@ export const HostLayer = (options: HostOptions) => {
   )
   // Fork copies a transcript with the code `session import` uses.
   const transfer = Transfer.layer.pipe(Layer.provideMerge(execution))
-  const plugins = PluginHost.layer({ inline: options.plugins ?? [] }).pipe(Layer.provideMerge(transfer))
+  const retention = Retention.layer.pipe(Layer.provideMerge(transfer))
+  const plugins = PluginHost.layer({ inline: options.plugins ?? [] }).pipe(Layer.provideMerge(retention))
   const autoResume = options.autoResume ?? options.config.data.server?.autoResume ?? true
   const resume = Layer.effectDiscard(
     Effect.gen(function* () {
@@ -55,7 +58,12 @@ export const HostLayer = (options: HostOptions) => {
       }
     }),
   )
-  return resume.pipe(Layer.provideMerge(Restart.layer), Layer.provideMerge(plugins))
+  // Retention starts once claimed sessions are resuming (it leaves claimed sessions alone either way).
+  return RetentionSchedule.pipe(
+    Layer.provideMerge(resume),
+    Layer.provideMerge(Restart.layer),
+    Layer.provideMerge(plugins),
+  )
 }
 
 export type HostServices = Layer.Success<ReturnType<typeof HostLayer>>

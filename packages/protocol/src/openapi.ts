@@ -72,7 +72,7 @@ const streamPaths = {
       summary: "Subscribe to session events",
       description:
         "Replays the session's durable events after the seq `after` (exclusive; else the `Last-Event-ID` header, " +
-        "else 0), from the journal without gaps, then continues with new durable events. Frames carry " +
+        "else 0), from the journal (gaps only where it was compacted: an ended part's streaming checkpoints, a retention base), then continues with new durable events. Frames carry " +
         "`id: <seq>`, `event: <type>` and one JSON `SessionDurableEvent`. Needs the event journal " +
         "(`events.persist`, on by default); otherwise 409 `JournalDisabledError`.",
       parameters: [

@@ -41,6 +41,25 @@ export const SessionBytes = Schema.Struct({
   journal: Schema.Number,
 }).annotate({ identifier: "SessionBytes" })
 
+/**
+ * What one retention run did (or, dry, would do): tool and reasoning outputs pruned (messages, items,
+ * bytes of the items before), idle sessions deleted, and sessions whose journal was compacted into a
+ * snapshot (the events removed and their bytes).
+ */
+export const RetentionSummary = Schema.Struct({
+  time: Schema.Number,
+  dryRun: Schema.Boolean,
+  pruned: Schema.Struct({
+    sessions: Schema.Number,
+    messages: Schema.Number,
+    items: Schema.Number,
+    bytes: Schema.Number,
+  }),
+  deleted: Schema.Struct({ sessions: Schema.Number }),
+  journal: Schema.Struct({ sessions: Schema.Number, events: Schema.Number, bytes: Schema.Number }),
+}).annotate({ identifier: "RetentionSummary" })
+export type RetentionSummary = typeof RetentionSummary.Type
+
 /** Where the database's bytes are: files, pages, the journal, item types and sessions. */
 export const DatabaseStats = Schema.Struct({
   path: Schema.String,
@@ -49,5 +68,7 @@ export const DatabaseStats = Schema.Struct({
   journal: Schema.Struct({ events: Schema.Number, bytes: Schema.Number }),
   items: ItemBytes,
   sessions: Schema.Array(SessionBytes),
+  /** The last retention run (`storage.retention`), if one ran on this database. */
+  retention: Schema.optional(RetentionSummary),
 }).annotate({ identifier: "DatabaseStats" })
 export type DatabaseStats = typeof DatabaseStats.Type

@@ -195,7 +195,7 @@ export const subscribe = (client: OpencodeClient, options: EventsOptions = {}): 
 
 /**
  * `v2.session.events` (`GET /api/session/:id/event`), connected: the session's durable events after the
- * seq `after`, replayed from the journal without gaps, then the ones committed from now on. A session id
+ * seq `after`, replayed from the journal (whose only gaps are what it compacted: an ended part's streaming checkpoints, a retention base), then the ones committed from now on. A session id
  * the URL parser would resolve away (`..`, `.`, empty) is refused before connecting, as the server would
  * refuse it: `EventStreamError` with status 400 and the `InvalidRequestError` body.
  */

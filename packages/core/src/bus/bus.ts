@@ -2,6 +2,7 @@ import { Cause, Context, Effect, Layer, Option, Queue, Schema, Stream } from "ef
 import { ascending } from "../id/id.ts"
 import { Database } from "../storage/database.ts"
 import { type Draft, type Durable, type Envelope, type Ephemeral, InvalidEventError, type Transient } from "./event.ts"
+import { checkpointCompactor } from "./checkpoints.ts"
 import { journalReader, toEnvelope } from "./journal.ts"
 import { Projectors } from "./projector.ts"
 
@@ -39,7 +40,8 @@ export interface BusShape {
    */
   encode<E extends BusEvent>(event: E): E
   /**
-   * One session's durable log: its journaled events with `seq > after`, in seq order and without gaps,
+   * One session's durable log: its journaled events with `seq > after`, in seq order (gaps where the journal
+   * was compacted: an ended part's streaming checkpoints, a retention base; see docs/storage.md),
    * read page by page as the stream is pulled; with `follow`, then the events committed from now on.
    * Every event is in its JSON encoding (see `encode`). Needs the journal (`JournalDisabledError`); a
    * follower that falls `bufferLimit` live events behind fails with `LogOverflowError`.
@@ -135,6 +137,7 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
         )
         const listeners = new Set<Listener>()
         const reader = journalReader(client)
+        const checkpoints = checkpointCompactor(client)
         // The JSON encoding of each live event's data, computed when it is validated, so live frames are
         // encoded exactly like journaled ones without encoding twice.
         const encodings = new WeakMap<BusEvent, unknown>()
@@ -171,6 +174,7 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
             encodings.set(envelope, encoded)
             if (options.persist) {
               journal.run(envelope.id, sessionID, seq, envelope.type, envelope.version, time, JSON.stringify(encoded))
+              checkpoints.journaled(envelope)
             }
             envelopes.push(envelope)
           }

@@ -6,6 +6,7 @@ import { ProvidersConfig } from "../provider/config.ts"
 import { unsetEnvReferences, type UnsetEnv } from "./env.ts"
 import { PermissionConfig } from "../permission/rule.ts"
 import { referencedVariables } from "../tool/env.ts"
+import { parseDuration } from "../storage/duration.ts"
 import { unknownConfigKeys } from "./schema.ts"
 import { configHome } from "./home.ts"
 
@@ -47,6 +48,23 @@ export const ConfigSchema = Schema.Struct({
    * event stream, replay and erase read. `false` keeps only the projection.
    */
   events: Schema.optional(Schema.Struct({ persist: Schema.optional(Schema.Boolean) })),
+  /**
+   * `retention` (off unless named): what the host removes by age, at start and then daily, as durations
+   * (`"14d"`, `"12h"`, `"2w"`). `prune`: tool and reasoning outputs of messages completed longer ago are
+   * pruned; `delete`: sessions idle for longer are deleted; `journal`: the journal of sessions quiet for
+   * longer is compacted into a snapshot (docs/storage.md).
+   */
+  storage: Schema.optional(
+    Schema.Struct({
+      retention: Schema.optional(
+        Schema.Struct({
+          prune: Schema.optional(Schema.String),
+          delete: Schema.optional(Schema.String),
+          journal: Schema.optional(Schema.String),
+        }),
+      ),
+    }),
+  ),
   server: Schema.optional(
     Schema.Struct({
       autoResume: Schema.optional(Schema.Boolean),
@@ -159,6 +177,18 @@ export const configWarnings = (text: string) => {
   return unknownConfigKeys(raw ?? {}).map((key) => `unknown key "${key}" (ignored)`)
 }
 
+/** A retention duration that does not parse, named by its key; retention deletes data, so it never guesses. */
+const invalidRetention = (data: ConfigData): string | undefined => {
+  const retention = data.storage?.retention ?? {}
+  for (const key of ["prune", "delete", "journal"] as const) {
+    const value = retention[key]
+    if (value !== undefined && parseDuration(value) === undefined) {
+      return `storage.retention.${key}: ${JSON.stringify(value)} is not a duration (a whole number and s, m, h, d or w, e.g. "14d")`
+    }
+  }
+  return undefined
+}
+
 export const parseConfig = (text: string, path: string, env: Record<string, string | undefined> = process.env) => {
   const errors: Array<ParseError> = []
   const raw = parse(substitute(text, env), errors, { allowTrailingComma: true })
@@ -171,6 +201,10 @@ export const parseConfig = (text: string, path: string, env: Record<string, stri
   }
   return Schema.decodeUnknownEffect(ConfigSchema)(raw ?? {}).pipe(
     Effect.mapError((error) => new ConfigError({ path, message: error.message })),
+    Effect.flatMap((data) => {
+      const invalid = invalidRetention(data)
+      return invalid ? Effect.fail(new ConfigError({ path, message: invalid })) : Effect.succeed(data)
+    }),
   )
 }
 

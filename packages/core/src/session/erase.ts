@@ -5,6 +5,7 @@ import { Bus } from "../bus/bus.ts"
 import { draft } from "../bus/event.ts"
 import { journalReader } from "../bus/journal.ts"
 import { Database } from "../storage/database.ts"
+import { rebaseAfterErase } from "../storage/journal-base.ts"
 import { reclaim } from "../storage/reclaim.ts"
 import { SessionNotFoundError } from "./error.ts"
 import { SessionEvent as E } from "./event.ts"
@@ -288,6 +289,8 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
                   ])
                   .pipe(Effect.orDie)
             }
+            // A compacted journal's snapshot is content too (docs/storage.md): taken again from what is visible.
+            database.immediate(() => rebaseAfterErase(database.client, sessionID, Date.now()))
             reclaim(database, "full")
             return summary
           }),

@@ -23,6 +23,15 @@ export interface PruneShape {
     readonly sessionID: string
     readonly types: ReadonlyArray<PrunableType>
     readonly by: Origin
+    /** Only messages completed before this time (ms since the epoch); retention prunes by age. */
+    readonly completedBefore?: number
+    /**
+     * At most this many messages in this call (the oldest first), so one transaction stays short; the
+     * summary's `messages` tells whether there may be more. Default: all of them.
+     */
+    readonly limit?: number
+    /** Leave the freed pages to the caller (a batch of calls reclaims once). Default false. */
+    readonly noReclaim?: boolean
   }): Effect.Effect<PruneSummary, SessionNotFoundError | BusyError>
 }
 
@@ -36,17 +45,21 @@ export class Prune extends Context.Service<Prune, PruneShape>()("@opencode-ai/co
       // SQLite's JSON functions find the items without bringing any message body into JS: a session of
       // any size is scanned with memory bounded by one row inside SQLite. A pruned tool call still counts
       // its (emptied) state, so only calls not yet pruned are selected.
-      const prunable = database.client.query<{ message_id: string; item_id: string; bytes: number }, [string, string]>(
+      const prunable = database.client.query<
+        { message_id: string; item_id: string; bytes: number },
+        [string, string, number]
+      >(
         `SELECT m.id AS message_id, i.value ->> '$.id' AS item_id, length(CAST(i.value AS BLOB)) AS bytes
          FROM session_message m, json_each(m.data, '$.content') i
          WHERE m.session_id = ?1 AND m.type = 'assistant'
            AND json_extract(m.data, '$.time.completed') IS NOT NULL
+           AND json_extract(m.data, '$.time.completed') < ?3
            AND i.value ->> '$.type' IN (SELECT value FROM json_each(?2))
            AND i.value -> '$.time.pruned' IS NULL
          ORDER BY m.seq, i.key`,
       )
       return Prune.of({
-        session: ({ sessionID, types, by }) =>
+        session: ({ sessionID, types, by, completedBefore = Number.MAX_SAFE_INTEGER, limit, noReclaim }) =>
           Effect.gen(function* () {
             const wanted = new Set(types)
             const summary = { sessionID, messages: 0, items: 0, bytes: 0 }
@@ -54,9 +67,10 @@ export class Prune extends Context.Service<Prune, PruneShape>()("@opencode-ai/co
               .transact(sessionID, () =>
                 admitMutation<never>(session.sync, sessionID, () => {
                   const messages: Array<{ messageID: string; itemIDs: Array<string> }> = []
-                  for (const row of prunable.iterate(sessionID, JSON.stringify([...wanted]))) {
+                  for (const row of prunable.iterate(sessionID, JSON.stringify([...wanted]), completedBefore)) {
                     const last = messages.at(-1)
                     if (last?.messageID === row.message_id) last.itemIDs.push(row.item_id)
+                    else if (limit !== undefined && messages.length >= limit) break
                     else messages.push({ messageID: row.message_id, itemIDs: [row.item_id] })
                     summary.items++
                     summary.bytes += row.bytes
@@ -66,7 +80,7 @@ export class Prune extends Context.Service<Prune, PruneShape>()("@opencode-ai/co
                 }),
               )
               .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die))
-            if (summary.items > 0) reclaim(database, "incremental")
+            if (summary.items > 0 && !noReclaim) reclaim(database, "incremental")
             return summary
           }),
       })

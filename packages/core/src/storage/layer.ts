@@ -7,6 +7,7 @@ import { Session } from "../session/session.ts"
 import { Transfer } from "../session/transfer.ts"
 import { Turns } from "../session/turns.ts"
 import { Database } from "./database.ts"
+import { Retention } from "./retention.ts"
 import { Stats } from "./stats.ts"
 
 export interface StoreOptions {
@@ -28,8 +29,11 @@ export const StoreLayer = (options: StoreOptions) => {
 }
 
 /**
- * The store plus prune, erase and export/import, without turns, providers or plugins: what maintenance commands need to
+ * The store plus prune, erase, export/import and retention, without turns, providers or plugins: what maintenance commands need to
  * work on a database file directly.
  */
 export const MaintenanceLayer = (options: StoreOptions) =>
-  Layer.mergeAll(Prune.layer, Erase.layer, Transfer.layer).pipe(Layer.provideMerge(StoreLayer(options)))
+  Retention.layer.pipe(
+    Layer.provideMerge(Layer.mergeAll(Prune.layer, Erase.layer, Transfer.layer)),
+    Layer.provideMerge(StoreLayer(options)),
+  )

@@ -28,4 +28,8 @@ export const migrations: ReadonlyArray<{ readonly tag: string; readonly statemen
   { tag: "0003_compaction_index", statements: [
     "CREATE INDEX `session_message_compaction` ON `session_message` (`session_id`) WHERE type = 'compaction';"
   ] },
+  { tag: "0004_retention", statements: [
+    "CREATE TABLE `journal_base` (\n\t`session_id` text PRIMARY KEY NOT NULL,\n\t`seq` integer NOT NULL,\n\t`time` integer NOT NULL,\n\t`snapshot` text NOT NULL\n);",
+    "CREATE TABLE `retention_run` (\n\t`position` integer PRIMARY KEY NOT NULL,\n\t`time` integer NOT NULL,\n\t`summary` text NOT NULL\n);"
+  ] },
 ]

@@ -103,6 +103,9 @@ export const databaseStats = (
     if (entry) entry.journal = row.bytes ?? 0
   }
   const path = database.path
+  const retention = client
+    .query<{ summary: string }, []>("SELECT summary FROM retention_run ORDER BY position DESC LIMIT 1")
+    .get()
   return {
     path,
     files:
@@ -113,6 +116,7 @@ export const databaseStats = (
     journal: { events: journalEvents, bytes: journalBytes },
     items: totals,
     sessions: [...sessions.values()],
+    ...(retention ? { retention: JSON.parse(retention.summary) } : {}),
   }
 }
 

@@ -55,6 +55,7 @@ export type DatabaseStats = {
     };
     items: ItemBytes;
     sessions: Array<SessionBytes>;
+    retention?: RetentionSummary;
 };
 
 export type DurableStamp = {
@@ -418,6 +419,25 @@ export type PruneSummary = {
     messages: number;
     items: number;
     bytes: number;
+};
+
+export type RetentionSummary = {
+    time: number;
+    dryRun: boolean;
+    pruned: {
+        sessions: number;
+        messages: number;
+        items: number;
+        bytes: number;
+    };
+    deleted: {
+        sessions: number;
+    };
+    journal: {
+        sessions: number;
+        events: number;
+        bytes: number;
+    };
 };
 
 export type RevertState = {

@@ -11,6 +11,10 @@ import {
   MaintenanceLayer,
   Prune,
   resolveDatabasePath,
+  Retention,
+  type RetentionPlan,
+  type RetentionPolicy,
+  type RetentionSummary,
   Session,
   Stats,
   LogLayer,
@@ -51,6 +55,8 @@ export interface Backend {
   import(document: unknown): Promise<SessionV2Info>
   /** A new session from the transcript up to and including `messageID` (all of it without one). */
   fork(sessionID: string, messageID?: string): Promise<SessionV2Info>
+  /** What retention would do (`dryRun`) or does now; local databases only. */
+  retention(policy: RetentionPolicy, dryRun: boolean): Promise<RetentionPlan | RetentionSummary>
   close(): Promise<void>
 }
 
@@ -135,6 +141,12 @@ export const openLocal = async (path: string, config: ConfigShape): Promise<Back
     export: (sessionID) => run(Transfer.use((t) => t.export(sessionID))),
     import: (document) => run(Transfer.use((t) => t.import(document))) as Promise<SessionV2Info>,
     fork: (sessionID, messageID) => run(Transfer.use((t) => t.fork(sessionID, messageID))) as Promise<SessionV2Info>,
+    retention: (policy, dryRun) =>
+      runtime.runPromise(
+        Retention.use((r): Effect.Effect<RetentionPlan | RetentionSummary> =>
+          dryRun ? r.plan(policy) : r.run(policy),
+        ),
+      ),
     close: () => runtime.dispose(),
   }
 }
@@ -224,6 +236,9 @@ export const openRemote = (url: string, io: Io): Backend => {
     },
     fork: async (sessionID, messageID) =>
       (await call(client.session.fork({ sessionID, ...(messageID !== undefined ? { messageID } : {}) }))).data,
+    retention: async () => {
+      throw new CommandError("db retention works on a local database: use --db PATH (not --attach)")
+    },
     close: async () => {},
   }
 }

@@ -22,7 +22,7 @@ import {
   UsageError,
   usageLine,
 } from "./command.ts"
-import { dbErase, dbStats } from "./db.ts"
+import { dbErase, dbRetention, dbStats } from "./db.ts"
 import { openapi } from "./openapi.ts"
 import { run } from "./run.ts"
 import { serve } from "./serve.ts"
@@ -43,6 +43,7 @@ const commands: ReadonlyArray<AnyCommand> = [
   sessionFork,
   dbStats,
   dbErase,
+  dbRetention,
   openapi,
 ]
 const groups: Record<string, string> = {

@@ -172,6 +172,11 @@ export const renderStats = (stats: DatabaseStats): Array<string> => {
     `pages     ${stats.pages.count} x ${stats.pages.size} B, ${stats.pages.free} free (${formatBytes(stats.pages.free * stats.pages.size)})`,
     `journal   ${stats.journal.events} events, ${formatBytes(stats.journal.bytes)}`,
     `items     text ${formatBytes(stats.items.text)}, reasoning ${formatBytes(stats.items.reasoning)}, tool ${formatBytes(stats.items.tool)}`,
+    ...(stats.retention
+      ? [
+          `retention last run ${new Date(stats.retention.time).toISOString()}: pruned ${stats.retention.pruned.items} item(s) in ${stats.retention.pruned.sessions} session(s), deleted ${stats.retention.deleted.sessions} session(s), compacted ${stats.retention.journal.events} journal event(s) of ${stats.retention.journal.sessions} session(s)`,
+        ]
+      : []),
     "",
   ]
   if (stats.sessions.length === 0) return [...lines, "no sessions"]

@@ -96,7 +96,7 @@ const encoder = new TextEncoder()
 /**
  * `GET /api/session/:sessionID/event?after=SEQ` (`v2.session.events`): the session's durable events with
  * `seq > after` (default 0; the `Last-Event-ID` header is honoured when `after` is absent), in order and
- * without gaps, then the durable events as they commit; every frame carries `id: <seq>` and
+ * without gaps other than what the journal compacted (docs/storage.md), then the durable events as they commit; every frame carries `id: <seq>` and
  * `event: <type>`. The events come from the core's `Bus.log` stream, pulled as the client reads (the
  * journal page by page), with heartbeat comments merged in; a follower that falls too far behind gets
  * `server.error` and the stream ends. Needs the journal (`events.persist`, on by default).
