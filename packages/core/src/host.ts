@@ -11,6 +11,7 @@ import { Prune } from "./session/prune.ts"
 import { Restart } from "./session/restart.ts"
 import { StatusLayer } from "./session/status.ts"
 import { Runner } from "./session/runner/llm.ts"
+import { Subagents } from "./session/subagent.ts"
 import { StoreLayer } from "./storage/layer.ts"
 
 export interface HostOptions {
@@ -32,7 +33,11 @@ export const HostLayer = (options: HostOptions) => {
   const config = Config.layer(options.config)
   const store = StoreLayer({ path: options.database, persist: options.config.data.events?.persist !== false })
   const base = Layer.mergeAll(Hooks.layer, Providers.layer).pipe(Layer.provideMerge(config))
-  const runner = Runner.layer.pipe(Layer.provideMerge(Permissions.layer), Layer.provideMerge(Layer.merge(store, base)))
+  const runner = Runner.layer.pipe(
+    Layer.provideMerge(Subagents.layer),
+    Layer.provideMerge(Permissions.layer),
+    Layer.provideMerge(Layer.merge(store, base)),
+  )
   const execution = Layer.mergeAll(Execution.layer, Mutation.layer, Prune.layer, Erase.layer, StatusLayer).pipe(
     Layer.provideMerge(runner),
   )

@@ -13,12 +13,13 @@ export type PermissionRule = typeof PermissionRule.Type
  * `permission` in `opencode.json`, globally and per agent (`agent.<id>.permission` replaces the global
  * rule of each key it names). `edit` covers edit, write and patch (patterns: file paths relative to the
  * session directory); `bash` matches each simple command of the line (`tool/bash-commands.ts`); `read`
- * covers read, list, grep and glob (paths).
+ * covers read, list, grep and glob (paths); `task` matches the subagent a `task` call starts (its id).
  */
 export const PermissionConfig = Schema.Struct({
   read: Schema.optional(PermissionRule),
   edit: Schema.optional(PermissionRule),
   bash: Schema.optional(PermissionRule),
+  task: Schema.optional(PermissionRule),
 })
 export type PermissionConfig = typeof PermissionConfig.Type
 
@@ -27,6 +28,8 @@ export const DEFAULT_RULES: Readonly<Record<PermissionKey, PermissionAction>> = 
   read: "allow",
   edit: "ask",
   bash: "ask",
+  // A child session's own calls meet the rules themselves; starting one changes nothing.
+  task: "allow",
 }
 
 const compiled = new Map<string, RegExp>()

@@ -25,6 +25,7 @@ import { fitDelta } from "../part-limit.ts"
 import { runContextHooks } from "../provenance.ts"
 import { systemParts } from "../system.ts"
 import { toModelMessages } from "../transcript.ts"
+import { Subagents } from "../subagent.ts"
 import { makeToolCaller, SKIPPED_AFTER_REJECT } from "./tool-call.ts"
 
 export interface Turn {
@@ -66,7 +67,8 @@ export class Runner extends Context.Service<
       const config = yield* Config
       const turns = yield* Turns
       const permissions = yield* Permissions
-      const tools = builtinTools({ bash: config.data.tools?.bash !== false })
+      const subagents = yield* Subagents
+      const tools = [...builtinTools({ bash: config.data.tools?.bash !== false }), subagents.tool]
       const modelTools: ReadonlyArray<ModelTool> = tools.map(toModelTool)
       const preflightTimeout = config.data.hooks?.preflightTimeout ?? 30_000
       const instructions = config.data.instructions ?? ["AGENTS.md"]
@@ -91,6 +93,7 @@ export class Runner extends Context.Service<
         session,
         env: childEnvironment(process.env, config.secrets ?? []),
         commit,
+        stopping: subagents.stopping,
       })
 
       /** Runs `session.context` on copies, keeping system-part provenance host-assigned per plugin. */
