@@ -1,0 +1,177 @@
+import { afterEach, describe, expect, it } from "vitest"
+import type { SessionMessage, SessionMessageAssistantTool } from "@opencode-ai/sdk/v2"
+import { createTestHost, type TestHost } from "../src/testing/index.ts"
+
+let host: TestHost | undefined
+afterEach(async () => {
+  await host?.dispose()
+  host = undefined
+})
+
+const toolItems = (messages: ReadonlyArray<SessionMessage>) =>
+  messages.flatMap((m) =>
+    m.type === "assistant" ? m.content.filter((i): i is SessionMessageAssistantTool => i.type === "tool") : [],
+  )
+
+const messages = async (h: TestHost, sessionID: string) =>
+  (await h.client.session.messages({ sessionID, limit: 200 })).data!.data
+
+const taskCall = (input: Record<string, unknown>) => ({
+  tools: [{ name: "task", input: { description: "look around", prompt: "list the files", ...input } }],
+})
+
+describe("subagents: the task tool", () => {
+  it("runs the subagent in a child session with parentID and returns its final text as the call's output", async () => {
+    host = await createTestHost({ config: { agent: { scout: { mode: "subagent", description: "finds things" } } } })
+    const parent = await host.session()
+    host.model.reply(taskCall({ subagent_type: "scout" }), "found: a.txt", "the scout found a.txt")
+    await host.client.session.prompt({ sessionID: parent.id, prompt: { text: "delegate" } })
+    await host.client.session.wait({ sessionID: parent.id })
+
+    const [first, child, last] = host.model.requests
+    expect(first!.sessionID).toBe(parent.id)
+    expect(first!.tools.map((t) => t.name)).toContain("task")
+    expect(first!.tools.find((t) => t.name === "task")!.description).toContain("scout: finds things")
+    expect(child!.agentID).toBe("scout")
+    expect(child!.sessionID).not.toBe(parent.id)
+    expect(last!.sessionID).toBe(parent.id)
+
+    const [call] = toolItems(await messages(host, parent.id))
+    expect(call!.state).toMatchObject({
+      status: "completed",
+      content: [{ type: "text", text: "found: a.txt" }],
+      structured: { sessionID: child!.sessionID },
+    })
+    const info = (await host.client.session.get({ sessionID: child!.sessionID })).data!.data
+    expect(info).toMatchObject({ parentID: parent.id, agent: "scout", location: parent.location })
+    // The child's transcript is an ordinary session's: the prompt, the answer.
+    const childMessages = await messages(host, child!.sessionID)
+    expect(childMessages.map((m) => m.type)).toEqual(["user", "assistant"])
+    expect(childMessages[0]).toMatchObject({ text: "list the files" })
+
+    const children = (await host.client.session.list({ parentID: parent.id })).data!.data
+    expect(children.map((s) => s.id)).toEqual([child!.sessionID])
+    expect((await host.client.session.list({ parentID: child!.sessionID })).data!.data).toEqual([])
+    const all = (await host.client.session.list({})).data!.data.map((s) => s.id)
+    expect(all).toEqual(expect.arrayContaining([parent.id, child!.sessionID]))
+    const bad = await host.client.session.list({ parentID: "nope" })
+    expect(bad.response?.status).toBe(400)
+    expect(bad.error).toMatchObject({ _tag: "InvalidRequestError", field: "parentID" })
+  })
+
+  it("an unknown or primary-only subagent fails the call naming it, and no child session is created", async () => {
+    host = await createTestHost({ config: { agent: { planner: { mode: "primary" } } } })
+    const parent = await host.session()
+    host.model.reply(
+      { tools: [{ name: "task", input: { description: "x", prompt: "y", subagent_type: "ghost" } }] },
+      { tools: [{ name: "task", input: { description: "x", prompt: "y", subagent_type: "planner" } }] },
+      "gave up",
+    )
+    await host.client.session.prompt({ sessionID: parent.id, prompt: { text: "delegate" } })
+    await host.client.session.wait({ sessionID: parent.id })
+    const [ghost, planner] = toolItems(await messages(host, parent.id))
+    expect(ghost!.state).toMatchObject({
+      status: "error",
+      error: { message: expect.stringContaining('unknown subagent "ghost"; available subagents: general') },
+    })
+    expect(planner!.state).toMatchObject({
+      status: "error",
+      error: { message: expect.stringContaining('"planner" is a primary agent') },
+    })
+    expect((await host.client.session.list({ parentID: parent.id })).data!.data).toEqual([])
+    expect(host.model.requests.every((r) => r.sessionID === parent.id)).toBe(true)
+  })
+
+  it("agent.list shows modes and descriptions; a subagent-only agent cannot be chosen for a session or a prompt", async () => {
+    host = await createTestHost({ config: { agent: { scout: { mode: "subagent", description: "finds things" } } } })
+    const agents = (await host.client.agent.list()).data!.data
+    expect(agents).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: "build", mode: "primary" }),
+        expect.objectContaining({ id: "general", mode: "subagent", description: expect.any(String) }),
+        expect.objectContaining({ id: "scout", mode: "subagent", description: "finds things" }),
+      ]),
+    )
+    const session = await host.session()
+    const prompted = await host.client.session.prompt({ sessionID: session.id, prompt: { text: "hi" }, agent: "scout" })
+    expect(prompted.response?.status).toBe(400)
+    expect(prompted.error).toMatchObject({ _tag: "InvalidRequestError", field: "agent" })
+    expect(JSON.stringify(prompted.error)).toContain("scout")
+    const created = await host.client.session.create({ agent: "general", location: { directory: host.directory } })
+    expect(created.response?.status).toBe(400)
+    expect(created.error).toMatchObject({ _tag: "InvalidRequestError", field: "agent" })
+    expect(await messages(host, session.id)).toEqual([])
+  })
+
+  it("interrupting the parent interrupts the child", async () => {
+    host = await createTestHost()
+    const parent = await host.session()
+    let held: Promise<{ sessionID: string }> | undefined
+    const reached = Promise.withResolvers<void>()
+    // The parent's answer is the task call; armed once that answer is chosen, the hold catches the next
+    // request, the child's.
+    host.model.reply(() => {
+      queueMicrotask(() => {
+        held = host!.model.hold()
+        reached.resolve()
+      })
+      return taskCall({ subagent_type: "general" })
+    })
+    host.model.reply("the child never finishes this")
+    await host.client.session.prompt({ sessionID: parent.id, prompt: { text: "delegate" } })
+    await reached.promise
+    const childCall = await held!
+    expect(childCall.sessionID).not.toBe(parent.id)
+    await host.client.session.interrupt({ sessionID: parent.id })
+    await host.client.session.wait({ sessionID: parent.id })
+    await host.client.session.wait({ sessionID: childCall.sessionID })
+    const child = (await host.client.session.get({ sessionID: childCall.sessionID })).data!.data
+    expect(child.status).toBe("idle")
+    const [assistant] = (await messages(host, childCall.sessionID)).filter((m) => m.type === "assistant")
+    expect(assistant).toMatchObject({ error: { name: "Interrupted" } })
+    const [call] = toolItems(await messages(host, parent.id))
+    expect(call!.state.status).toBe("error")
+    host.model.release()
+  })
+
+  it("a permission ask inside the child is listed and answered from the parent's view over HTTP", async () => {
+    host = await createTestHost()
+    const parent = await host.session()
+    const events = await host.events()
+    host.model.reply(
+      taskCall({ subagent_type: "general" }),
+      { tools: [{ name: "write", input: { path: "out.txt", content: "from the child" } }] },
+      "wrote out.txt",
+      "the child wrote out.txt",
+    )
+    await host.client.session.prompt({ sessionID: parent.id, prompt: { text: "delegate" } })
+    let childID: string | undefined
+    for await (const event of events) {
+      if (event.type === "permission.v2.asked") {
+        childID = (event as { data: { sessionID?: string } }).data.sessionID ?? event.aggregateID
+        break
+      }
+    }
+    const listed = (await host.client.session.permission.list({ sessionID: parent.id })).data!.data
+    expect(listed).toHaveLength(1)
+    const ask = listed[0]!
+    expect(ask.sessionID).not.toBe(parent.id)
+    expect(ask.sessionID).toBe(childID)
+    expect(ask).toMatchObject({ action: "edit", resources: ["out.txt"] })
+    const got = await host.client.session.permission.get({ sessionID: parent.id, requestID: ask.id })
+    expect(got.data!.data).toEqual(ask)
+    // An unrelated session cannot answer it.
+    const other = await host.session()
+    const refused = await host.client.session.permission.reply({ sessionID: other.id, requestID: ask.id, reply: "once" })
+    expect(refused.response?.status).toBe(404)
+
+    const replied = await host.client.session.permission.reply({ sessionID: parent.id, requestID: ask.id, reply: "once" })
+    expect(replied.response?.status).toBe(204)
+    await host.client.session.wait({ sessionID: parent.id })
+    const [call] = toolItems(await messages(host, parent.id))
+    expect(call!.state).toMatchObject({ status: "completed", content: [{ type: "text", text: "wrote out.txt" }] })
+    expect((await host.client.session.permission.list({ sessionID: parent.id })).data!.data).toEqual([])
+    const { readFileSync } = await import("node:fs")
+    expect(readFileSync(`${host.directory}/out.txt`, "utf8")).toBe("from the child")
+  })
+})
