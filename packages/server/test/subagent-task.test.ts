@@ -174,4 +174,34 @@ describe("subagents: the task tool", () => {
     const { readFileSync } = await import("node:fs")
     expect(readFileSync(`${host.directory}/out.txt`, "utf8")).toBe("from the child")
   })
+
+  it("a graceful stop mid-child leaves both claims; the next start completes the call once", async () => {
+    host = await createTestHost()
+    const parent = await host.session()
+    let held: Promise<{ sessionID: string }> | undefined
+    const reached = Promise.withResolvers<void>()
+    host.model.reply(() => {
+      queueMicrotask(() => {
+        held = host!.model.hold()
+        reached.resolve()
+      })
+      return taskCall({ subagent_type: "general" })
+    })
+    host.model.reply("cut off by the stop")
+    await host.client.session.prompt({ sessionID: parent.id, prompt: { text: "delegate" } })
+    await reached.promise
+    const childID = (await held!).sessionID
+    host.model.reply("the child's resumed answer", "parent done")
+    await host.restart()
+    await host.client.session.wait({ sessionID: parent.id })
+    await host.client.session.wait({ sessionID: childID })
+    const calls = toolItems(await messages(host, parent.id))
+    expect(calls).toHaveLength(1)
+    expect(calls[0]!.state).toMatchObject({
+      status: "completed",
+      content: [{ type: "text", text: "the child's resumed answer" }],
+    })
+    expect((await host.client.session.list({ parentID: parent.id })).data!.data).toHaveLength(1)
+    expect(host.model.requests.filter((r) => r.sessionID === parent.id)).toHaveLength(2)
+  })
 })

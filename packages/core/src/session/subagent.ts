@@ -88,6 +88,8 @@ export class Subagents extends Context.Service<
       const settle = (exec: ChildExecution, childID: string) =>
         Effect.gen(function* () {
           for (;;) {
+            // Stopping: the child's turn ends cut off, not finished; the call waits for the next start.
+            if (exec.stopping()) return yield* Effect.interrupt
             if (!session.sync.claimed(childID)) return
             if (!exec.running(childID)) yield* Effect.ignore(exec.resume(childID))
             yield* Effect.ignore(exec.wait(childID))
