@@ -124,6 +124,33 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
     }
   }
 
+  it("shows a task call's child session nested under the call, linked to the child's own view", async () => {
+    const session = await newSession("delegating")
+    app.model.enqueue(
+      {
+        toolCalls: [
+          { name: "task", arguments: { description: "survey", prompt: "survey it", subagent_type: "general" } },
+        ],
+      },
+      { text: "the child's report" },
+      { text: "the parent's summary" },
+    )
+    await first.goto(`${app.url}/session/${session.id}`)
+    await live(first)
+    await first.getByTestId("prompt").fill("delegate the survey")
+    await first.getByTestId("prompt").press("Enter")
+    await first.locator('[data-type="assistant"] [data-testid="text"]', { hasText: "the parent's summary" }).waitFor()
+    const [child] = (await app.api.session.list({ parentID: session.id })).data!.data
+    const tool = first.locator('[data-item-type="tool"]', { hasText: "task" })
+    await tool.evaluate((element) => ((element as HTMLDetailsElement).open = true))
+    const link = tool.getByTestId("subagent-link")
+    expect(await link.getAttribute("data-session-id")).toBe(child!.id)
+    expect(await link.textContent()).toContain("@general")
+    await link.click()
+    await first.waitForURL(`${app.url}/session/${child!.id}`)
+    await first.locator('[data-type="assistant"] [data-testid="text"]', { hasText: "the child's report" }).waitFor()
+  })
+
   it("creates a session from the sessions view and opens it at its deep link", async () => {
     await first.goto(`${app.url}/`)
     await first.getByTestId("new-title").fill("from the browser")
