@@ -162,10 +162,18 @@ describe("subagents: the task tool", () => {
     expect(got.data!.data).toEqual(ask)
     // An unrelated session cannot answer it.
     const other = await host.session()
-    const refused = await host.client.session.permission.reply({ sessionID: other.id, requestID: ask.id, reply: "once" })
+    const refused = await host.client.session.permission.reply({
+      sessionID: other.id,
+      requestID: ask.id,
+      reply: "once",
+    })
     expect(refused.response?.status).toBe(404)
 
-    const replied = await host.client.session.permission.reply({ sessionID: parent.id, requestID: ask.id, reply: "once" })
+    const replied = await host.client.session.permission.reply({
+      sessionID: parent.id,
+      requestID: ask.id,
+      reply: "once",
+    })
     expect(replied.response?.status).toBe(204)
     await host.client.session.wait({ sessionID: parent.id })
     const [call] = toolItems(await messages(host, parent.id))

@@ -49,7 +49,8 @@ export const agentExists = (config: ConfigData, id: string): boolean =>
   Object.hasOwn(BUILTIN, id) || Object.hasOwn(config.agent ?? {}, id)
 
 /** Whether an agent may run a session's own turns (`primary`/`all`) or a `task` child (`subagent`/`all`). */
-export const runsAs = (agent: Agent, role: "primary" | "subagent"): boolean => agent.mode === "all" || agent.mode === role
+export const runsAs = (agent: Agent, role: "primary" | "subagent"): boolean =>
+  agent.mode === "all" || agent.mode === role
 
 /** Selects the agent for a request: the prompt's or session's agent id, looked up in config. */
 export const selectAgent = (config: ConfigData, agentID: string | undefined): Agent => {

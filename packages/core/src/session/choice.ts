@@ -53,7 +53,11 @@ export const checkChoice = (
   providers: ProvidersShape,
   choice: { readonly agent?: string | undefined; readonly model?: ModelRef | undefined },
 ): Effect.Effect<void, InvalidInputError> => {
-  if (choice.agent !== undefined && agentExists(config, choice.agent) && !runsAs(selectAgent(config, choice.agent), "primary"))
+  if (
+    choice.agent !== undefined &&
+    agentExists(config, choice.agent) &&
+    !runsAs(selectAgent(config, choice.agent), "primary")
+  )
     return Effect.fail(
       new InvalidInputError({
         field: "agent",

@@ -133,11 +133,13 @@ export class Subagents extends Context.Service<
                 ),
               )
           }
-          yield* exec.prompt({ sessionID: childID, id: promptID, prompt: { text: input.prompt } }).pipe(
-            Effect.mapError(
-              (error) => new ToolError({ tool: "task", message: `could not prompt the subagent: ${error.message}` }),
-            ),
-          )
+          yield* exec
+            .prompt({ sessionID: childID, id: promptID, prompt: { text: input.prompt } })
+            .pipe(
+              Effect.mapError(
+                (error) => new ToolError({ tool: "task", message: `could not prompt the subagent: ${error.message}` }),
+              ),
+            )
           yield* settle(exec, childID).pipe(
             // The caller interrupted (not the host stopping): the child stops with it.
             Effect.onInterrupt(() => (exec.stopping() ? Effect.void : Effect.ignore(exec.interrupt(childID)))),

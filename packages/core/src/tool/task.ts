@@ -36,13 +36,10 @@ export const makeTaskTool = (deps: {
   input: TaskInput,
   execute: (input, ctx) => Effect.map(deps.run(input, ctx), (result) => result.output),
   plan: (input, ctx) =>
-    Effect.map(
-      deps.check(input),
-      (): ToolPlan => ({
-        permission: "task",
-        patterns: [input.subagent_type],
-        title: input.description,
-        run: () => deps.run(input, ctx),
-      }),
-    ),
+    Effect.map(deps.check(input), (): ToolPlan => ({
+      permission: "task",
+      patterns: [input.subagent_type],
+      title: input.description,
+      run: () => deps.run(input, ctx),
+    })),
 })
