@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest"
 import type { SessionMessage, SessionMessageAssistantTool } from "@opencode-ai/sdk/v2"
+import type { ModelCall } from "../src/testing/index.ts"
 import { createTestHost, type TestHost } from "../src/testing/index.ts"
 
 let host: TestHost | undefined
@@ -148,7 +149,7 @@ describe("subagents: the task tool", () => {
     let childID: string | undefined
     for await (const event of events) {
       if (event.type === "permission.v2.asked") {
-        childID = (event as { data: { sessionID?: string } }).data.sessionID ?? event.aggregateID
+        childID = event.data.sessionID
         break
       }
     }
@@ -212,4 +213,82 @@ describe("subagents: the task tool", () => {
     expect((await host.client.session.list({ parentID: parent.id })).data!.data).toHaveLength(1)
     expect(host.model.requests.filter((r) => r.sessionID === parent.id)).toHaveLength(2)
   })
+
+  it("a child is an ordinary session: preflight and context see it under its subagent, and it is busy while it runs", async () => {
+    const seen: Array<{ hook: string; sessionID: string; agentID: string }> = []
+    host = await createTestHost({
+      plugins: [
+        {
+          id: "watcher",
+          setup: (ctx) => {
+            ctx.session.hook("preflight", (event) => void seen.push({ hook: "preflight", ...pick(event) }))
+            ctx.session.hook("context", (event) => void seen.push({ hook: "context", ...pick(event) }))
+          },
+        },
+      ],
+    })
+    const parent = await host.session()
+    let held: Promise<ModelCall> | undefined
+    const reached = Promise.withResolvers<void>()
+    host.model.reply(() => {
+      queueMicrotask(() => {
+        held = host!.model.hold()
+        reached.resolve()
+      })
+      return taskCall({ subagent_type: "general" })
+    })
+    host.model.reply("child answer", "parent answer")
+    await host.client.session.prompt({ sessionID: parent.id, prompt: { text: "delegate" } })
+    await reached.promise
+    const childID = (await held!).sessionID
+    const [prompt] = await messages(host, childID)
+    const busy = await host.client.session.retract({ sessionID: childID, messageID: prompt!.id })
+    expect(busy.response?.status).toBe(409)
+    expect(busy.error).toMatchObject({ _tag: "SessionBusyError", sessionID: childID })
+    host.model.release()
+    await host.client.session.wait({ sessionID: parent.id })
+    expect(seen.filter((e) => e.sessionID === childID)).toEqual([
+      { hook: "preflight", sessionID: childID, agentID: "general" },
+      { hook: "context", sessionID: childID, agentID: "general" },
+    ])
+    expect(seen.filter((e) => e.sessionID === parent.id).map((e) => e.hook)).toEqual([
+      "preflight",
+      "context",
+      "preflight",
+      "context",
+    ])
+  })
+
+  it("stress: concurrent parents each get their own child and their own child's answer, once", async () => {
+    host = await createTestHost()
+    const userText = (call: ModelCall) => {
+      const user = call.messages.filter((m) => m.role === "user").at(-1)
+      return user ? user.content.map((part) => part.text).join("") : ""
+    }
+    host.model.fallback((call) => {
+      if (call.agentID === "general") return `child answer for ${userText(call)}`
+      if (call.messages.at(-1)?.role === "tool") return "parent done"
+      return taskCall({ subagent_type: "general", prompt: `report on ${userText(call)}` })
+    })
+    const parents = await Promise.all(Array.from({ length: 6 }, () => host!.session()))
+    // Prompts sent in a shuffled order, all at once.
+    const order = parents.map((p, i) => ({ p, key: (i * 7919) % 13 })).sort((a, b) => a.key - b.key)
+    await Promise.all(
+      order.map(({ p }) => host!.client.session.prompt({ sessionID: p.id, prompt: { text: `topic ${p.id}` } })),
+    )
+    await Promise.all(parents.map((p) => host!.client.session.wait({ sessionID: p.id })))
+    for (const p of parents) {
+      const children = (await host.client.session.list({ parentID: p.id })).data!.data
+      expect(children).toHaveLength(1)
+      const calls = toolItems(await messages(host, p.id))
+      expect(calls).toHaveLength(1)
+      expect(calls[0]!.state).toMatchObject({
+        status: "completed",
+        content: [{ type: "text", text: `child answer for report on topic ${p.id}` }],
+        structured: { sessionID: children[0]!.id },
+      })
+    }
+  })
 })
+
+const pick = (event: { sessionID: string; agentID: string }) => ({ sessionID: event.sessionID, agentID: event.agentID })
