@@ -1,7 +1,11 @@
+import { existsSync, readFileSync } from "node:fs"
+import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import type { SessionMessage, SessionMessageAssistantTool } from "@opencode-ai/sdk/v2"
 import type { ModelCall } from "../src/testing/index.ts"
 import { createTestHost, type TestHost } from "../src/testing/index.ts"
+import { runCli } from "./support/cli.ts"
+import { tempDir } from "./support/tmp.ts"
 
 let host: TestHost | undefined
 afterEach(async () => {
@@ -180,7 +184,6 @@ describe("subagents: the task tool", () => {
     const [call] = toolItems(await messages(host, parent.id))
     expect(call!.state).toMatchObject({ status: "completed", content: [{ type: "text", text: "wrote out.txt" }] })
     expect((await host.client.session.permission.list({ sessionID: parent.id })).data!.data).toEqual([])
-    const { readFileSync } = await import("node:fs")
     expect(readFileSync(`${host.directory}/out.txt`, "utf8")).toBe("from the child")
   })
 
@@ -288,6 +291,19 @@ describe("subagents: the task tool", () => {
         structured: { sessionID: children[0]!.id },
       })
     }
+  })
+})
+
+describe("subagents in opencode2 run", () => {
+  it("answers a permission ask inside a task call's child (--yes) and prints the parent's answer", async () => {
+    const cwd = tempDir()
+    const write = `/tool write ${JSON.stringify({ path: "from-child.txt", content: "written by the child\n" })}`
+    const task = `/tool task ${JSON.stringify({ description: "write it", prompt: write, subagent_type: "general" })}`
+    const result = await runCli(["run", task, "--yes", "--db", join(cwd, "run.db")], { cwd })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toContain("task returned: write returned")
+    expect(existsSync(join(cwd, "from-child.txt"))).toBe(true)
+    expect(readFileSync(join(cwd, "from-child.txt"), "utf8")).toBe("written by the child\n")
   })
 })
 
