@@ -721,6 +721,34 @@ describe.skipIf(!CHROME)("permission requests and edit diffs in the web client",
     await screenshot(page, "session-diff")
   })
 
+  it("shows a task child's request in the parent's view, live, and answers it there", async () => {
+    const session = (await app.api.session.create({ title: "delegating", location: { directory: app.directory } }))
+      .data!.data
+    app.model.enqueue(
+      {
+        toolCalls: [
+          { name: "task", arguments: { description: "write", prompt: "write it", subagent_type: "general" } },
+        ],
+      },
+      { toolCalls: [{ name: "write", arguments: { path: "child.txt", content: "from the child\n" } }] },
+      { text: "the child wrote child.txt" },
+      { text: "the parent saw it done" },
+    )
+    await open(session.id)
+    await page.getByTestId("prompt").fill("delegate the write")
+    await page.getByTestId("prompt").press("Enter")
+    const card = page.getByTestId("permission")
+    await card.waitFor()
+    expect(await card.getByTestId("permission-resources").textContent()).toContain("child.txt")
+    const [child] = (await app.api.session.list({ parentID: session.id })).data!.data
+    const [pending] = (await app.api.session.permission.list({ sessionID: child!.id })).data!.data
+    expect(await card.getAttribute("data-permission-id")).toBe(pending!.id)
+    await card.getByTestId("allow-once").click()
+    await card.waitFor({ state: "detached" })
+    await page.locator('[data-type="assistant"] [data-testid="text"]', { hasText: "the parent saw it done" }).waitFor()
+    expect(readFileSync(join(app.directory, "child.txt"), "utf8")).toBe("from the child\n")
+  })
+
   it("rejects a request: the file stays as it was and the card goes", async () => {
     const session = (await app.api.session.create({ title: "rejecting", location: { directory: app.directory } })).data!
       .data
