@@ -73,16 +73,16 @@ export class Subagents extends Context.Service<
         .map((id) => selectAgent(config.data, id))
         .filter((agent) => runsAs(agent, "subagent"))
 
-      const check = (input: TaskInput) =>
-        agentExists(config.data, input.subagent_type) &&
-        runsAs(selectAgent(config.data, input.subagent_type), "subagent")
-          ? Effect.void
-          : Effect.fail(
-              new ToolError({
-                tool: "task",
-                message: `${agentExists(config.data, input.subagent_type) ? "agent" : "unknown subagent"} "${input.subagent_type}"${agentExists(config.data, input.subagent_type) ? " is a primary agent and cannot run as a subagent" : ""}; available subagents: ${subagents.map((a) => a.id).join(", ") || "none"}`,
-              }),
-            )
+      /** The chosen subagent must exist and be allowed to run as one; the refusal names it and the choices. */
+      const check = (input: TaskInput) => {
+        const id = input.subagent_type
+        if (agentExists(config.data, id) && runsAs(selectAgent(config.data, id), "subagent")) return Effect.void
+        const problem = agentExists(config.data, id)
+          ? `agent "${id}" is a primary agent and cannot run as a subagent`
+          : `unknown subagent "${id}"`
+        const available = subagents.map((agent) => agent.id).join(", ") || "none"
+        return Effect.fail(new ToolError({ tool: "task", message: `${problem}; available subagents: ${available}` }))
+      }
 
       /** Runs the child's turns to their end (resuming one a restart left suspended), then reads its answer. */
       const settle = (exec: ChildExecution, childID: string) =>
