@@ -5,6 +5,7 @@
  * its turn (one child, one prompt), and the parent's call, still running, waits for it and completes
  * exactly once with the child's final text, after which the parent's model is asked once more.
  */
+import { RESTART_NOTICE } from "@opencode-ai/core"
 import type { SessionMessage, SessionMessageAssistantTool } from "@opencode-ai/sdk/v2"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -74,6 +75,9 @@ describe("restart during a task call", () => {
 
       const childMessages = await listAll(second.client, child!.id)
       expect(childMessages.filter((m) => m.type === "user")).toHaveLength(1)
+      // Each resumed session was told once that the server restarted, whoever resumed it first.
+      for (const list of [parentMessages, childMessages])
+        expect(list.filter((m) => m.type === "synthetic" && m.text === RESTART_NOTICE)).toHaveLength(1)
       expect(childMessages.at(-1)).toMatchObject({ type: "assistant", finish: "stop" })
 
       // Four model requests in all: the parent's call, the child's cut-off answer, its resumed answer, the

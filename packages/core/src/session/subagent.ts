@@ -9,6 +9,7 @@ import { agentExists, agentIDs, runsAs, selectAgent } from "./agent.ts"
 import { SessionEvent } from "./event.ts"
 import type { ExecutionShape } from "./execution.ts"
 import type { AssistantMessage, Message } from "./message.ts"
+import { RESTART_NOTICE } from "./restart-notice.ts"
 import { rowModel, Session } from "./session.ts"
 
 /**
@@ -91,7 +92,8 @@ export class Subagents extends Context.Service<
             // Stopping: the child's turn ends cut off, not finished; the call waits for the next start.
             if (exec.stopping()) return yield* Effect.interrupt
             if (!session.sync.claimed(childID)) return
-            if (!exec.running(childID)) yield* Effect.ignore(exec.resume(childID))
+            // A child a restart left suspended, reached before the start-up pass resumed it: the same resume.
+            if (!exec.running(childID)) yield* Effect.ignore(exec.resume(childID, { notice: RESTART_NOTICE }))
             yield* Effect.ignore(exec.wait(childID))
           }
         })
