@@ -294,6 +294,33 @@ describe("subagents: the task tool", () => {
   })
 })
 
+describe("nested subagents", () => {
+  it("a subagent may delegate in turn, three levels deep at most; the deepest call fails naming the bound", async () => {
+    host = await createTestHost()
+    host.model.fallback((call) =>
+      call.messages.at(-1)?.role === "tool" ? `done at ${call.sessionID}` : taskCall({ subagent_type: "general" }),
+    )
+    const root = await host.session()
+    await host.client.session.prompt({ sessionID: root.id, prompt: { text: "delegate all the way down" } })
+    await host.client.session.wait({ sessionID: root.id })
+    const chain = [root.id]
+    for (;;) {
+      const children = (await host.client.session.list({ parentID: chain.at(-1)! })).data!.data
+      if (children.length === 0) break
+      expect(children).toHaveLength(1)
+      chain.push(children[0]!.id)
+    }
+    expect(chain).toHaveLength(4)
+    const [deepest] = toolItems(await messages(host, chain[3]!))
+    expect(deepest!.state).toMatchObject({
+      status: "error",
+      error: { message: expect.stringContaining("subagents nest at most 3 deep") },
+    })
+    const [top] = toolItems(await messages(host, root.id))
+    expect(top!.state).toMatchObject({ status: "completed", content: [{ type: "text", text: `done at ${chain[1]}` }] })
+  })
+})
+
 describe("subagents in opencode2 run", () => {
   it("answers a permission ask inside a task call's child (--yes) and prints the parent's answer", async () => {
     const cwd = tempDir()

@@ -26,6 +26,12 @@ export const childSessionID = (itemID: string): string => `ses_${itemID.slice(it
 /** The prompt a `task` call gives its child, under a derived id: admitting it twice stores it once. */
 const childPromptID = (itemID: string): string => `msg_${itemID.slice(itemID.indexOf("_") + 1)}`
 
+/**
+ * How deep children may nest: a session with this many ancestors cannot start another. A subagent may
+ * delegate in turn, but a model looping on `task` must not create sessions without end.
+ */
+export const MAX_TASK_DEPTH = 3
+
 /** Whether an assistant message has a `task` call still running (its child outlives a stop or a crash). */
 export const runningTask = (message: Pick<AssistantMessage, "content">): boolean =>
   message.content.some((item) => item.type === "tool" && item.name === "task" && item.state.status === "running")
@@ -107,6 +113,14 @@ export class Subagents extends Context.Service<
           const promptID = childPromptID(itemID)
           const parent = session.sync.row(ctx.sessionID)
           if (!session.sync.row(childID)) {
+            let depth = 0
+            for (let up = parent?.parent_id; up && depth <= MAX_TASK_DEPTH; up = session.sync.row(up)?.parent_id)
+              depth++
+            if (depth >= MAX_TASK_DEPTH)
+              return yield* new ToolError({
+                tool: "task",
+                message: `subagents nest at most ${MAX_TASK_DEPTH} deep: this session is already a subagent ${depth} levels down; do the work here`,
+              })
             // The child is named on the call first, so a client sees it while it runs.
             if (ctx.messageID && ctx.callID)
               yield* bus
