@@ -87,6 +87,13 @@ const toolDiff = (item: ToolItem): string | undefined => {
   return typeof diff === "string" ? diff : undefined
 }
 
+/** The child session a `task` call started (named on the call as soon as it exists). */
+const childSession = (item: ToolItem): string | undefined => {
+  if (item.name !== "task" || item.state.status === "pending") return undefined
+  const id = item.state.structured.sessionID
+  return typeof id === "string" && /^ses_[0-9A-Za-z]+$/.test(id) ? id : undefined
+}
+
 /** Where something left the transcript: the item's place stays visible, its content does not. */
 const Removed = ({ itemID, label }: { itemID: string; label: string }) => (
   <div class="part removed" data-item-id={itemID} data-testid="removed">
@@ -102,6 +109,7 @@ const ToolView = ({ item, removable, onRemove }: { item: ToolItem; removable: bo
   const [open] = useState(!!diff || status === "running" || status === "pending")
   const input = toolInput(item)
   const output = toolOutput(item)
+  const child = childSession(item)
   return (
     <details class={`part tool state-${status}`} data-item-id={item.id} data-item-type="tool" open={open}>
       <summary>
@@ -115,6 +123,18 @@ const ToolView = ({ item, removable, onRemove }: { item: ToolItem; removable: bo
         <pre>{json(input)}</pre>
       </div>
       {diff !== undefined && <Diff diff={diff} />}
+      {child !== undefined && (
+        // A `task` call runs a subagent in a child session: it is reachable from the call that started it.
+        <div class="io subagent" data-testid="subagent-session">
+          <div class="io-label">Subagent session</div>
+          <a href={`/session/${child}`} data-testid="subagent-link" data-session-id={child}>
+            {typeof input === "object" && input !== null && "subagent_type" in input
+              ? `@${String((input as { subagent_type: unknown }).subagent_type)}`
+              : "subagent"}{" "}
+            · {child}
+          </a>
+        </div>
+      )}
       {output !== undefined && <Long label="Output" text={output} />}
       {item.state.status === "error" && (
         <div class="io error">

@@ -272,6 +272,12 @@ const permissionsAfter = (state: Transcript, event: DurableWireEvent): ReadonlyA
 }
 
 const applyDurable = (state: Transcript, event: DurableWireEvent): Applied => {
+  // A descendant's permission ask or reply (inside a `task` call's child session) rides on this session's
+  // stream: it changes the pending requests shown here, never the transcript, and its seq is the child's.
+  if (event.durable.aggregateID !== state.sessionID) {
+    if (state.deleted || !event.type.startsWith("permission.v2.")) return same(state)
+    return same({ ...state, permissions: permissionsAfter(state, event) })
+  }
   const seq = event.durable.seq
   if (state.deleted || seq <= state.lastSeq) return same(state)
   if (seq > state.lastSeq + 1 || !known(event.type)) return resync(state)
@@ -362,7 +368,8 @@ export const applyBuffered = (
 ): { readonly state: Transcript; readonly resync: boolean; readonly orphans: ReadonlyArray<DurableWireEvent> } => {
   let stale = -1
   buffered.forEach((event, i) => {
-    if (isDurable(event) && event.durable.seq <= state.lastSeq) stale = i
+    if (isDurable(event) && event.durable.aggregateID === state.sessionID && event.durable.seq <= state.lastSeq)
+      stale = i
   })
   const orphans: Array<DurableWireEvent> = []
   for (let i = 0; i < buffered.length; i++) {

@@ -403,6 +403,43 @@ describe("the view's own rules", () => {
     expect(state.retry).toBeUndefined()
   })
 
+  it("shows a task child's permission ask from the parent's stream without taking the child's seq as its own", () => {
+    let state = run(start(), turn())
+    const lastSeq = state.lastSeq
+    // The child's events carry the child's seq, here exactly the parent's next one.
+    const child = (type: string, data: Record<string, unknown>): DurableWireEvent => ({
+      id: `evt_child_${type}`,
+      type,
+      durable: { aggregateID: "ses_child", seq: lastSeq + 1, version: 1 },
+      data: { ...data, sessionID: "ses_child", timestamp: 5000 },
+    })
+    state = run(state, [
+      child("permission.v2.asked", {
+        id: "per_child",
+        action: "edit",
+        resources: ["b.txt"],
+        metadata: {},
+        source: { type: "tool", messageID: "msg_c", callID: "c1" },
+        itemID: "prt_c1",
+        tool: "write",
+        title: "write b.txt",
+        input: { path: "b.txt" },
+      }),
+    ])
+    expect(state.lastSeq).toBe(lastSeq)
+    expect(state.permissions).toMatchObject([{ id: "per_child", sessionID: "ses_child", title: "write b.txt" }])
+    // A child's ordinary event is not the parent's business.
+    state = run(state, [child("session.next.turn.started", { turnID: "trn_c", reason: "prompt" })])
+    expect(state.lastSeq).toBe(lastSeq)
+    // The parent's own next event still applies at its seq.
+    state = run(state, [durable("session.next.text.started", { assistantMessageID: "msg_a", textID: "prt_t" })])
+    expect(state.lastSeq).toBe(lastSeq + 1)
+    state = run(state, [
+      { ...child("permission.v2.replied", { requestID: "per_child", reply: "once" }), id: "evt_child_reply" },
+    ])
+    expect(state.permissions).toEqual([])
+  })
+
   it("skips what it has, and asks for a snapshot on a gap or an event type it does not know", () => {
     const initial = start()
     const events = turn()

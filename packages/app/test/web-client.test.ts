@@ -124,6 +124,33 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
     }
   }
 
+  it("shows a task call's child session nested under the call, linked to the child's own view", async () => {
+    const session = await newSession("delegating")
+    app.model.enqueue(
+      {
+        toolCalls: [
+          { name: "task", arguments: { description: "survey", prompt: "survey it", subagent_type: "general" } },
+        ],
+      },
+      { text: "the child's report" },
+      { text: "the parent's summary" },
+    )
+    await first.goto(`${app.url}/session/${session.id}`)
+    await live(first)
+    await first.getByTestId("prompt").fill("delegate the survey")
+    await first.getByTestId("prompt").press("Enter")
+    await first.locator('[data-type="assistant"] [data-testid="text"]', { hasText: "the parent's summary" }).waitFor()
+    const [child] = (await app.api.session.list({ parentID: session.id })).data!.data
+    const tool = first.locator('[data-item-type="tool"]', { hasText: "task" })
+    await tool.evaluate((element) => ((element as HTMLDetailsElement).open = true))
+    const link = tool.getByTestId("subagent-link")
+    expect(await link.getAttribute("data-session-id")).toBe(child!.id)
+    expect(await link.textContent()).toContain("@general")
+    await link.click()
+    await first.waitForURL(`${app.url}/session/${child!.id}`)
+    await first.locator('[data-type="assistant"] [data-testid="text"]', { hasText: "the child's report" }).waitFor()
+  })
+
   it("creates a session from the sessions view and opens it at its deep link", async () => {
     await first.goto(`${app.url}/`)
     await first.getByTestId("new-title").fill("from the browser")
@@ -692,6 +719,34 @@ describe.skipIf(!CHROME)("permission requests and edit diffs in the web client",
     const tool = page.locator('[data-item-type="tool"]', { hasText: "edit" })
     await tool.getByTestId("diff").locator(".line.add", { hasText: "+hello there" }).waitFor()
     await screenshot(page, "session-diff")
+  })
+
+  it("shows a task child's request in the parent's view, live, and answers it there", async () => {
+    const session = (await app.api.session.create({ title: "delegating", location: { directory: app.directory } }))
+      .data!.data
+    app.model.enqueue(
+      {
+        toolCalls: [
+          { name: "task", arguments: { description: "write", prompt: "write it", subagent_type: "general" } },
+        ],
+      },
+      { toolCalls: [{ name: "write", arguments: { path: "child.txt", content: "from the child\n" } }] },
+      { text: "the child wrote child.txt" },
+      { text: "the parent saw it done" },
+    )
+    await open(session.id)
+    await page.getByTestId("prompt").fill("delegate the write")
+    await page.getByTestId("prompt").press("Enter")
+    const card = page.getByTestId("permission")
+    await card.waitFor()
+    expect(await card.getByTestId("permission-resources").textContent()).toContain("child.txt")
+    const [child] = (await app.api.session.list({ parentID: session.id })).data!.data
+    const [pending] = (await app.api.session.permission.list({ sessionID: child!.id })).data!.data
+    expect(await card.getAttribute("data-permission-id")).toBe(pending!.id)
+    await card.getByTestId("allow-once").click()
+    await card.waitFor({ state: "detached" })
+    await page.locator('[data-type="assistant"] [data-testid="text"]', { hasText: "the parent saw it done" }).waitFor()
+    expect(readFileSync(join(app.directory, "child.txt"), "utf8")).toBe("from the child\n")
   })
 
   it("rejects a request: the file stays as it was and the card goes", async () => {

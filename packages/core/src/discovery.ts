@@ -4,7 +4,7 @@ import { type PermissionConfig, DEFAULT_RULES } from "./permission/rule.ts"
 import { KEY_VARIABLE } from "./provider/catalog.ts"
 import type { ProviderInfo } from "./provider/info.ts"
 import type { ProvidersShape } from "./provider/registry.ts"
-import { DEFAULT_AGENT, selectAgent } from "./session/agent.ts"
+import { agentIDs, selectAgent } from "./session/agent.ts"
 
 /**
  * What the host offers, in upstream OpenCode v2's discovery shapes (`AgentV2Info`, `ProviderV2Info`,
@@ -22,9 +22,9 @@ const rules = (config: PermissionConfig | undefined): Array<PermissionRule> =>
       : Object.entries(rule).map(([resource, effect]) => ({ action, resource, effect }))
   })
 
-/** Every agent: the default `build` and each one configured under `agent`. */
+/** Every agent: the built-in `build` and `general` and each one configured under `agent`. */
 export const agentInfos = (config: ConfigData): Array<AgentInfo> => {
-  const ids = [DEFAULT_AGENT, ...Object.keys(config.agent ?? {}).filter((id) => id !== DEFAULT_AGENT)]
+  const ids = agentIDs(config)
   return ids.map((id) => {
     const agent = selectAgent(config, id)
     const entry = config.agent?.[id]
@@ -33,7 +33,8 @@ export const agentInfos = (config: ConfigData): Array<AgentInfo> => {
       ...(agent.model ? { model: agent.model } : {}),
       request: NO_REQUEST,
       ...(agent.system !== undefined ? { system: agent.system } : {}),
-      mode: "primary",
+      ...(agent.description !== undefined ? { description: agent.description } : {}),
+      mode: agent.mode,
       hidden: false,
       steps: agent.steps,
       permissions: rules({ ...config.permission, ...entry?.permission }),

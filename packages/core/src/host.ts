@@ -14,6 +14,7 @@ import { Restart } from "./session/restart.ts"
 import { Transfer } from "./session/transfer.ts"
 import { StatusLayer } from "./session/status.ts"
 import { Runner } from "./session/runner/llm.ts"
+import { Subagents } from "./session/subagent.ts"
 import { StoreLayer } from "./storage/layer.ts"
 import { Retention } from "./storage/retention.ts"
 import { RetentionSchedule } from "./storage/retention-schedule.ts"
@@ -39,7 +40,11 @@ export const HostLayer = (options: HostOptions) => {
   // Commands and skills: the definition files of a session directory and the global config directory.
   const definitions = Layer.mergeAll(Commands.layer, Skills.layer)
   const base = Layer.mergeAll(Hooks.layer, Providers.layer, definitions).pipe(Layer.provideMerge(config))
-  const runner = Runner.layer.pipe(Layer.provideMerge(Permissions.layer), Layer.provideMerge(Layer.merge(store, base)))
+  const runner = Runner.layer.pipe(
+    Layer.provideMerge(Subagents.layer),
+    Layer.provideMerge(Permissions.layer),
+    Layer.provideMerge(Layer.merge(store, base)),
+  )
   const execution = Layer.mergeAll(Execution.layer, Mutation.layer, Prune.layer, Erase.layer, StatusLayer).pipe(
     Layer.provideMerge(runner),
   )

@@ -11,7 +11,9 @@ const id = (name: IdName) =>
     Schema.isPattern(new RegExp(idPattern(name)), { message: `expected an id of the form ${idPattern(name)}` }),
   )
 
-export const SessionParams = { sessionID: id("sessionID") }
+/** A session id (`ses_...`), as a path or query field. */
+export const SessionID = id("sessionID")
+export const SessionParams = { sessionID: SessionID }
 export const MessageParams = { ...SessionParams, messageID: id("messageID") }
 export const ItemParams = { ...MessageParams, itemID: id("itemID") }
 export const RequestParams = { ...SessionParams, requestID: id("requestID") }

@@ -27,7 +27,7 @@ import {
   SessionNotFoundError,
   SessionQueueFullError,
 } from "./errors.ts"
-import { ItemParams, Limit, MessageParams, Order, SessionParams, Text } from "./params.ts"
+import { ItemParams, Limit, MessageParams, Order, SessionID, SessionParams, Text } from "./params.ts"
 
 /**
  * Sessions, their turns and their transcripts: upstream OpenCode v2's `v2.session.*` operations, then the
@@ -67,12 +67,14 @@ export class SessionGroup extends HttpApiGroup.make("v2.session")
         project: Schema.optionalKey(Schema.String),
         subpath: Schema.optionalKey(Schema.String),
         cursor: Schema.optionalKey(Schema.String),
+        /** Addition: only the children of this session (the sessions its `task` calls started). */
+        parentID: Schema.optionalKey(SessionID),
       },
       success: SessionPage,
       error: [InvalidCursorError, InvalidRequestError],
     }).annotate(
       OpenApi.Summary,
-      "Sessions by creation (`order`, default newest first), filtered by `directory`, `search` (title) or `project`; page with cursor.next / cursor.previous (a cursor continues its listing in its order)",
+      "Sessions by creation (`order`, default newest first), filtered by `directory`, `search` (title), `project` or `parentID` (a session's children); page with cursor.next / cursor.previous (a cursor continues its listing in its order)",
     ),
     HttpApiEndpoint.post("create", "/api/session", {
       payload: Schema.Struct({

@@ -37,11 +37,13 @@ describe("discovery routes", () => {
     expect(models.find((m) => m.id === "echo")!.default).toBeUndefined()
 
     const agents = (await api.agent.list()).data!.data
-    expect(agents.map((a) => a.id)).toEqual(["build", "plan"])
+    expect(agents.map((a) => a.id)).toEqual(["build", "general", "plan"])
     expect(agents[0]).toMatchObject({ id: "build", mode: "primary", steps: 25 })
     expect(agents[0]!.model).toBeUndefined()
-    expect(agents[1]).toMatchObject({
+    expect(agents[1]).toMatchObject({ id: "general", mode: "subagent", description: expect.any(String) })
+    expect(agents[2]).toMatchObject({
       id: "plan",
+      mode: "all",
       model: { providerID: "offline", id: "echo" },
       system: "Plan only.",
       steps: 3,

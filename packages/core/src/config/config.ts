@@ -19,6 +19,13 @@ export const AgentConfig = Schema.Struct({
   steps: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 }))),
   /** Overrides the global `permission` rules, key by key, for this agent. */
   permission: Schema.optional(PermissionConfig),
+  /**
+   * Where the agent may run: `primary` (chosen for a session or a prompt), `subagent` (only through the
+   * `task` tool, in a child session), `all` (both). Default `all` for configured agents.
+   */
+  mode: Schema.optional(Schema.Literals(["primary", "subagent", "all"])),
+  /** What the agent is for; the `task` tool lists it so the model can pick a subagent. */
+  description: Schema.optional(Schema.String),
 })
 
 /**

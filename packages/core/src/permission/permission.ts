@@ -34,9 +34,12 @@ export interface AskInput {
 }
 
 export interface PermissionsShape {
-  /** The session's pending asks, oldest first. */
+  /** The session's pending asks and those of its descendants (its `task` children), oldest first. */
   list(sessionID: string): Effect.Effect<ReadonlyArray<PermissionRequest>, SessionNotFoundError>
-  /** Answers a pending ask once; a second answer (or an unknown id) is `PermissionNotFoundError`. */
+  /**
+   * Answers a pending ask of the session or of a descendant once; a second answer (or an unknown id, or
+   * an ask of an unrelated session) is `PermissionNotFoundError`.
+   */
   reply(input: {
     readonly sessionID: string
     readonly requestID: string
@@ -104,6 +107,16 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
       const readAllPending = client.query<{ data: string }, []>(
         "SELECT data FROM session_permission WHERE reply IS NULL ORDER BY json_extract(data, '$.time'), id",
       )
+      // A session and its descendants (the child sessions of its `task` calls, theirs, ...): a parent's
+      // view lists and answers its children's asks, since the person watching the parent is the one asked.
+      const tree = `WITH RECURSIVE tree(id) AS (SELECT ?1 UNION SELECT s.id FROM session s JOIN tree ON s.parent_id = tree.id)`
+      const readTreePending = client.query<{ data: string }, [string]>(
+        `${tree} SELECT data FROM session_permission WHERE session_id IN tree AND reply IS NULL
+           ORDER BY json_extract(data, '$.time'), id`,
+      )
+      const readInTree = client.query<{ found: number }, [string, string]>(
+        `${tree} SELECT 1 AS found FROM tree WHERE id = ?2`,
+      )
       const readGrants = client.query<{ data: string }, [string]>(
         "SELECT data FROM session_permission WHERE session_id = ? AND reply = 'always' ORDER BY seq",
       )
@@ -155,16 +168,23 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
         list: (sessionID) =>
           Effect.suspend(() =>
             readSession.get(sessionID)
-              ? Effect.succeed(pending(sessionID))
+              ? Effect.succeed(readTreePending.all(sessionID).map((row) => JSON.parse(row.data) as PermissionRequest))
               : Effect.fail(new SessionNotFoundError({ sessionID })),
           ),
         reply: ({ sessionID, requestID: permissionID, reply, message }) =>
           Effect.gen(function* () {
+            // The reply is committed to the session that asked, which may be a descendant of `sessionID`.
+            const owner = readOne.get(permissionID)?.session_id ?? sessionID
             yield* bus
-              .transact<SessionNotFoundError | PermissionNotFoundError>(sessionID, () => {
+              .transact<SessionNotFoundError | PermissionNotFoundError>(owner, () => {
                 if (!readSession.get(sessionID)) return { reject: new SessionNotFoundError({ sessionID }) }
                 const row = readOne.get(permissionID)
-                if (!row || row.session_id !== sessionID || row.reply !== null) {
+                if (
+                  !row ||
+                  row.session_id !== owner ||
+                  row.reply !== null ||
+                  (owner !== sessionID && !readInTree.get(sessionID, owner))
+                ) {
                   return { reject: new PermissionNotFoundError({ sessionID, requestID: permissionID }) }
                 }
                 return [

@@ -13,7 +13,8 @@ export type PermissionRule = typeof PermissionRule.Type
  * `permission` in `opencode.json`, globally and per agent (`agent.<id>.permission` replaces the global
  * rule of each key it names). `edit` covers edit, write and patch (patterns: file paths relative to the
  * session directory); `bash` matches each simple command of the line (`tool/bash-commands.ts`); `read`
- * covers read, list, grep and glob (paths); `skill` the skill tool (skill names).
+ * covers read, list, grep and glob (paths); `skill` the skill tool (skill names); `task` matches the subagent a
+ * `task` call starts (its id).
  */
 export const PermissionConfig = Schema.Struct({
   read: Schema.optional(PermissionRule),
@@ -21,6 +22,7 @@ export const PermissionConfig = Schema.Struct({
   bash: Schema.optional(PermissionRule),
   /** The `skill` tool loading a skill into the conversation (patterns: skill names). Default allow. */
   skill: Schema.optional(PermissionRule),
+  task: Schema.optional(PermissionRule),
 })
 export type PermissionConfig = typeof PermissionConfig.Type
 
@@ -31,6 +33,8 @@ export const DEFAULT_RULES: Readonly<Record<PermissionKey, PermissionAction>> = 
   bash: "ask",
   // A skill is instructions the user put in their project or config directory, read like any file there.
   skill: "allow",
+  // A child session's own calls meet the rules themselves; starting one changes nothing.
+  task: "allow",
 }
 
 const compiled = new Map<string, RegExp>()

@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import type { ConfigData } from "../config/config.ts"
 import type { ProvidersShape } from "../provider/registry.ts"
-import { DEFAULT_AGENT, selectAgent } from "./agent.ts"
+import { agentExists, agentIDs, DEFAULT_AGENT, runsAs, selectAgent } from "./agent.ts"
 import { InvalidInputError } from "./error.ts"
 import type { ModelRef } from "./model-request.ts"
 
@@ -21,12 +21,15 @@ export const AgentInfo = Schema.Struct({
   system: Schema.Boolean,
   /** The agent used when a prompt and its session name none. */
   default: Schema.Boolean,
+  /** Where it may run: `primary`, `subagent` (only through `task`) or `all`. */
+  mode: Schema.Literals(["primary", "subagent", "all"]),
+  description: Schema.optional(Schema.String),
 })
 export type AgentInfo = typeof AgentInfo.Type
 
-/** Every agent: the default `build` and each one configured under `agent`. */
+/** Every agent: the built-in `build` and `general` and each one configured under `agent`. */
 export const listAgents = (config: ConfigData): Array<AgentInfo> => {
-  const ids = [DEFAULT_AGENT, ...Object.keys(config.agent ?? {}).filter((id) => id !== DEFAULT_AGENT)]
+  const ids = agentIDs(config)
   return ids.map((id) => {
     const agent = selectAgent(config, id)
     return {
@@ -35,11 +38,16 @@ export const listAgents = (config: ConfigData): Array<AgentInfo> => {
       steps: agent.steps,
       system: agent.system !== undefined,
       default: id === DEFAULT_AGENT,
+      mode: agent.mode,
+      ...(agent.description !== undefined ? { description: agent.description } : {}),
     }
   })
 }
 
-/** Fails with `InvalidInputError` (`field: "agent"` / `"model"`) when either choice is unknown. */
+/**
+ * Fails with `InvalidInputError` (`field: "agent"` / `"model"`) when either choice is unknown, or when the
+ * agent is a subagent only (`mode: "subagent"`: it runs through the `task` tool, never as a session's own).
+ */
 export const checkChoice = (
   config: ConfigData,
   providers: ProvidersShape,
@@ -47,9 +55,16 @@ export const checkChoice = (
 ): Effect.Effect<void, InvalidInputError> => {
   if (
     choice.agent !== undefined &&
-    choice.agent !== DEFAULT_AGENT &&
-    !Object.hasOwn(config.agent ?? {}, choice.agent)
-  ) {
+    agentExists(config, choice.agent) &&
+    !runsAs(selectAgent(config, choice.agent), "primary")
+  )
+    return Effect.fail(
+      new InvalidInputError({
+        field: "agent",
+        message: `agent "${choice.agent}" is a subagent (mode "subagent"): it runs only through the task tool`,
+      }),
+    )
+  if (choice.agent !== undefined && !agentExists(config, choice.agent)) {
     const known = listAgents(config)
       .map((a) => a.id)
       .join(", ")

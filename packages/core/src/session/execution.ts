@@ -25,6 +25,7 @@ import { type BusyError, InvalidInputError, QueueFullError, SessionNotFoundError
 import type { ErrorInfo, Origin } from "./message.ts"
 import { Runner, type TurnOutcome } from "./runner/llm.ts"
 import { Session } from "./session.ts"
+import { runningTask, Subagents } from "./subagent.ts"
 import { type Turn, Turns } from "./turns.ts"
 
 export interface PromptInput {
@@ -549,13 +550,16 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           Effect.gen(function* () {
             const started = yield* decide(sessionID, () => {
               // A call waiting for permission keeps its message open; if the turn is given up, its asks are rejected.
+              // So does a running `task` call: its child resumes too, and the call completes once.
               const pending = permissions.sync.pending(sessionID)
+              const claim = session.sync.claimed(sessionID)
+              const tasks = claim ? session.sync.incomplete(sessionID, claim.turn_id).filter(runningTask) : []
               return admitResume(session.sync, sessionID, {
                 running: owners.has(sessionID),
                 cap,
                 ...(notice ? { notice } : {}),
                 permissions: {
-                  messages: new Set(pending.map((ask) => ask.source.messageID)),
+                  messages: new Set([...pending.map((ask) => ask.source.messageID), ...tasks.map((m) => m.id)]),
                   reject: permissions.sync.rejectDrafts(sessionID),
                 },
               })
@@ -573,7 +577,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           yield* session.remove(sessionID)
         })
 
-      return Execution.of({
+      const shape = Execution.of({
         prompt,
         synthetic,
         switchAgent,
@@ -585,6 +589,9 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
         remove,
         running: (sessionID) => owners.has(sessionID),
       })
+      // The `task` tool runs children through this service, which is built on the runner offering it.
+      ;(yield* Subagents).bind({ ...shape, stopping: () => stopping })
+      return shape
     }),
   )
 }

@@ -1,11 +1,9 @@
 import { Context, Effect, Layer } from "effect"
 import { Execution } from "./execution.ts"
+import { RESTART_NOTICE } from "./restart-notice.ts"
 import { Session } from "./session.ts"
 
-/** The notice a resumed session receives, as a host synthetic message, before its turn continues. */
-export const RESTART_NOTICE =
-  "The server restarted while you were working. Continue where you left off; " +
-  "re-check anything you were in the middle of changing before relying on it."
+export { RESTART_NOTICE }
 
 /**
  * Restart resume: a killed (or stopped) process leaves execution claims behind. On start, each claimed

@@ -24,7 +24,8 @@ export const SessionTable = sqliteTable(
     time_created: integer().notNull(),
     time_updated: integer().notNull(),
   },
-  (table) => [index("session_time_created").on(table.time_created)],
+  // `parent_id`: a session's children are listed by it, and a parent's permission view walks its descendants.
+  (table) => [index("session_time_created").on(table.time_created), index("session_parent").on(table.parent_id)],
 )
 
 /**

@@ -47,6 +47,8 @@ export interface ListSessionsOptions {
   readonly directory?: string
   /** Only sessions of this project (`prj_...`, as a location reports it). */
   readonly project?: string
+  /** Only the children of this session (the child sessions its `task` calls started). */
+  readonly parentID?: string
 }
 
 export interface ListMessagesOptions {
@@ -150,14 +152,14 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
         FROM session s`
       const readSession = client.query<SessionRow, [string]>(`${selectSession} WHERE s.id = ?`)
       const listSessions = {
-        asc: client.query<SessionRow, [string, string, string | null, string | null, number]>(
+        asc: client.query<SessionRow, [string, string, string | null, string | null, number, string | null]>(
           `${selectSession} WHERE s.id > ?1 AND s.title LIKE ?2 ESCAPE '\\' AND (?3 IS NULL OR s.directory = ?3)
-             AND (?4 IS NULL OR s.directory IN (SELECT value FROM json_each(?4)))
+             AND (?4 IS NULL OR s.directory IN (SELECT value FROM json_each(?4))) AND (?6 IS NULL OR s.parent_id = ?6)
            ORDER BY s.id ASC LIMIT ?5`,
         ),
-        desc: client.query<SessionRow, [string, string, string | null, string | null, number]>(
+        desc: client.query<SessionRow, [string, string, string | null, string | null, number, string | null]>(
           `${selectSession} WHERE s.id < ?1 AND s.title LIKE ?2 ESCAPE '\\' AND (?3 IS NULL OR s.directory = ?3)
-             AND (?4 IS NULL OR s.directory IN (SELECT value FROM json_each(?4)))
+             AND (?4 IS NULL OR s.directory IN (SELECT value FROM json_each(?4))) AND (?6 IS NULL OR s.parent_id = ?6)
            ORDER BY s.id DESC LIMIT ?5`,
         ),
       }
@@ -315,7 +317,14 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
             const search = options.search ?? ""
             // The filter is part of the cursor's scope: a cursor continues only the listing that issued it.
             // Encoded as JSON: no search text and directory can spell another pair's scope.
-            const scope = JSON.stringify(["sessions", order, search, options.directory ?? "", options.project ?? ""])
+            const scope = JSON.stringify([
+              "sessions",
+              order,
+              search,
+              options.directory ?? "",
+              options.project ?? "",
+              ...(options.parentID !== undefined ? [options.parentID] : []),
+            ])
             const cursor = yield* cursorFor(options.cursor, scope)
             const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
             const project = options.project === undefined ? null : projectDirectories(options.project)
@@ -333,6 +342,7 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
                     options.directory ?? null,
                     project,
                     limit,
+                    options.parentID ?? null,
                   )
                   .map(toInfo),
             })

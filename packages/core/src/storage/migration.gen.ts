@@ -32,4 +32,7 @@ export const migrations: ReadonlyArray<{ readonly tag: string; readonly statemen
     "CREATE TABLE `journal_base` (\n\t`session_id` text PRIMARY KEY NOT NULL,\n\t`seq` integer NOT NULL,\n\t`time` integer NOT NULL,\n\t`snapshot` text NOT NULL\n);",
     "CREATE TABLE `retention_run` (\n\t`position` integer PRIMARY KEY NOT NULL,\n\t`time` integer NOT NULL,\n\t`summary` text NOT NULL\n);"
   ] },
+  { tag: "0005_session_parent_index", statements: [
+    "CREATE INDEX `session_parent` ON `session` (`parent_id`);"
+  ] },
 ]

@@ -19,10 +19,17 @@ export interface ToolContext {
   readonly signal: AbortSignal
   /** The environment for child processes (bash), secrets already removed. Default: `process.env` minus secrets. */
   readonly env?: Readonly<Record<string, string | undefined>>
+  /** The tool item of this call (`prt_...`): stable across a restart, so a resumed call can find what it started. */
+  readonly itemID?: string
+  /** The assistant message holding the call, and the provider's id of the call. */
+  readonly messageID?: string
+  readonly callID?: string
+  /** The agent whose turn made the call. */
+  readonly agentID?: string
 }
 
 /** Which permission rule governs a tool call (docs/tools.md). */
-export type PermissionKey = "read" | "edit" | "bash" | "skill"
+export type PermissionKey = "read" | "edit" | "bash" | "skill" | "task"
 
 /** What a tool call produced: the text the model sees, and data kept on the tool part (`metadata.diff`). */
 export interface ToolResult {

@@ -383,7 +383,7 @@ export class Permission2 extends HeyApiClient {
 
 export class Session extends HeyApiClient {
     /**
-     * Sessions by creation (`order`, default newest first), filtered by `directory`, `search` (title) or `project`; page with cursor.next / cursor.previous (a cursor continues its listing in its order)
+     * Sessions by creation (`order`, default newest first), filtered by `directory`, `search` (title), `project` or `parentID` (a session's children); page with cursor.next / cursor.previous (a cursor continues its listing in its order)
      */
     public list<ThrowOnError extends boolean = false>(parameters?: {
         workspace?: string;
@@ -394,6 +394,7 @@ export class Session extends HeyApiClient {
         project?: string;
         subpath?: string;
         cursor?: string;
+        parentID?: string;
     }, options?: Options<never, ThrowOnError>): RequestResult<V2SessionListResponses, V2SessionListErrors, ThrowOnError> {
         const params = buildClientParams([parameters], [{ args: [
                     { in: 'query', key: 'workspace' },
@@ -403,7 +404,8 @@ export class Session extends HeyApiClient {
                     { in: 'query', key: 'directory' },
                     { in: 'query', key: 'project' },
                     { in: 'query', key: 'subpath' },
-                    { in: 'query', key: 'cursor' }
+                    { in: 'query', key: 'cursor' },
+                    { in: 'query', key: 'parentID' }
                 ] }]);
         return (options?.client ?? this.client).get<V2SessionListResponses, V2SessionListErrors, ThrowOnError>({
             security: [{ scheme: 'basic', type: 'http' }],

@@ -2434,6 +2434,7 @@ export type V2SessionListData = {
         project?: string;
         subpath?: string;
         cursor?: string;
+        parentID?: string;
     };
     url: '/api/session';
 };

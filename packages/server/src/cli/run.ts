@@ -415,7 +415,9 @@ const turn = async (target: Target, io: Io, terminal: Terminal, input: TurnInput
         continue
       }
       if (event.type === "permission.v2.replied") {
-        if (turnID !== undefined && event.data.reply === "reject" && !event.data.message?.trim())
+        // A child session's reject (an ask inside a `task` call, answered here) ends the child's turn only.
+        const own = event.data.sessionID === undefined || event.data.sessionID === sessionID
+        if (own && turnID !== undefined && event.data.reply === "reject" && !event.data.message?.trim())
           stoppedBy ??= asked.get(event.data.requestID) ?? event.data.requestID
         continue
       }

@@ -63,9 +63,24 @@ const missingSession = (sessionID: string) =>
   errorResponse(new SessionNotFoundError({ sessionID, message: `Session ${sessionID} not found` }))
 
 /**
+ * Whether an event is a permission ask or reply of a descendant of `sessionID` (a child session of one of
+ * its `task` calls, or theirs): the person following the parent answers those asks, so they reach its
+ * stream too. Walks the child's `parentID` chain (bounded; ids never form a cycle, but a bound costs nothing).
+ */
+const childAsk = (services: EventServices, event: { type: string; sessionID: string }, sessionID: string) => {
+  if (!event.type.startsWith("permission.v2.")) return false
+  let current = services.session.sync.row(event.sessionID)?.parent_id
+  for (let depth = 0; current && depth < 64; depth++) {
+    if (current === sessionID) return true
+    current = services.session.sync.row(current)?.parent_id
+  }
+  return false
+}
+
+/**
  * `GET /api/event?sessionID=` (`v2.event.subscribe`): `server.connected`, then every durable and live event
- * (of one session when `sessionID` is given), in upstream's `V2Event` envelope, with heartbeats. Not
- * resumable; the per-session stream is.
+ * (of one session when `sessionID` is given, plus its descendants' permission asks and replies), in
+ * upstream's `V2Event` envelope, with heartbeats. Not resumable; the per-session stream is.
  */
 export const eventStream = (services: EventServices, request: Request, url: URL): Response => {
   const sessionID = url.searchParams.get("sessionID") || undefined
@@ -83,7 +98,7 @@ export const eventStream = (services: EventServices, request: Request, url: URL)
   if (request.signal.aborted) channel.close()
   else request.signal.addEventListener("abort", () => channel.close(), { once: true })
   unsubscribe = services.bus.subscribe((event) => {
-    if (sessionID !== undefined && event.sessionID !== sessionID) return
+    if (sessionID !== undefined && event.sessionID !== sessionID && !childAsk(services, event, sessionID)) return
     channel.offer(frameOf(services.bus, event))
     if (isDurable(event) && event.type === "session.next.deleted" && sessionID !== undefined) channel.finish()
   })

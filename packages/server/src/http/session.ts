@@ -70,6 +70,7 @@ export const SessionHandlers = HttpApiBuilder.group(
               ...(query.search !== undefined ? { search: query.search } : {}),
               ...(directory !== undefined ? { directory } : {}),
               ...(query.project !== undefined ? { project: query.project } : {}),
+              ...(query.parentID !== undefined ? { parentID: query.parentID } : {}),
             }),
           )
         }),

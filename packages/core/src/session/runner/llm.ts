@@ -27,6 +27,7 @@ import { fitDelta } from "../part-limit.ts"
 import { runContextHooks } from "../provenance.ts"
 import { systemParts } from "../system.ts"
 import { toModelMessages } from "../transcript.ts"
+import { Subagents } from "../subagent.ts"
 import { makeToolCaller, SKIPPED_AFTER_REJECT } from "./tool-call.ts"
 
 export interface Turn {
@@ -69,7 +70,8 @@ export class Runner extends Context.Service<
       const turns = yield* Turns
       const permissions = yield* Permissions
       const skills = yield* Skills
-      const builtin = builtinTools({ bash: config.data.tools?.bash !== false })
+      const subagents = yield* Subagents
+      const builtin = [...builtinTools({ bash: config.data.tools?.bash !== false }), subagents.tool]
       const skillTool = makeSkillTool(skills)
       const tools = [...builtin, skillTool]
       const modelTools: ReadonlyArray<ModelTool> = builtin.map(toModelTool)
@@ -97,6 +99,7 @@ export class Runner extends Context.Service<
         session,
         env: childEnvironment(process.env, config.secrets ?? []),
         commit,
+        stopping: subagents.stopping,
       })
 
       /** Runs `session.context` on copies, keeping system-part provenance host-assigned per plugin. */

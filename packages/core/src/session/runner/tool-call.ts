@@ -6,6 +6,7 @@ import type { Tool, ToolPlan } from "../../tool/tool.ts"
 import { SessionEvent } from "../event.ts"
 import { callInput, type ErrorInfo, type ToolItem } from "../message.ts"
 import type { Session } from "../session.ts"
+import { runningTask } from "../subagent.ts"
 
 /** Where a call runs: the session, its directory, the assistant message holding the item, the agent. */
 export interface CallScope {
@@ -47,12 +48,23 @@ export const makeToolCaller = (deps: {
   readonly session: Session["Service"]
   readonly env: Readonly<Record<string, string | undefined>>
   readonly commit: (sessionID: string, drafts: ReadonlyArray<Draft>) => Effect.Effect<unknown>
+  /** Whether the host is shutting down: a running `task` call then stays open for the next start. */
+  readonly stopping?: () => boolean
 }) => {
   const { permissions, session, commit } = deps
   const byName = new Map(deps.tools.map((tool) => [tool.name, tool]))
 
-  /** One call. `pending` is the ask a previous process left for it (restart). */
-  const run = (scope: CallScope, call: ToolItem, pending?: PermissionRequest): Effect.Effect<CallOutcome> => {
+  /**
+   * One call. `pending` is the ask a previous process left for it (restart); `continued`, a call that was
+   * already running when the previous process stopped (a `task` call whose child resumes): it is neither
+   * decided nor announced again, only run to its end.
+   */
+  const run = (
+    scope: CallScope,
+    call: ToolItem,
+    pending?: PermissionRequest,
+    continued = false,
+  ): Effect.Effect<CallOutcome> => {
     const controller = new AbortController()
     const input = pending?.input ?? callInput(call)
     const base = { assistantMessageID: scope.messageID, callID: call.callID }
@@ -72,7 +84,16 @@ export const makeToolCaller = (deps: {
         yield* failed(`unknown tool "${call.name}"`)
         return { stop: false }
       }
-      const ctx = { sessionID: scope.sessionID, directory: scope.directory, signal: controller.signal, env: deps.env }
+      const ctx = {
+        sessionID: scope.sessionID,
+        directory: scope.directory,
+        signal: controller.signal,
+        env: deps.env,
+        itemID: call.id,
+        messageID: scope.messageID,
+        callID: call.callID,
+        agentID: scope.agentID,
+      }
       const planned = yield* Effect.result(planTool(tool, input, ctx))
       if (planned._tag === "Failure") {
         // A pending ask whose call can no longer be planned still needs its answer consumed first.
@@ -85,7 +106,7 @@ export const makeToolCaller = (deps: {
       let answer: Answer | undefined
       if (pending) {
         answer = yield* permissions.answer(pending.id)
-      } else {
+      } else if (!continued) {
         const decided = yield* Effect.result(
           permissions.decide({ sessionID: scope.sessionID, agentID: scope.agentID, tool: call.name, input, plan }),
         )
@@ -130,16 +151,17 @@ export const makeToolCaller = (deps: {
         )
         return { stop: false }
       }
-      yield* commit(scope.sessionID, [
-        draft(SessionEvent.ToolCalled, {
-          ...base,
-          tool: call.name,
-          input,
-          provider: { executed: false },
-          itemID: call.id,
-          title: plan.title,
-        }),
-      ])
+      if (!continued)
+        yield* commit(scope.sessionID, [
+          draft(SessionEvent.ToolCalled, {
+            ...base,
+            tool: call.name,
+            input,
+            provider: { executed: false },
+            itemID: call.id,
+            title: plan.title,
+          }),
+        ])
       const result = yield* Effect.result(plan.run())
       if (result._tag === "Failure") {
         yield* failed(result.failure.message, { structured, title: plan.title })
@@ -166,13 +188,21 @@ export const makeToolCaller = (deps: {
     )
   }
 
-  /** Whether an assistant message has an ask still waiting (it must stay open across a shutdown). */
-  const waiting = (sessionID: string, messageID: string) =>
-    permissions.sync.pending(sessionID).some((ask) => ask.source.messageID === messageID)
+  /**
+   * Whether an assistant message must stay open across a shutdown: an ask of it still waits, or (while the
+   * host stops) a `task` call of it runs, whose child resumes with it on the next start.
+   */
+  const waiting = (sessionID: string, messageID: string) => {
+    if (permissions.sync.pending(sessionID).some((ask) => ask.source.messageID === messageID)) return true
+    if (!deps.stopping?.()) return false
+    const message = session.sync.message(sessionID, messageID)
+    return message?.type === "assistant" && runningTask(message)
+  }
 
   /**
-   * After a restart: an answer of `turnID` cut off while a call waited for permission is finished — the
-   * waiting call runs once answered, the calls after it run as usual — and completed. Returns whether
+   * After a restart: an answer of `turnID` cut off while a call waited for permission, or while a `task`
+   * call ran its child, is finished — the waiting call runs once answered, the task call waits for its
+   * resumed child, the calls after it run as usual — and completed. Returns whether
    * such an answer existed and whether the turn continues (no reject without a message).
    */
   const resume = (turn: { readonly sessionID: string; readonly turnID: string }, directory: string) =>
@@ -180,7 +210,7 @@ export const makeToolCaller = (deps: {
       const asks = permissions.sync.pending(turn.sessionID)
       const messages = session.sync
         .incomplete(turn.sessionID, turn.turnID)
-        .filter((m) => asks.some((a) => a.source.messageID === m.id))
+        .filter((m) => asks.some((a) => a.source.messageID === m.id) || runningTask(m))
       let more = true
       for (const message of messages) {
         const scope: CallScope = { sessionID: turn.sessionID, messageID: message.id, agentID: message.agent, directory }
@@ -202,11 +232,9 @@ export const makeToolCaller = (deps: {
                 }),
               ])
             } else {
-              const outcome = yield* run(
-                scope,
-                call,
-                asks.find((a) => a.itemID === call.id),
-              )
+              const ask = asks.find((a) => a.itemID === call.id)
+              const continued = !ask && call.name === "task" && call.state.status === "running"
+              const outcome = yield* run(scope, call, ask, continued)
               if (outcome.stop) stopped = true
             }
             settled.add(call.id)

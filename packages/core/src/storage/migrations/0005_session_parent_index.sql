@@ -1,0 +1,1 @@
+CREATE INDEX `session_parent` ON `session` (`parent_id`);
