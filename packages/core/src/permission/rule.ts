@@ -21,6 +21,8 @@ export const PermissionConfig = Schema.Struct({
   bash: Schema.optional(PermissionRule),
   /** The `skill` tool loading a skill into the conversation (patterns: skill names). Default allow. */
   skill: Schema.optional(PermissionRule),
+  /** Tools of MCP servers (patterns: tool ids, `<server>_<tool>`, e.g. `"github_*"`). Default ask. */
+  mcp: Schema.optional(PermissionRule),
 })
 export type PermissionConfig = typeof PermissionConfig.Type
 
@@ -31,6 +33,8 @@ export const DEFAULT_RULES: Readonly<Record<PermissionKey, PermissionAction>> = 
   bash: "ask",
   // A skill is instructions the user put in their project or config directory, read like any file there.
   skill: "allow",
+  // An MCP tool can do anything its server can (write files, call services): the user decides.
+  mcp: "ask",
 }
 
 const compiled = new Map<string, RegExp>()

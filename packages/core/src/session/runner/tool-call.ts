@@ -47,6 +47,8 @@ export const makeToolCaller = (deps: {
   readonly session: Session["Service"]
   readonly env: Readonly<Record<string, string | undefined>>
   readonly commit: (sessionID: string, drafts: ReadonlyArray<Draft>) => Effect.Effect<unknown>
+  /** Resolves a name `tools` lacks from the tool sources (MCP servers). */
+  readonly find?: (name: string) => Effect.Effect<Tool | undefined>
 }) => {
   const { permissions, session, commit } = deps
   const byName = new Map(deps.tools.map((tool) => [tool.name, tool]))
@@ -67,7 +69,7 @@ export const makeToolCaller = (deps: {
         }),
       ])
     return Effect.gen(function* () {
-      const tool = byName.get(call.name)
+      const tool = byName.get(call.name) ?? (deps.find ? yield* deps.find(call.name) : undefined)
       if (!tool) {
         yield* failed(`unknown tool "${call.name}"`)
         return { stop: false }
