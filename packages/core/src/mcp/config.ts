@@ -14,7 +14,7 @@ const Timeout = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 3_600_0
 export const McpLocalConfig = Schema.Struct({
   type: Schema.Literal("local"),
   /** The command and its arguments, e.g. `["npx", "-y", "some-mcp-server"]`. */
-  command: Schema.NonEmptyArray(Schema.String),
+  command: Schema.Array(Schema.String).check(Schema.isMinLength(1)),
   environment: Schema.optional(Schema.Record(Schema.String, Schema.String)),
   /** Default true; `false` keeps the server configured but never started. */
   enabled: Schema.optional(Schema.Boolean),

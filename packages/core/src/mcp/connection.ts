@@ -98,7 +98,7 @@ export class McpConnection {
    */
   private stdio(): Transport {
     if (this.config.type !== "local") throw new Error("not a local server")
-    const [command, ...args] = this.config.command
+    const [command = "", ...args] = this.config.command
     this.stderr = ""
     const transport = new StdioClientTransport({
       command,
