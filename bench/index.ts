@@ -13,6 +13,7 @@ const suites = [
   "./http.ts",
   "./grep-health.ts",
   "./startup.ts",
+  "./mcp.ts",
   "./testkit.ts",
   "./web-client.ts",
 ]
