@@ -19,7 +19,12 @@ describe("MCP servers over HTTP", () => {
           files: { type: "local", command: [process.execPath, STDIO_SERVER], environment: { TOKEN: "secret-token" } },
           broken: { type: "local", command: [join(directory, "missing-server")] },
           typo: { type: "local", command: [] },
-          off: { type: "remote", url: "http://127.0.0.1:9/mcp", enabled: false, headers: { authorization: "Bearer x" } },
+          off: {
+            type: "remote",
+            url: "http://127.0.0.1:9/mcp",
+            enabled: false,
+            headers: { authorization: "Bearer x" },
+          },
         },
       }),
     )
