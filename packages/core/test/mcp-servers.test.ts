@@ -168,6 +168,28 @@ describe("MCP servers as tools", () => {
     await host.dispose()
   })
 
+  it("shares one connection among concurrent first calls, and one restart among calls after a crash", async () => {
+    const host = hostWith({ local: local() })
+    const result = await host.run(
+      Effect.gen(function* () {
+        const burst = () =>
+          Effect.all(
+            Array.from({ length: 20 }, () => call("local_pid")),
+            { concurrency: "unbounded" },
+          )
+        const first = (yield* burst()).map(text)
+        yield* call("local_crash")
+        const second = (yield* burst()).map(text)
+        return { first, second }
+      }),
+    )
+    expect(new Set(result.first).size).toBe(1)
+    expect(new Set(result.second).size).toBe(1)
+    expect(result.second[0]).not.toBe(result.first[0])
+    expect(Number(result.second[0])).toBeGreaterThan(0)
+    await host.dispose()
+  })
+
   it("times out a call to a server that hangs, then reconnects", async () => {
     const host = hostWith({ local: local({ timeout: 300 } as Partial<McpServerConfig>) })
     const result = await host.run(

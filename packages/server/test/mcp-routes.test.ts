@@ -4,6 +4,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 import { LISTENING, readUntil, spawnCli } from "./support/cli.ts"
+import { startTestServer } from "./support/server.ts"
 import { tempDir } from "./support/tmp.ts"
 
 const STDIO_SERVER = fileURLToPath(new URL("../../core/test/fixtures/mcp/stdio-server.ts", import.meta.url))
@@ -57,5 +58,16 @@ describe("MCP servers over HTTP", () => {
     expect(status["off"]).toEqual({ status: "disabled", type: "remote", tools: [] })
     child.kill("SIGTERM")
     expect(await child.exited).toBe(0)
+  })
+
+  it("is behind the front door: without the password GET /api/mcp is 401", async () => {
+    const test = await startTestServer({ password: "pw", config: { mcp: {} } })
+    const refused = await test.fetch("/api/mcp")
+    expect(refused.status).toBe(401)
+    const allowed = await test.fetch("/api/mcp", {
+      headers: { authorization: `Basic ${Buffer.from("opencode:pw").toString("base64")}` },
+    })
+    expect(allowed.status).toBe(200)
+    expect(await allowed.json()).toEqual({ data: {} })
   })
 })
