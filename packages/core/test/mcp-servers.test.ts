@@ -205,6 +205,14 @@ describe("MCP servers as tools", () => {
     await host.dispose()
   })
 
+  it("stops its local servers when the host shuts down", async () => {
+    const host = hostWith({ local: local() })
+    const pid = Number(text(await host.run(call("local_pid"))))
+    expect(() => process.kill(pid, 0)).not.toThrow()
+    await host.dispose()
+    expect(() => process.kill(pid, 0)).toThrow(/ESRCH/)
+  })
+
   it("reports a tool's own error as a failed call", async () => {
     const host = hostWith({ local: local() })
     const result = await host.run(call("local_fail"))

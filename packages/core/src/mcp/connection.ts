@@ -25,6 +25,7 @@ export class McpConnection {
   private connecting: Promise<void> | undefined
   private lastAttempt = 0
   private stderr = ""
+  private closed = false
   /** Why the last connection attempt failed or the connection ended; cleared by a successful connect. */
   error: string | undefined
   /** The tools of the last successful listing. */
@@ -56,7 +57,7 @@ export class McpConnection {
    * retried yet (listings before every model request would otherwise restart a broken server each time).
    */
   connect(options: { readonly retry: boolean } = { retry: true }): Promise<void> {
-    if (!this.enabled || this.client) return Promise.resolve()
+    if (!this.enabled || this.client || this.closed) return Promise.resolve()
     if (this.connecting) return this.connecting
     if (!options.retry && this.error !== undefined && Date.now() - this.lastAttempt < RETRY_AFTER_MS) {
       return Promise.resolve()
@@ -69,9 +70,9 @@ export class McpConnection {
   }
 
   private async open(): Promise<void> {
+    let client: Client | undefined
     try {
-      const client =
-        this.config.type === "local" ? await this.handshake(this.stdio()) : await this.remote(this.config.url)
+      client = this.config.type === "local" ? await this.handshake(this.stdio()) : await this.remote(this.config.url)
       const tools: Array<McpTool> = []
       let cursor: string | undefined
       do {
@@ -79,6 +80,8 @@ export class McpConnection {
         tools.push(...page.tools)
         cursor = page.nextCursor
       } while (cursor)
+      // The host shut down while this attempt ran: stop what it started.
+      if (this.closed) throw new Error("the host is shutting down")
       this.tools = tools
       this.error = undefined
       this.client = client
@@ -88,6 +91,8 @@ export class McpConnection {
         this.error = `the server closed the connection${this.stderrTail()}`
       }
     } catch (cause) {
+      // A server that answered the handshake but not the tool list is stopped, never left running.
+      await client?.close().catch(() => {})
       this.error = `${describe(cause, this.connectTimeout)}${this.stderrTail()}`
     }
   }
@@ -173,8 +178,10 @@ export class McpConnection {
     await client.close().catch(() => {})
   }
 
-  /** Ends the connection (stops a local server). */
+  /** Ends the connection (stops a local server), also one still being opened; no use reopens it. */
   async close() {
+    this.closed = true
+    await this.connecting
     const client = this.client
     this.client = undefined
     if (client) await client.close().catch(() => {})
