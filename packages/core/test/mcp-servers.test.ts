@@ -213,6 +213,36 @@ describe("MCP servers as tools", () => {
     expect(() => process.kill(pid, 0)).toThrow(/ESRCH/)
   })
 
+  it("interrupting a turn ends a hung MCP call at once; the server serves the next call", async () => {
+    const host = hostWith({ local: local() })
+    const result = await host.run(
+      Effect.gen(function* () {
+        const session = yield* Session
+        const execution = yield* Execution
+        const bus = yield* Bus
+        const info = yield* session.create({ directory: host.directory })
+        const called = new Promise<void>((resolve) =>
+          bus.subscribe((event) => {
+            if (event.type === "session.next.tool.called") resolve()
+          }),
+        )
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "/tool local_hang {}" } })
+        yield* Effect.promise(() => called)
+        yield* execution.interrupt(info.id)
+        yield* execution.wait(info.id)
+        const message = (yield* session.messages(info.id)).data[1] as AssistantMessage
+        const next = text(yield* call("local_echo", { text: "after interrupt" }))
+        return { tool: message.content.find((item): item is ToolItem => item.type === "tool")!, next }
+      }),
+    )
+    expect(result.tool.state).toMatchObject({
+      status: "error",
+      error: { message: expect.stringContaining("interrupt") },
+    })
+    expect(result.next).toBe("echo: after interrupt")
+    await host.dispose()
+  })
+
   it("reports a tool's own error as a failed call", async () => {
     const host = hostWith({ local: local() })
     const result = await host.run(call("local_fail"))
