@@ -15,6 +15,7 @@ const suites = [
   "./http.ts",
   "./grep-health.ts",
   "./startup.ts",
+  "./mcp.ts",
   "./testkit.ts",
   "./web-client.ts",
 ]

@@ -2,6 +2,7 @@ import { Effect, Layer } from "effect"
 import { Commands } from "./command/commands.ts"
 import { Skills } from "./command/skills.ts"
 import { Config, type ConfigShape } from "./config/config.ts"
+import { Mcp } from "./mcp/mcp.ts"
 import { Permissions } from "./permission/permission.ts"
 import { Hooks } from "./plugin/hooks.ts"
 import { type InlinePlugin, PluginHost } from "./plugin/host.ts"
@@ -39,7 +40,7 @@ export const HostLayer = (options: HostOptions) => {
   const store = StoreLayer({ path: options.database, persist: options.config.data.events?.persist !== false })
   // Commands and skills: the definition files of a session directory and the global config directory.
   const definitions = Layer.mergeAll(Commands.layer, Skills.layer)
-  const base = Layer.mergeAll(Hooks.layer, Providers.layer, definitions).pipe(Layer.provideMerge(config))
+  const base = Layer.mergeAll(Hooks.layer, Providers.layer, definitions, Mcp.layer).pipe(Layer.provideMerge(config))
   const runner = Runner.layer.pipe(
     Layer.provideMerge(Subagents.layer),
     Layer.provideMerge(Permissions.layer),

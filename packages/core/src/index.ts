@@ -47,3 +47,5 @@ export { Commands, type CommandListing, type Expansion } from "./command/command
 export { Skills, type SkillListing } from "./command/skills.ts"
 export { expandTemplate, parseInvocation } from "./command/template.ts"
 export { configHome } from "./config/home.ts"
+export { Mcp } from "./mcp/mcp.ts"
+export { decodeMcpConfig, McpConfig, McpConfigError, McpLocalConfig, McpRemoteConfig } from "./mcp/config.ts"

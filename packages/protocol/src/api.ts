@@ -12,6 +12,7 @@ import {
 } from "./discovery.ts"
 import { FsGroup } from "./fs.ts"
 import { ConfigGroup, PluginGroup } from "./host.ts"
+import { McpGroup } from "./mcp.ts"
 import { Authorization, RequestErrors } from "./middleware.ts"
 import { SessionPermissionGroup } from "./permission.ts"
 import { SessionGroup } from "./session.ts"
@@ -40,6 +41,7 @@ export class Api extends HttpApi.make("opencode2")
   .add(StorageGroup)
   .add(PluginGroup)
   .add(ConfigGroup)
+  .add(McpGroup)
   .middleware(RequestErrors)
   .middleware(Authorization)
   // The event streams and `fs.read` are served beside the HttpApi routes; their payload schemas are

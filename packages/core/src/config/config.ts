@@ -9,6 +9,7 @@ import { referencedVariables } from "../tool/env.ts"
 import { parseDuration } from "../storage/duration.ts"
 import { unknownConfigKeys } from "./schema.ts"
 import { configHome } from "./home.ts"
+import { decodeMcpConfig, McpConfig } from "../mcp/config.ts"
 
 export { ProviderConfig } from "../provider/config.ts"
 
@@ -112,6 +113,8 @@ export const ConfigSchema = Schema.Struct({
   tools: Schema.optional(Schema.Struct({ bash: Schema.optional(Schema.Boolean) })),
   /** Tool permission rules (docs/tools.md); defaults: read allow, edit ask, bash ask. */
   permission: Schema.optional(PermissionConfig),
+  /** MCP servers whose tools the agent may call (docs/mcp.md). A malformed entry is left out and reported. */
+  mcp: Schema.optional(McpConfig),
 })
 export type ConfigData = typeof ConfigSchema.Type
 
@@ -196,6 +199,13 @@ const invalidRetention = (data: ConfigData): string | undefined => {
   return undefined
 }
 
+/** One message per `mcp` entry `parseConfig` left out, naming the offending field (`mcp.x.command: …`). */
+export const mcpWarnings = (text: string, env: Record<string, string | undefined> = process.env) => {
+  const raw = parse(substitute(text, env), [], { allowTrailingComma: true }) as unknown
+  const mcp = typeof raw === "object" && raw !== null ? (raw as { mcp?: unknown }).mcp : undefined
+  return decodeMcpConfig(mcp).errors.map((error) => `MCP server left out: ${error.message}`)
+}
+
 export const parseConfig = (text: string, path: string, env: Record<string, string | undefined> = process.env) => {
   const errors: Array<ParseError> = []
   const raw = parse(substitute(text, env), errors, { allowTrailingComma: true })
@@ -206,7 +216,12 @@ export const parseConfig = (text: string, path: string, env: Record<string, stri
       new ConfigError({ path, message: `${printParseErrorCode(first.error)} at line ${line}, column ${column}` }),
     )
   }
-  return Schema.decodeUnknownEffect(ConfigSchema)(raw ?? {}).pipe(
+  // A malformed MCP server is reported (`mcpWarnings`) and left out; it never stops the host from starting.
+  const value =
+    typeof raw === "object" && raw !== null && "mcp" in raw
+      ? { ...raw, mcp: decodeMcpConfig((raw as { mcp: unknown }).mcp).servers }
+      : raw
+  return Schema.decodeUnknownEffect(ConfigSchema)(value ?? {}).pipe(
     Effect.mapError((error) => new ConfigError({ path, message: error.message })),
     Effect.flatMap((data) => {
       const invalid = invalidRetention(data)
@@ -227,7 +242,7 @@ export class Config extends Context.Service<Config, ConfigShape>()("@opencode-ai
         catch: (cause) => new ConfigError({ path, message: `cannot read: ${(cause as Error).message}` }),
       })
       const data = yield* parseConfig(text, path, env)
-      const warnings = configWarnings(text).map((warning) => `${path}: ${warning}`)
+      const warnings = [...configWarnings(text), ...mcpWarnings(text, env)].map((warning) => `${path}: ${warning}`)
       return {
         data,
         path,

@@ -9,6 +9,7 @@ export const REDACTED = "[redacted]"
  * substituted.
  */
 export const redactConfig = (data: ConfigData): ConfigData => {
+  data = redactMcp(data)
   if (!data.provider) return data
   const provider: Record<string, NonNullable<ConfigData["provider"]>[string]> = {}
   for (const [id, entry] of Object.entries(data.provider)) {
@@ -21,4 +22,20 @@ export const redactConfig = (data: ConfigData): ConfigData => {
     }
   }
   return { ...data, provider }
+}
+
+const redactValues = (record: Readonly<Record<string, string>>) =>
+  Object.fromEntries(Object.keys(record).map((name) => [name, REDACTED]))
+
+/** MCP servers' header values and environment values carry credentials (tokens, API keys) as well. */
+const redactMcp = (data: ConfigData): ConfigData => {
+  if (!data.mcp) return data
+  const mcp: Record<string, NonNullable<ConfigData["mcp"]>[string]> = {}
+  for (const [name, server] of Object.entries(data.mcp)) {
+    mcp[name] =
+      server.type === "local"
+        ? { ...server, ...(server.environment ? { environment: redactValues(server.environment) } : {}) }
+        : { ...server, ...(server.headers ? { headers: redactValues(server.headers) } : {}) }
+  }
+  return { ...data, mcp }
 }

@@ -68,12 +68,25 @@ export const unknownConfigKeys = (value: unknown, root: JsonObject = configJsonS
     schema = resolveRef(schema, root)
     if (Array.isArray(schema.anyOf)) {
       // Follow the member that has the value's shape (objects, arrays); scalars have no keys.
-      const member = schema.anyOf.find(
-        (m) =>
-          isObject(m) &&
-          ((isObject(node) && resolveRef(m, root).type === "object") ||
-            (Array.isArray(node) && resolveRef(m, root).type === "array")),
-      )
+      // A tagged member (`type: "local"`, `type: "remote"`) is chosen by the value's tag first.
+      const tag = isObject(node) ? node.type : undefined
+      const tagged = schema.anyOf.find((m) => {
+        const properties = isObject(m) ? resolveRef(m, root).properties : undefined
+        const declared = isObject(properties) && isObject(properties.type) ? properties.type : undefined
+        return (
+          declared !== undefined &&
+          (declared.const === tag ||
+            (Array.isArray(declared.enum) && declared.enum.length === 1 && declared.enum[0] === tag))
+        )
+      })
+      const member =
+        (tag !== undefined ? tagged : undefined) ??
+        schema.anyOf.find(
+          (m) =>
+            isObject(m) &&
+            ((isObject(node) && resolveRef(m, root).type === "object") ||
+              (Array.isArray(node) && resolveRef(m, root).type === "array")),
+        )
       if (isObject(member)) walk(node, member, path)
       return
     }

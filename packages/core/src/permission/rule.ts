@@ -23,6 +23,8 @@ export const PermissionConfig = Schema.Struct({
   /** The `skill` tool loading a skill into the conversation (patterns: skill names). Default allow. */
   skill: Schema.optional(PermissionRule),
   task: Schema.optional(PermissionRule),
+  /** Tools of MCP servers (patterns: tool ids, `<server>_<tool>`, e.g. `"github_*"`). Default ask. */
+  mcp: Schema.optional(PermissionRule),
 })
 export type PermissionConfig = typeof PermissionConfig.Type
 
@@ -35,6 +37,8 @@ export const DEFAULT_RULES: Readonly<Record<PermissionKey, PermissionAction>> = 
   skill: "allow",
   // A child session's own calls meet the rules themselves; starting one changes nothing.
   task: "allow",
+  // An MCP tool can do anything its server can (write files, call services): the user decides.
+  mcp: "ask",
 }
 
 const compiled = new Map<string, RegExp>()

@@ -128,8 +128,19 @@ export const inputJsonSchema = (tool: Tool): ModelToolDefinition["parameters"] =
 export const toModelTool = (tool: Tool): ModelToolDefinition => ({
   name: tool.name,
   description: tool.description,
-  parameters: inputJsonSchema(tool),
+  parameters: tool.parameters
+    ? ({ properties: {}, required: [], ...tool.parameters } as ModelToolDefinition["parameters"])
+    : inputJsonSchema(tool),
 })
+
+/**
+ * Tools from outside the host (MCP servers), asked for before every model request since they come and go.
+ * `find` resolves one by name for a call (a call resumed after a restart may come before any listing).
+ */
+export interface ToolSource {
+  readonly tools: () => Effect.Effect<ReadonlyArray<Tool>>
+  readonly find: (name: string) => Effect.Effect<Tool | undefined>
+}
 
 const formatPath = (path: ReadonlyArray<unknown>): string => {
   let out = ""

@@ -29,7 +29,7 @@ export interface ToolContext {
 }
 
 /** Which permission rule governs a tool call (docs/tools.md). */
-export type PermissionKey = "read" | "edit" | "bash" | "skill" | "task"
+export type PermissionKey = "read" | "edit" | "bash" | "skill" | "task" | "mcp"
 
 /** What a tool call produced: the text the model sees, and data kept on the tool part (`metadata.diff`). */
 export interface ToolResult {
@@ -70,6 +70,11 @@ export interface Tool<I = any> {
   readonly name: string
   readonly description: string
   readonly input: Schema.Codec<I, any>
+  /**
+   * The JSON Schema sent to the model, when it does not come from `input` (an MCP server's tool declares
+   * its own; `input` then only checks that the arguments are an object).
+   */
+  readonly parameters?: { readonly type: "object"; readonly [key: string]: unknown }
   execute(input: I, ctx: ToolContext): Effect.Effect<string, ToolError | PathOutsideDirectoryError>
   /**
    * Plans a call (see {@link ToolPlan}). Tools that change files implement it; for the others the registry

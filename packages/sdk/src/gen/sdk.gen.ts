@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import { buildClientParams, type Client, type ClientMeta, type Options as Options2, type RequestResult, type ServerSentEventsResult, type TDataShape } from './client/index.ts';
-import type { LocationRef, ModelRef, PermissionV2Reply, PromptInput, PrunableType, V2AgentListErrors, V2AgentListResponses, V2CommandListErrors, V2CommandListResponses, V2ConfigGetErrors, V2ConfigGetResponses, V2EventSubscribeErrors, V2EventSubscribeResponse, V2EventSubscribeResponses, V2FsFindErrors, V2FsFindResponses, V2FsListErrors, V2FsListResponses, V2FsReadErrors, V2FsReadResponses, V2HealthGetErrors, V2HealthGetResponses, V2LocationGetErrors, V2LocationGetResponses, V2ModelListErrors, V2ModelListResponses, V2PermissionRequestListErrors, V2PermissionRequestListResponses, V2PluginListErrors, V2PluginListResponses, V2ProviderGetErrors, V2ProviderGetResponses, V2ProviderListErrors, V2ProviderListResponses, V2SessionActiveErrors, V2SessionActiveResponses, V2SessionCompactErrors, V2SessionCompactResponses, V2SessionContextErrors, V2SessionContextResponses, V2SessionCorrectErrors, V2SessionCorrectResponses, V2SessionCreateErrors, V2SessionCreateResponses, V2SessionDeleteErrors, V2SessionDeleteResponses, V2SessionEraseErrors, V2SessionEraseResponses, V2SessionEventsErrors, V2SessionEventsResponse, V2SessionEventsResponses, V2SessionForkErrors, V2SessionForkResponses, V2SessionGetErrors, V2SessionGetResponses, V2SessionHistoryErrors, V2SessionHistoryResponses, V2SessionInterruptErrors, V2SessionInterruptResponses, V2SessionListErrors, V2SessionListResponses, V2SessionMessageErrors, V2SessionMessageResponses, V2SessionMessagesErrors, V2SessionMessagesResponses, V2SessionPermissionGetErrors, V2SessionPermissionGetResponses, V2SessionPermissionListErrors, V2SessionPermissionListResponses, V2SessionPermissionReplyErrors, V2SessionPermissionReplyResponses, V2SessionPromptErrors, V2SessionPromptResponses, V2SessionPruneErrors, V2SessionPruneResponses, V2SessionRemoveItemErrors, V2SessionRemoveItemResponses, V2SessionResumeErrors, V2SessionResumeResponses, V2SessionRetractErrors, V2SessionRetractResponses, V2SessionSwitchAgentErrors, V2SessionSwitchAgentResponses, V2SessionSwitchModelErrors, V2SessionSwitchModelResponses, V2SessionSyntheticErrors, V2SessionSyntheticResponses, V2SessionUpdateErrors, V2SessionUpdateResponses, V2SessionWaitErrors, V2SessionWaitResponses, V2SkillListErrors, V2SkillListResponses, V2StorageStatsErrors, V2StorageStatsResponses } from './types.gen.ts';
+import type { LocationRef, ModelRef, PermissionV2Reply, PromptInput, PrunableType, V2AgentListErrors, V2AgentListResponses, V2CommandListErrors, V2CommandListResponses, V2ConfigGetErrors, V2ConfigGetResponses, V2EventSubscribeErrors, V2EventSubscribeResponse, V2EventSubscribeResponses, V2FsFindErrors, V2FsFindResponses, V2FsListErrors, V2FsListResponses, V2FsReadErrors, V2FsReadResponses, V2HealthGetErrors, V2HealthGetResponses, V2LocationGetErrors, V2LocationGetResponses, V2McpStatusErrors, V2McpStatusResponses, V2ModelListErrors, V2ModelListResponses, V2PermissionRequestListErrors, V2PermissionRequestListResponses, V2PluginListErrors, V2PluginListResponses, V2ProviderGetErrors, V2ProviderGetResponses, V2ProviderListErrors, V2ProviderListResponses, V2SessionActiveErrors, V2SessionActiveResponses, V2SessionCompactErrors, V2SessionCompactResponses, V2SessionContextErrors, V2SessionContextResponses, V2SessionCorrectErrors, V2SessionCorrectResponses, V2SessionCreateErrors, V2SessionCreateResponses, V2SessionDeleteErrors, V2SessionDeleteResponses, V2SessionEraseErrors, V2SessionEraseResponses, V2SessionEventsErrors, V2SessionEventsResponse, V2SessionEventsResponses, V2SessionForkErrors, V2SessionForkResponses, V2SessionGetErrors, V2SessionGetResponses, V2SessionHistoryErrors, V2SessionHistoryResponses, V2SessionInterruptErrors, V2SessionInterruptResponses, V2SessionListErrors, V2SessionListResponses, V2SessionMessageErrors, V2SessionMessageResponses, V2SessionMessagesErrors, V2SessionMessagesResponses, V2SessionPermissionGetErrors, V2SessionPermissionGetResponses, V2SessionPermissionListErrors, V2SessionPermissionListResponses, V2SessionPermissionReplyErrors, V2SessionPermissionReplyResponses, V2SessionPromptErrors, V2SessionPromptResponses, V2SessionPruneErrors, V2SessionPruneResponses, V2SessionRemoveItemErrors, V2SessionRemoveItemResponses, V2SessionResumeErrors, V2SessionResumeResponses, V2SessionRetractErrors, V2SessionRetractResponses, V2SessionSwitchAgentErrors, V2SessionSwitchAgentResponses, V2SessionSwitchModelErrors, V2SessionSwitchModelResponses, V2SessionSyntheticErrors, V2SessionSyntheticResponses, V2SessionUpdateErrors, V2SessionUpdateResponses, V2SessionWaitErrors, V2SessionWaitResponses, V2SkillListErrors, V2SkillListResponses, V2StorageStatsErrors, V2StorageStatsResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -217,6 +217,19 @@ export class Location extends HeyApiClient {
             url: '/api/location',
             ...options,
             ...params
+        });
+    }
+}
+
+export class Mcp extends HeyApiClient {
+    /**
+     * MCP servers: connected, disabled or failed (and why), with their tools
+     */
+    public status<ThrowOnError extends boolean = false>(options?: Options<never, ThrowOnError>): RequestResult<V2McpStatusResponses, V2McpStatusErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<V2McpStatusResponses, V2McpStatusErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/mcp',
+            ...options
         });
     }
 }
@@ -963,6 +976,11 @@ export class V2 extends HeyApiClient {
     private _location?: Location;
     get location(): Location {
         return this._location ??= new Location({ client: this.client });
+    }
+    
+    private _mcp?: Mcp;
+    get mcp(): Mcp {
+        return this._mcp ??= new Mcp({ client: this.client });
     }
     
     private _model?: Model;

@@ -150,6 +150,19 @@ export type LocationRef = {
     workspaceID?: string;
 };
 
+export type McpServerStatus = {
+    status: 'connected' | 'disabled' | 'failed';
+    error?: string;
+    type: 'local' | 'remote';
+    tools: Array<McpToolInfo>;
+};
+
+export type McpToolInfo = {
+    id: string;
+    name: string;
+    description?: string;
+};
+
 export type MessageNotFoundError = {
     _tag: 'MessageNotFoundError';
     sessionID: string;
@@ -2144,6 +2157,55 @@ export type V2LocationGetResponses = {
 };
 
 export type V2LocationGetResponse = V2LocationGetResponses[keyof V2LocationGetResponses];
+
+export type V2McpStatusData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/mcp';
+};
+
+export type V2McpStatusErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2McpStatusError = V2McpStatusErrors[keyof V2McpStatusErrors];
+
+export type V2McpStatusResponses = {
+    /**
+     * Success
+     */
+    200: {
+        data: {
+            [key: string]: McpServerStatus;
+        };
+    };
+};
+
+export type V2McpStatusResponse = V2McpStatusResponses[keyof V2McpStatusResponses];
 
 export type V2ModelListData = {
     body?: never;

@@ -20,6 +20,7 @@ import { ServerDirectory } from "./location.ts"
 import { RequestErrorsLive } from "./middleware.ts"
 import { SessionPermissionHandlers } from "./permission.ts"
 import { ConfigHandlers, PluginHandlers } from "./plugin.ts"
+import { McpHandlers } from "./mcp.ts"
 import { SessionHandlers } from "./session.ts"
 import { StorageHandlers } from "./storage.ts"
 
@@ -67,6 +68,7 @@ export const appLayer = (options: AppOptions) => {
     StorageHandlers,
     PluginHandlers,
     ConfigHandlers,
+    McpHandlers,
   ).pipe(
     // Middleware is looked up in the handlers' context when routes are built.
     Layer.provideMerge(Layer.mergeAll(RequestErrorsLive, AuthorizationLive(options.password))),

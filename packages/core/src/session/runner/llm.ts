@@ -1,5 +1,5 @@
 import type { ContextEvent } from "@opencode-ai/plugin"
-import { Cause, Context, Effect, Layer, Stream } from "effect"
+import { Cause, Context, Effect, Layer, Option, Stream } from "effect"
 import { Bus } from "../../bus/bus.ts"
 import { draft, type Draft } from "../../bus/event.ts"
 import { Config } from "../../config/config.ts"
@@ -10,7 +10,9 @@ import { Providers } from "../../provider/registry.ts"
 import { withRetry } from "../../provider/retry.ts"
 import { Permissions } from "../../permission/permission.ts"
 import { childEnvironment } from "../../tool/env.ts"
-import { builtinTools, toModelTool } from "../../tool/registry.ts"
+import { builtinTools, toModelTool, type ToolSource } from "../../tool/registry.ts"
+import type { Tool } from "../../tool/tool.ts"
+import { Mcp } from "../../mcp/mcp.ts"
 import { makeSkillTool, skillToolFor } from "../../tool/skill.ts"
 import { Skills } from "../../command/skills.ts"
 import { selectAgent } from "../agent.ts"
@@ -76,6 +78,18 @@ export class Runner extends Context.Service<
       const tools = [...builtin, skillTool]
       const modelTools: ReadonlyArray<ModelTool> = builtin.map(toModelTool)
       const skillModelTool = toModelTool(skillTool)
+      // Tool sources (MCP servers) are listed per request: their tools come and go.
+      const sources: ReadonlyArray<ToolSource> = Option.toArray(yield* Effect.serviceOption(Mcp))
+      const sourcedModelTools = new WeakMap<Tool, ModelTool>()
+      const listSourced = Effect.map(
+        Effect.forEach(sources, (source) => source.tools()),
+        (lists) =>
+          lists.flat().map((tool) => {
+            let model = sourcedModelTools.get(tool)
+            if (!model) sourcedModelTools.set(tool, (model = toModelTool(tool)))
+            return model
+          }),
+      )
       const preflightTimeout = config.data.hooks?.preflightTimeout ?? 30_000
       const instructions = config.data.instructions ?? ["AGENTS.md"]
       const instructionReader = makeInstructionReader()
@@ -100,6 +114,11 @@ export class Runner extends Context.Service<
         env: childEnvironment(process.env, config.secrets ?? []),
         commit,
         stopping: subagents.stopping,
+        find: (name) =>
+          Effect.map(
+            Effect.forEach(sources, (source) => source.find(name)),
+            (found) => found.find((tool) => tool !== undefined),
+          ),
       })
 
       /** Runs `session.context` on copies, keeping system-part provenance host-assigned per plugin. */
@@ -143,6 +162,7 @@ export class Runner extends Context.Service<
           // The skill tool is offered only where skills exist, listing them (read per request: files change).
           const skillOffer = skillToolFor(skillModelTool, (yield* skills.list(row.directory)).skills)
           const offeredSkill: ReadonlyArray<ModelTool> = skillOffer ? [skillOffer] : []
+          const sourced = yield* listSourced
           // Compacts first when this request would not fit the model's window.
           const transcript = yield* compactor.prepare({ sessionID: turn.sessionID, model, system })
           const built: ContextEvent = {
@@ -151,7 +171,7 @@ export class Runner extends Context.Service<
             model,
             system,
             messages: toModelMessages(transcript),
-            tools: [...modelTools, ...offeredSkill],
+            tools: [...modelTools, ...offeredSkill, ...sourced],
           } as ContextEvent
           // Plugins get a deep copy so their edits can never reach storage or the cached tool list;
           // without context hooks there is nobody to protect from, and the copy is skipped.

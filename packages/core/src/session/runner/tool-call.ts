@@ -50,6 +50,8 @@ export const makeToolCaller = (deps: {
   readonly commit: (sessionID: string, drafts: ReadonlyArray<Draft>) => Effect.Effect<unknown>
   /** Whether the host is shutting down: a running `task` call then stays open for the next start. */
   readonly stopping?: () => boolean
+  /** Resolves a name `tools` lacks from the tool sources (MCP servers). */
+  readonly find?: (name: string) => Effect.Effect<Tool | undefined>
 }) => {
   const { permissions, session, commit } = deps
   const byName = new Map(deps.tools.map((tool) => [tool.name, tool]))
@@ -79,7 +81,7 @@ export const makeToolCaller = (deps: {
         }),
       ])
     return Effect.gen(function* () {
-      const tool = byName.get(call.name)
+      const tool = byName.get(call.name) ?? (deps.find ? yield* deps.find(call.name) : undefined)
       if (!tool) {
         yield* failed(`unknown tool "${call.name}"`)
         return { stop: false }

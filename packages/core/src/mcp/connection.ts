@@ -1,0 +1,195 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
+import { DEFAULT_MCP_TIMEOUT, MCP_CONNECT_TIMEOUT, type McpServerConfig } from "./config.ts"
+
+/** How long a server whose connection failed is left alone before the next listing tries again. */
+export const RETRY_AFTER_MS = 10_000
+
+/** Bytes of a local server's stderr kept to explain why it failed. */
+const STDERR_TAIL = 2_000
+
+/** What this host says it is in the MCP handshake. */
+const CLIENT_INFO = { name: "opencode2", version: "0.1.0" }
+
+/**
+ * The live connection to one configured MCP server. It connects on first use (never at host start), keeps
+ * the last tool list the server sent, and drops the connection when the server exits or a request times
+ * out, so the next use starts afresh: a crashed or hung server fails only its own calls.
+ */
+export class McpConnection {
+  private client: Client | undefined
+  private connecting: Promise<void> | undefined
+  private lastAttempt = 0
+  private stderr = ""
+  private closed = false
+  /** Why the last connection attempt failed or the connection ended; cleared by a successful connect. */
+  error: string | undefined
+  /** The tools of the last successful listing. */
+  tools: ReadonlyArray<McpTool> = []
+
+  constructor(
+    readonly name: string,
+    readonly config: McpServerConfig,
+    private readonly cwd: string,
+  ) {}
+
+  get enabled() {
+    return this.config.enabled !== false
+  }
+  get connected() {
+    return this.client !== undefined
+  }
+  /** Milliseconds a tool call may take. */
+  get timeout() {
+    return this.config.timeout ?? DEFAULT_MCP_TIMEOUT
+  }
+  /** Milliseconds starting, the handshake and the tool list may take: a cold start can be slow. */
+  get connectTimeout() {
+    return Math.max(this.timeout, MCP_CONNECT_TIMEOUT)
+  }
+
+  /**
+   * Connects unless connected, sharing an attempt under way. With `retry: false` a recent failure is not
+   * retried yet (listings before every model request would otherwise restart a broken server each time).
+   */
+  connect(options: { readonly retry: boolean } = { retry: true }): Promise<void> {
+    if (!this.enabled || this.client || this.closed) return Promise.resolve()
+    if (this.connecting) return this.connecting
+    if (!options.retry && this.error !== undefined && Date.now() - this.lastAttempt < RETRY_AFTER_MS) {
+      return Promise.resolve()
+    }
+    this.lastAttempt = Date.now()
+    this.connecting = this.open().finally(() => {
+      this.connecting = undefined
+    })
+    return this.connecting
+  }
+
+  private async open(): Promise<void> {
+    let client: Client | undefined
+    try {
+      client = this.config.type === "local" ? await this.handshake(this.stdio()) : await this.remote(this.config.url)
+      const tools: Array<McpTool> = []
+      let cursor: string | undefined
+      do {
+        const page = await client.listTools(cursor ? { cursor } : {}, { timeout: this.connectTimeout })
+        tools.push(...page.tools)
+        cursor = page.nextCursor
+      } while (cursor)
+      // The host shut down while this attempt ran: stop what it started.
+      if (this.closed) throw new Error("the host is shutting down")
+      this.tools = tools
+      this.error = undefined
+      this.client = client
+      client.onclose = () => {
+        if (this.client !== client) return
+        this.client = undefined
+        this.error = `the server closed the connection${this.stderrTail()}`
+      }
+    } catch (cause) {
+      // A server that answered the handshake but not the tool list is stopped, never left running.
+      await client?.close().catch(() => {})
+      this.error = `${describe(cause, this.connectTimeout)}${this.stderrTail()}`
+    }
+  }
+
+  /**
+   * A local server runs with `environment` only: the SDK adds its fixed minimal set (HOME, LOGNAME, PATH,
+   * SHELL, TERM, USER) and nothing else of the host's environment, so provider keys never reach it.
+   */
+  private stdio(): Transport {
+    if (this.config.type !== "local") throw new Error("not a local server")
+    const [command = "", ...args] = this.config.command
+    this.stderr = ""
+    const transport = new StdioClientTransport({
+      command,
+      args,
+      env: { ...this.config.environment },
+      cwd: this.cwd,
+      stderr: "pipe",
+    })
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      this.stderr = (this.stderr + chunk.toString("utf8")).slice(-STDERR_TAIL)
+    })
+    return transport
+  }
+
+  /** Streamable HTTP first; a server that refuses it (an older one) is tried over SSE. */
+  private async remote(url: string): Promise<Client> {
+    const headers = this.config.type === "remote" ? (this.config.headers ?? {}) : {}
+    try {
+      return await this.handshake(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }))
+    } catch (streamable) {
+      try {
+        return await this.handshake(new SSEClientTransport(new URL(url), { requestInit: { headers } }))
+      } catch {
+        throw streamable
+      }
+    }
+  }
+
+  private async handshake(transport: Transport): Promise<Client> {
+    const client = new Client(CLIENT_INFO)
+    try {
+      await client.connect(transport, { timeout: this.connectTimeout })
+      return client
+    } catch (cause) {
+      await client.close().catch(() => {})
+      throw cause
+    }
+  }
+
+  private stderrTail() {
+    const tail = this.stderr.trim()
+    return tail === "" ? "" : ` (stderr: ${tail.slice(-500)})`
+  }
+
+  /**
+   * Calls one tool, connecting first when needed (after a crash: the reconnect). A timeout drops the
+   * connection (a local server is stopped), since a server that stopped answering rarely recovers.
+   */
+  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+    await this.connect()
+    const client = this.client
+    if (!client) throw new Error(`MCP server "${this.name}" is not connected: ${this.error ?? "disabled"}`)
+    try {
+      return (await client.callTool({ name: tool, arguments: args }, undefined, {
+        timeout: this.timeout,
+        signal,
+      })) as CallToolResult
+    } catch (cause) {
+      if (cause instanceof McpError && cause.code === ErrorCode.RequestTimeout) {
+        this.error = `tool "${tool}" did not answer within ${this.timeout} ms`
+        await this.drop(client)
+      } else if (!this.client) {
+        // The server exited during the call: `onclose` recorded why.
+        throw new Error(`MCP server "${this.name}" failed during "${tool}": ${this.error ?? "connection closed"}`)
+      }
+      throw new Error(`MCP server "${this.name}" failed during "${tool}": ${describe(cause, this.timeout)}`)
+    }
+  }
+
+  private async drop(client: Client) {
+    if (this.client === client) this.client = undefined
+    await client.close().catch(() => {})
+  }
+
+  /** Ends the connection (stops a local server), also one still being opened; no use reopens it. */
+  async close() {
+    this.closed = true
+    await this.connecting
+    const client = this.client
+    this.client = undefined
+    if (client) await client.close().catch(() => {})
+  }
+}
+
+const describe = (cause: unknown, timeout: number): string => {
+  if (cause instanceof McpError && cause.code === ErrorCode.RequestTimeout) return `no answer within ${timeout} ms`
+  if (cause instanceof Error) return cause.message
+  return String(cause)
+}
