@@ -9,6 +9,7 @@ import { Execution } from "./session/execution.ts"
 import { Mutation } from "./session/mutation.ts"
 import { Prune } from "./session/prune.ts"
 import { Restart } from "./session/restart.ts"
+import { Revert } from "./session/revert.ts"
 import { StatusLayer } from "./session/status.ts"
 import { Runner } from "./session/runner/llm.ts"
 import { StoreLayer } from "./storage/layer.ts"
@@ -33,7 +34,14 @@ export const HostLayer = (options: HostOptions) => {
   const store = StoreLayer({ path: options.database, persist: options.config.data.events?.persist !== false })
   const base = Layer.mergeAll(Hooks.layer, Providers.layer).pipe(Layer.provideMerge(config))
   const runner = Runner.layer.pipe(Layer.provideMerge(Permissions.layer), Layer.provideMerge(Layer.merge(store, base)))
-  const execution = Layer.mergeAll(Execution.layer, Mutation.layer, Prune.layer, Erase.layer, StatusLayer).pipe(
+  const execution = Layer.mergeAll(
+    Execution.layer,
+    Mutation.layer,
+    Revert.layer,
+    Prune.layer,
+    Erase.layer,
+    StatusLayer,
+  ).pipe(
     Layer.provideMerge(runner),
   )
   const plugins = PluginHost.layer({ inline: options.plugins ?? [] }).pipe(Layer.provideMerge(execution))

@@ -28,4 +28,7 @@ export const migrations: ReadonlyArray<{ readonly tag: string; readonly statemen
   { tag: "0003_compaction_index", statements: [
     "CREATE INDEX `session_message_compaction` ON `session_message` (`session_id`) WHERE type = 'compaction';"
   ] },
+  { tag: "0005_revert", statements: [
+    "ALTER TABLE `session` ADD `revert` text;"
+  ] },
 ]

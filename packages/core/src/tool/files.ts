@@ -2,8 +2,9 @@ import { randomBytes } from "node:crypto"
 import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as nodePath from "node:path"
+import { blobRef } from "../storage/blobs.ts"
 import { isInside, outsideError } from "./path.ts"
-import { PathOutsideDirectoryError, ToolError } from "./tool.ts"
+import { type BeforeImages, type FileRecord, PathOutsideDirectoryError, ToolError } from "./tool.ts"
 
 /** Files larger than this are not edited (the whole text is held in memory twice while editing). */
 export const EDIT_MAX_BYTES = 32 * 1024 * 1024
@@ -231,4 +232,25 @@ export const writeFiles = async (
       message: `nothing was changed: cannot write "${staged[done.length]?.change.shown}": ${describe(error)}`,
     })
   }
+}
+
+/**
+ * Stores the before-images of changes about to be written and answers their records (for `metadata.files`).
+ * Called right before `writeFiles`: a change is recorded before it happens, so no change is ever made
+ * without what undoing it needs. Without a store, nothing is recorded.
+ */
+export const recordChanges = async (
+  images: BeforeImages | undefined,
+  changes: ReadonlyArray<{ readonly shown: string; readonly before: string | undefined; readonly after: string | undefined }>,
+): Promise<ReadonlyArray<FileRecord> | undefined> => {
+  if (images === undefined) return undefined
+  const records: Array<FileRecord> = []
+  for (const change of changes) {
+    records.push({
+      path: change.shown,
+      before: change.before === undefined ? null : await images.put(change.before),
+      after: change.after === undefined ? null : blobRef(change.after),
+    })
+  }
+  return records
 }

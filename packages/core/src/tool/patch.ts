@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { capDiff, unifiedDiff } from "./diff.ts"
-import { type FileChange, fingerprint, readTextFile, unchanged, writeFiles } from "./files.ts"
+import { type FileChange, fingerprint, readTextFile, recordChanges, unchanged, writeFiles } from "./files.ts"
 import { confirmWritable, displayPath, resolveWritable, sessionRoot } from "./path.ts"
 import { PathOutsideDirectoryError, ToolError, type Tool, type ToolContext, type ToolPlan } from "./tool.ts"
 
@@ -252,15 +252,22 @@ const plan = (input: PatchInput, ctx: ToolContext): Effect.Effect<ToolPlan, Tool
             shown: t.shown,
             after: t.after,
           }))
-          yield* Effect.tryPromise({
-            try: () => writeFiles("patch", root, changes, new Map(list.map((t) => [t.path, t.before]))),
+          const files = yield* Effect.tryPromise({
+            try: async () => {
+              const files = await recordChanges(ctx.images, list)
+              await writeFiles("patch", root, changes, new Map(list.map((t) => [t.path, t.before])))
+              return files
+            },
             catch: (error) =>
               error instanceof ToolError || error instanceof PathOutsideDirectoryError ? error : fail(String(error)),
           })
           const summary = list.map(
             (t) => `${t.before === undefined ? "created" : t.after === undefined ? "deleted" : "patched"} ${t.shown}`,
           )
-          return { output: summary.length > 0 ? summary.join("\n") : "the patch changes nothing", metadata: { diff } }
+          return {
+            output: summary.length > 0 ? summary.join("\n") : "the patch changes nothing",
+            metadata: files ? { diff, files } : { diff },
+          }
         }),
     } satisfies ToolPlan
   })

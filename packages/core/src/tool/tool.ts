@@ -19,6 +19,27 @@ export interface ToolContext {
   readonly signal: AbortSignal
   /** The environment for child processes (bash), secrets already removed. Default: `process.env` minus secrets. */
   readonly env?: Readonly<Record<string, string | undefined>>
+  /**
+   * Where a file-changing tool stores the before-images of what it changes (the host's blob store), so a
+   * revert can undo the change. Without it (a tool run outside a session) nothing is recorded.
+   */
+  readonly images?: BeforeImages
+}
+
+/** Stores a text content-addressed; answers its `sha256:<hex>` reference. */
+export interface BeforeImages {
+  put(content: string): Promise<string>
+}
+
+/**
+ * What undoing one file change needs, kept on the tool part (`metadata.files`): the path relative to the
+ * session directory, the before-image (`null`: the file did not exist) and the reference of what was
+ * written (`null`: the file was deleted), by which a revert tells whether the file changed since.
+ */
+export interface FileRecord {
+  readonly path: string
+  readonly before: string | null
+  readonly after: string | null
 }
 
 /** Which permission rule governs a tool call (docs/tools.md). */

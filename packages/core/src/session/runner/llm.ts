@@ -25,6 +25,7 @@ import { fitDelta } from "../part-limit.ts"
 import { runContextHooks } from "../provenance.ts"
 import { systemParts } from "../system.ts"
 import { toModelMessages } from "../transcript.ts"
+import { Blobs } from "../../storage/blobs.ts"
 import { makeToolCaller, SKIPPED_AFTER_REJECT } from "./tool-call.ts"
 
 export interface Turn {
@@ -66,6 +67,7 @@ export class Runner extends Context.Service<
       const config = yield* Config
       const turns = yield* Turns
       const permissions = yield* Permissions
+      const blobs = yield* Blobs
       const tools = builtinTools({ bash: config.data.tools?.bash !== false })
       const modelTools: ReadonlyArray<ModelTool> = tools.map(toModelTool)
       const preflightTimeout = config.data.hooks?.preflightTimeout ?? 30_000
@@ -90,6 +92,7 @@ export class Runner extends Context.Service<
         permissions,
         session,
         env: childEnvironment(process.env, config.secrets ?? []),
+        blobs,
         commit,
       })
 
