@@ -14,6 +14,7 @@ import { FsGroup } from "./fs.ts"
 import { ConfigGroup, PluginGroup } from "./host.ts"
 import { Authorization, RequestErrors } from "./middleware.ts"
 import { SessionPermissionGroup } from "./permission.ts"
+import { SessionRevertGroup } from "./revert.ts"
 import { SessionGroup } from "./session.ts"
 import { StorageGroup } from "./storage.ts"
 
@@ -31,6 +32,7 @@ export class Api extends HttpApi.make("opencode2")
   .add(AgentGroup)
   .add(SessionGroup)
   .add(SessionPermissionGroup)
+  .add(SessionRevertGroup)
   .add(ModelGroup)
   .add(ProviderGroup)
   .add(PermissionRequestGroup)

@@ -9,10 +9,9 @@ import { type FileChange, readTextFile, writeFiles } from "../tool/files.ts"
 import { resolveWritable, sessionRoot } from "../tool/path.ts"
 import type { FileRecord } from "../tool/tool.ts"
 import { admitMutation } from "./admission.ts"
-import { InvalidTargetError, MessageNotFoundError } from "./error.ts"
+import { type BusyError, InvalidTargetError, MessageNotFoundError, type SessionNotFoundError } from "./error.ts"
 import { SessionEvent } from "./event.ts"
 import type { Message } from "./message.ts"
-import type { MutationError } from "./mutation.ts"
 import { rowRevert, Session } from "./session.ts"
 
 /**
@@ -32,11 +31,13 @@ export interface RevertShape {
     readonly sessionID: string
     readonly messageID: string
     readonly files?: boolean
-  }): Effect.Effect<RevertState, MutationError>
+  }): Effect.Effect<RevertState, SessionNotFoundError | MessageNotFoundError | BusyError | InvalidTargetError>
   /** Undoes the staged revert (nothing staged: nothing to do); answers the files it left alone. */
-  clear(input: { readonly sessionID: string }): Effect.Effect<ReadonlyArray<RevertConflict>, MutationError>
+  clear(input: {
+    readonly sessionID: string
+  }): Effect.Effect<ReadonlyArray<RevertConflict>, SessionNotFoundError | BusyError | InvalidTargetError>
   /** Makes the staged revert final: its hidden messages are removed (nothing staged: nothing to do). */
-  commit(input: { readonly sessionID: string }): Effect.Effect<void, MutationError>
+  commit(input: { readonly sessionID: string }): Effect.Effect<void, SessionNotFoundError | BusyError>
 }
 
 /** One file to restore: its first recorded before-image after the boundary, and what the session last wrote. */

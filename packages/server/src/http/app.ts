@@ -19,6 +19,7 @@ import { FsHandlers } from "./fs.ts"
 import { ServerDirectory } from "./location.ts"
 import { RequestErrorsLive } from "./middleware.ts"
 import { SessionPermissionHandlers } from "./permission.ts"
+import { SessionRevertHandlers } from "./revert.ts"
 import { ConfigHandlers, PluginHandlers } from "./plugin.ts"
 import { SessionHandlers } from "./session.ts"
 import { StorageHandlers } from "./storage.ts"
@@ -58,6 +59,7 @@ export const appLayer = (options: AppOptions) => {
     AgentHandlers,
     SessionHandlers,
     SessionPermissionHandlers,
+    SessionRevertHandlers,
     ModelHandlers,
     ProviderHandlers,
     PermissionRequestHandlers,
