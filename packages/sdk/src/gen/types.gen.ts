@@ -47,6 +47,10 @@ export type DatabaseStats = {
         events: number;
         bytes: number;
     };
+    blobs?: {
+        count: number;
+        bytes: number;
+    };
     items: ItemBytes;
     sessions: Array<SessionBytes>;
 };
