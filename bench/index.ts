@@ -8,6 +8,7 @@ const suites = [
   "./turn-overhead.ts",
   "./queue-drain.ts",
   "./edit-tool.ts",
+  "./revert.ts",
   "./storage.ts",
   "./restart.ts",
   "./http.ts",

@@ -102,9 +102,9 @@ export class Revert extends Context.Service<Revert, RevertShape>()("@opencode-ai
       }
 
       const commitDrafts = <E>(sessionID: string, decide: () => Decision<E>) =>
-        bus.transact(sessionID, () => admitMutation(reads, sessionID, decide)).pipe(
-          Effect.catchTag("Bus.InvalidEventError", Effect.die),
-        )
+        bus
+          .transact(sessionID, () => admitMutation(reads, sessionID, decide))
+          .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die))
 
       /**
        * Writes each path's `want` content (`undefined`: removes it) where the file still holds `expect`
@@ -133,33 +133,41 @@ export class Revert extends Context.Service<Revert, RevertShape>()("@opencode-ai
           const previous = new Map<string, string | undefined>()
           yield* Effect.tryPromise({
             try: async () => {
-              for (const entry of entries) {
+              // Every file is checked concurrently (reads only); the writes below are one all-or-nothing step.
+              type Checked =
+                | { readonly conflict: RevertConflict }
+                | { readonly path: string; readonly current: string | undefined; readonly content: string | undefined }
+                | undefined
+              const check = async (entry: (typeof entries)[number]): Promise<Checked> => {
                 const resolved = await Effect.runPromise(
                   Effect.result(resolveWritable("revert", directory, entry.path)),
                 )
-                if (resolved._tag === "Failure") {
-                  conflicts.push({ path: entry.path, reason: resolved.failure.message })
-                  continue
-                }
+                if (resolved._tag === "Failure")
+                  return { conflict: { path: entry.path, reason: resolved.failure.message } }
                 const path = resolved.success.path
                 let current: string | undefined
                 try {
                   current = await readTextFile("revert", path, entry.path)
                 } catch (error) {
-                  conflicts.push({ path: entry.path, reason: describe(error) })
-                  continue
+                  return { conflict: { path: entry.path, reason: describe(error) } }
                 }
                 const now = current === undefined ? null : blobRef(current)
-                if (now === entry.want) continue
-                if (now !== entry.expect) {
-                  conflicts.push({ path: entry.path, reason: entry.changedReason })
-                  continue
-                }
+                if (now === entry.want) return undefined
+                if (now !== entry.expect) return { conflict: { path: entry.path, reason: entry.changedReason } }
                 const content = entry.want === null ? undefined : await blobs.get(entry.want)
-                if (entry.want !== null && content === undefined) {
-                  conflicts.push({ path: entry.path, reason: "its before-image is no longer stored" })
+                if (entry.want !== null && content === undefined)
+                  return { conflict: { path: entry.path, reason: "its before-image is no longer stored" } }
+                return { path, current, content }
+              }
+              const checked = await Promise.all(entries.map(check))
+              for (const [index, result] of checked.entries()) {
+                if (result === undefined) continue
+                if ("conflict" in result) {
+                  conflicts.push(result.conflict)
                   continue
                 }
+                const entry = entries[index]!
+                const { path, current, content } = result
                 let staged: string | null = null
                 if (entry.keep && current !== undefined) {
                   staged = await blobs.put(current)
@@ -272,9 +280,7 @@ export class Revert extends Context.Service<Revert, RevertShape>()("@opencode-ai
           const row = reads.row(sessionID)!
           const current = rowRevert(row)
           if (!current) return []
-          const undone = yield* unstage(row.directory, current).pipe(
-            Effect.mapError(fix(sessionID, current.messageID)),
-          )
+          const undone = yield* unstage(row.directory, current).pipe(Effect.mapError(fix(sessionID, current.messageID)))
           const conflicts = undone.conflicts
           yield* commitDrafts<never>(sessionID, () =>
             reads.row(sessionID)?.revert === row.revert
