@@ -40,6 +40,8 @@ export interface Transcript {
   readonly deleted: boolean
   /** Messages older than `messages[0]` exist but are not loaded yet. */
   readonly hasOlder: boolean
+  /** The staged revert: the messages after `revert.messageID` are hidden (the server leaves them out). */
+  readonly revert?: SessionInfo["revert"]
   /** The latest provider retry notice while retrying. */
   readonly retry?: { readonly attempt: number; readonly message: string; readonly next?: number }
   /** Streaming text per message and item: what the live deltas added since the last durable checkpoint. */
@@ -91,6 +93,7 @@ export const fromSnapshot = (input: SnapshotInput): Transcript => {
     deleted: false,
     hasOlder: input.hasOlder ?? false,
     live: EMPTY,
+    ...(input.session.revert ? { revert: input.session.revert } : {}),
   }
 }
 
@@ -119,6 +122,9 @@ export const transcriptEvent = (event: DurableWireEvent): TranscriptEvent => ({
  * the client takes a snapshot instead. The compiler checks the list against the SDK's event union.
  */
 const KNOWN: Record<DurableType, true> = {
+  "session.next.revert.staged": true,
+  "session.next.revert.cleared": true,
+  "session.next.revert.committed": true,
   "permission.v2.asked": true,
   "permission.v2.replied": true,
   "session.next.agent.switched": true,
@@ -275,6 +281,8 @@ const applyDurable = (state: Transcript, event: DurableWireEvent): Applied => {
   const seq = event.durable.seq
   if (state.deleted || seq <= state.lastSeq) return same(state)
   if (seq > state.lastSeq + 1 || !known(event.type)) return resync(state)
+  // A revert shows or hides a whole range of messages (the hidden ones are not held): a snapshot shows it.
+  if (event.type.startsWith("session.next.revert.")) return resync(state)
   const d = event.data ?? {}
   const permissions = permissionsAfter(state, event)
   const base: Transcript = {

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto"
+import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -9,8 +9,13 @@ import { Database, type DatabaseShape } from "./database.ts"
 /** How a stored content is named: `sha256:` and the 64 hex digits of its SHA-256. */
 export const BLOB_REF = /sha256:[0-9a-f]{64}/g
 
-/** The reference of a text's UTF-8 bytes (computed without storing it). */
-export const blobRef = (content: string): string => `sha256:${createHash("sha256").update(content).digest("hex")}`
+/**
+ * The reference of a text's UTF-8 bytes (computed without storing it). Bun's native hasher: every file a
+ * tool changes is hashed twice on the call's path (before and after), and it takes less than half the time
+ * of `node:crypto`'s on a 1 MB file.
+ */
+export const blobRef = (content: string): string =>
+  `sha256:${new Bun.CryptoHasher("sha256").update(content).digest("hex")}`
 
 /** What the blob store holds: how many contents, their bytes. */
 export interface BlobCount {
@@ -72,7 +77,8 @@ export const makeBlobs = (database: DatabaseShape, directory: string): BlobsShap
     for (const shard of shards) {
       if (!/^[0-9a-f]{2}$/.test(shard)) continue
       for (const name of await fs.readdir(nodePath.join(root, shard))) {
-        if (/^[0-9a-f]{62}$/.test(name)) out.push({ ref: `sha256:${shard}${name}`, path: nodePath.join(root, shard, name) })
+        if (/^[0-9a-f]{62}$/.test(name))
+          out.push({ ref: `sha256:${shard}${name}`, path: nodePath.join(root, shard, name) })
       }
     }
     return out
@@ -147,7 +153,8 @@ export const makeBlobs = (database: DatabaseShape, directory: string): BlobsShap
  * The directory of a database's blob store, `<db file>-blobs` beside it (like its `-wal`), so that two
  * databases in one directory never share (and collect) each other's contents; `undefined` for `:memory:`.
  */
-export const blobDirectory = (databasePath: string) => (databasePath === ":memory:" ? undefined : `${databasePath}-blobs`)
+export const blobDirectory = (databasePath: string) =>
+  databasePath === ":memory:" ? undefined : `${databasePath}-blobs`
 
 export class Blobs extends Context.Service<Blobs, BlobsShape>()("@opencode-ai/core/storage/Blobs") {
   static readonly layer = Layer.effect(
