@@ -1,4 +1,9 @@
-import { applyEvent as applyToMessages, changedMessages, type TranscriptEvent } from "@opencode-ai/schema/transcript"
+import {
+  applyEvent as applyToMessages,
+  changedMessages,
+  revertHides,
+  type TranscriptEvent,
+} from "@opencode-ai/schema/transcript"
 import {
   type DurableType,
   type DurableWireEvent,
@@ -281,8 +286,6 @@ const applyDurable = (state: Transcript, event: DurableWireEvent): Applied => {
   const seq = event.durable.seq
   if (state.deleted || seq <= state.lastSeq) return same(state)
   if (seq > state.lastSeq + 1 || !known(event.type)) return resync(state)
-  // A revert shows or hides a whole range of messages (the hidden ones are not held): a snapshot shows it.
-  if (event.type.startsWith("session.next.revert.")) return resync(state)
   const d = event.data ?? {}
   const permissions = permissionsAfter(state, event)
   const base: Transcript = {
@@ -299,6 +302,7 @@ const applyDurable = (state: Transcript, event: DurableWireEvent): Applied => {
     ...(event.type === "session.next.deleted" ? { deleted: true } : {}),
   }
   if (event.type === "session.next.deleted") return same(base)
+  if (event.type.startsWith("session.next.revert.")) return applyRevert(state, base, event)
   const transcript = transcriptEvent(event)
   // Messages the event changes that the window does not hold: older ones, when some are not loaded yet;
   // otherwise the client is missing something it should have, and a snapshot shows it.
@@ -313,6 +317,28 @@ const applyDurable = (state: Transcript, event: DurableWireEvent): Applied => {
     return resync(state)
   }
   return { state: { ...base, messages }, resync: false, orphan: missing.length > 0 }
+}
+
+/**
+ * A revert event. Staging hides messages the client holds (as `session.messages` then leaves them out);
+ * committing removes what was hidden. Messages a revert hid are not held, so when clearing or moving a
+ * revert would show some again, a snapshot brings them.
+ */
+const applyRevert = (state: Transcript, base: Transcript, event: DurableWireEvent): Applied => {
+  const { revert: _previous, ...rest } = base
+  const held = state.revert
+  const hidHeld = held?.seq !== undefined && held.through !== undefined && held.through > held.seq
+  if (event.type === "session.next.revert.committed") {
+    const messages = applyToMessages(state.messages, transcriptEvent(event)) as ReadonlyArray<SessionMessage>
+    return { state: { ...rest, messages }, resync: false, orphan: false }
+  }
+  if (hidHeld) return resync(state)
+  if (event.type === "session.next.revert.staged") {
+    const revert = event.data?.revert as NonNullable<Transcript["revert"]>
+    const messages = state.messages.filter((m) => !revertHides(revert, m.seq))
+    return { state: { ...rest, revert, messages }, resync: false, orphan: false }
+  }
+  return { state: rest, resync: false, orphan: false }
 }
 
 const applyLive = (state: Transcript, event: WireEvent): Applied => {
