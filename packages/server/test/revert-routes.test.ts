@@ -244,3 +244,45 @@ describe("revert", () => {
     expect(replayed).toEqual(live)
   })
 })
+
+describe("revert under concurrent requests", () => {
+  it("stage, move and clear sent all at once end in one consistent state: the files match the revert the session shows, and replay equals live", async () => {
+    const h = await start()
+    const sessionID = (await h.session()).id
+    writeFileSync(join(h.directory, "a.txt"), "zero\n")
+    const turn = async (content: string | undefined) => {
+      h.model.reply(
+        ...(content === undefined
+          ? ["no tools"]
+          : [{ tools: [{ name: "write", input: { path: "a.txt", content } }] }, `wrote ${content.trim()}`]),
+      )
+      await h.client.session.prompt({ sessionID, prompt: { text: `turn ${content ?? "none"}` } })
+      await h.client.session.wait({ sessionID })
+      return (await h.client.session.messages({ sessionID })).data!.data.at(-1)!.id
+    }
+    const at = new Map<string, string>()
+    at.set(await turn(undefined), "zero\n")
+    at.set(await turn("one\n"), "one\n")
+    at.set(await turn("two\n"), "two\n")
+    await turn("three\n")
+    const boundaries = [...at.keys()]
+    for (let round = 0; round < 5; round++) {
+      // A pseudo-random mix, different each round.
+      const ops = Array.from({ length: 12 }, (_, i) => (i * 7 + round * 5) % 4)
+      const answers = await Promise.all(
+        ops.map((op) =>
+          op === 3
+            ? h.client.session.revert.clear({ sessionID })
+            : h.client.session.revert.stage({ sessionID, messageID: boundaries[op]! }),
+        ),
+      )
+      for (const answer of answers) expect(answer.error).toBeUndefined()
+      const revert = (await h.client.session.get({ sessionID })).data!.data.revert
+      expect(read(h, "a.txt")).toBe(revert ? at.get(revert.messageID) : "three\n")
+    }
+    await h.client.session.revert.clear({ sessionID })
+    expect(read(h, "a.txt")).toBe("three\n")
+    const { live, replayed } = replayFromJournal(h.database)
+    expect(replayed).toEqual(live)
+  })
+})
