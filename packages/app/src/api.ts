@@ -146,8 +146,7 @@ export const api = {
   removeItem: (sessionID: string, messageID: string, itemID: string) =>
     enveloped(v2().session.removeItem({ sessionID, messageID, itemID })),
   /** Stages (or moves) a revert to just after `messageID`: later messages hidden, their file changes undone. */
-  revertStage: (sessionID: string, messageID: string) =>
-    enveloped(v2().session.revert.stage({ sessionID, messageID })),
+  revertStage: (sessionID: string, messageID: string) => enveloped(v2().session.revert.stage({ sessionID, messageID })),
   revertClear: (sessionID: string): Promise<unknown> => call(v2().session.revert.clear({ sessionID })),
   revertCommit: (sessionID: string): Promise<unknown> => call(v2().session.revert.commit({ sessionID })),
   prune: (sessionID: string): Promise<PruneSummary> => enveloped(v2().session.prune({ sessionID })),

@@ -154,11 +154,13 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
         void actions.run("the retraction", () => api.retract(sessionID, message.id))
       },
       revertTo: (message) => {
-        void actions.run("the revert", () => api.revertStage(sessionID, message.id)).then((state) => {
-          const left = state?.conflicts ?? []
-          if (left.length > 0)
-            actions.say(`Left alone (changed outside the session): ${left.map((c) => c.path).join(", ")}`)
-        })
+        void actions
+          .run("the revert", () => api.revertStage(sessionID, message.id))
+          .then((state) => {
+            const left = state?.conflicts ?? []
+            if (left.length > 0)
+              actions.say(`Left alone (changed outside the session): ${left.map((c) => c.path).join(", ")}`)
+          })
       },
       removeItem: (message, itemID, kind) => {
         void actions.run(kind === "tool" ? "removing the tool call" : "removing the reasoning", () =>

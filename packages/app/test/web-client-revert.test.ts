@@ -30,8 +30,8 @@ describe.skipIf(!CHROME)("the web client: revert to here", () => {
     page.getByTestId("message").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-message-id")))
 
   it("stages a revert from a message (later messages hidden, the file restored), shows it, undoes it, then makes it final", async () => {
-    const sessionID = (await app.api.session.create({ title: "revert", location: { directory: app.directory } }))
-      .data!.data.id
+    const sessionID = (await app.api.session.create({ title: "revert", location: { directory: app.directory } })).data!
+      .data.id
     const file = join(app.directory, "poem.txt")
     writeFileSync(file, "roses are red\n")
     app.model.enqueue({ text: "Hello." })
@@ -48,7 +48,10 @@ describe.skipIf(!CHROME)("the web client: revert to here", () => {
     expect(readFileSync(file, "utf8")).toBe("violets are blue\n")
 
     await page.goto(`${app.url}/session/${sessionID}`)
-    await page.getByTestId("connection").filter({ hasText: /^live$/ }).waitFor({ state: "attached" })
+    await page
+      .getByTestId("connection")
+      .filter({ hasText: /^live$/ })
+      .waitFor({ state: "attached" })
     await page.locator(`[data-message-id="${boundary}"]`).getByTestId("revert-to").click()
     const banner = page.getByTestId("revert-staged")
     await banner.filter({ hasText: "1 file restored" }).waitFor()

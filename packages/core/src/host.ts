@@ -41,9 +41,7 @@ export const HostLayer = (options: HostOptions) => {
     Prune.layer,
     Erase.layer,
     StatusLayer,
-  ).pipe(
-    Layer.provideMerge(runner),
-  )
+  ).pipe(Layer.provideMerge(runner))
   const plugins = PluginHost.layer({ inline: options.plugins ?? [] }).pipe(Layer.provideMerge(execution))
   const autoResume = options.autoResume ?? options.config.data.server?.autoResume ?? true
   const resume = Layer.effectDiscard(

@@ -31,7 +31,12 @@ describe("file-changing tools record what undoing them needs", () => {
     await fs.mkdir(work)
     await fs.writeFile(nodePath.join(work, "a.txt"), "alpha\n")
     await fs.writeFile(nodePath.join(work, "b.txt"), "beta\n")
-    const ctx: ToolContext = { sessionID: "ses_t", directory: work, signal: new AbortController().signal, images: blobs }
+    const ctx: ToolContext = {
+      sessionID: "ses_t",
+      directory: work,
+      signal: new AbortController().signal,
+      images: blobs,
+    }
 
     const wrote = files((await run(write, { path: "a.txt", content: "ALPHA\n" }, ctx)).metadata)
     expect(wrote).toEqual([{ path: "a.txt", before: blobRef("alpha\n"), after: blobRef("ALPHA\n") }])

@@ -99,10 +99,7 @@ describe("revert", () => {
     expect(sent).not.toContain("second prompt")
     expect(sent).not.toContain("changed them")
     // Messages added after staging stay visible.
-    expect(texts((await h.client.session.messages({ sessionID })).data!.data)).toEqual([
-      "first prompt",
-      "third prompt",
-    ])
+    expect(texts((await h.client.session.messages({ sessionID })).data!.data)).toEqual(["first prompt", "third prompt"])
 
     const cleared = await h.client.session.revert.clear({ sessionID })
     expect(cleared.error).toBeUndefined()

@@ -216,7 +216,11 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
               // A revert no longer staged (cleared, moved or committed): what it restored and its diffs go;
               // the before-images they name are then collected from the blob store.
               const staged = deleted ? null : (readRevert.get(sessionID)?.revert ?? null)
-              return gone(staged === JSON.stringify(d.revert), ["revert.restored", emptyList], ["revert.files", emptyList])
+              return gone(
+                staged === JSON.stringify(d.revert),
+                ["revert.restored", emptyList],
+                ["revert.files", emptyList],
+              )
             }
             case E.PermissionAsked.type: {
               // A request goes with its call: once the tool item is pruned or holds another input, what the

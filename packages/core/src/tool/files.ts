@@ -241,7 +241,11 @@ export const writeFiles = async (
  */
 export const recordChanges = async (
   images: BeforeImages | undefined,
-  changes: ReadonlyArray<{ readonly shown: string; readonly before: string | undefined; readonly after: string | undefined }>,
+  changes: ReadonlyArray<{
+    readonly shown: string
+    readonly before: string | undefined
+    readonly after: string | undefined
+  }>,
 ): Promise<ReadonlyArray<FileRecord> | undefined> => {
   if (images === undefined) return undefined
   const records: Array<FileRecord> = []
