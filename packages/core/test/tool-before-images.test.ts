@@ -88,6 +88,26 @@ describe("file-changing tools record what undoing them needs", () => {
     expect((await blobs.count()).count).toBe(0)
   })
 
+  test("a file changed outside since the last call is hashed again: its before-image is what it holds now", async () => {
+    const { work, blobs } = setup()
+    await fs.mkdir(work)
+    const ctx: ToolContext = {
+      sessionID: "ses_t",
+      directory: work,
+      signal: new AbortController().signal,
+      images: blobs,
+    }
+    const wrote = files((await run(write, { path: "a.txt", content: "from the tool\n" }, ctx)).metadata)
+    // Untouched: the next call's before-image is what the last one wrote.
+    const again = files((await run(edit, { path: "a.txt", oldString: "tool", newString: "TOOL" }, ctx)).metadata)
+    expect(again[0]!.before).toBe(wrote[0]!.after)
+    expect(await blobs.get(again[0]!.before!)).toBe("from the tool\n")
+    await fs.writeFile(nodePath.join(work, "a.txt"), "changed by hand, TOOL\n")
+    const third = files((await run(edit, { path: "a.txt", oldString: "TOOL", newString: "x" }, ctx)).metadata)
+    expect(third[0]!.before).toBe(blobRef("changed by hand, TOOL\n"))
+    expect(await blobs.get(third[0]!.before!)).toBe("changed by hand, TOOL\n")
+  })
+
   test("collect keeps what the database references or a call still holds, and removes the rest", async () => {
     const { blobs, database } = setup()
     const kept = await blobs.put("referenced\n")

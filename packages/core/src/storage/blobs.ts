@@ -32,8 +32,15 @@ export interface BlobCount {
  */
 export interface BlobsShape {
   readonly directory: string
-  /** Stores a text; returns its reference. Pinned until `release`, so a collection never takes it first. */
-  put(content: string): Promise<string>
+  /**
+   * Stores a text (`known`: its reference, when the caller knows it); returns its reference. Pinned until
+   * `release`, so a collection never takes it first.
+   */
+  put(content: string, known?: string): Promise<string>
+  /** The reference of what was last written to `path`, while the file keeps the fingerprint it had then. */
+  recall(path: string, print: string): string | undefined
+  /** Notes what was just written to `path` (see `recall`); `null` forgets it. */
+  remember(path: string, print: string, ref: string | null): void
   /** Lets a collection take these again (once the event that references them is committed). */
   release(refs: ReadonlyArray<string>): void
   /** The stored text, or `undefined` when it is not (or no longer) stored. */
@@ -43,6 +50,9 @@ export interface BlobsShape {
   /** How many contents are stored, and their bytes. */
   count(): Promise<BlobCount>
 }
+
+/** How many recently written files `recall` knows. */
+const WRITTEN_PATHS = 256
 
 const errnoCode = (error: unknown) => (error as { code?: string } | undefined)?.code
 
@@ -67,6 +77,8 @@ const referenced = (database: DatabaseShape): Set<string> => {
 export const makeBlobs = (database: DatabaseShape, directory: string): BlobsShape => {
   const root = nodePath.join(directory, "sha256")
   const pinned = new Map<string, number>()
+  // What tools wrote last, by path: the next call on an untouched file needs no hashing of its content.
+  const written = new Map<string, { readonly print: string; readonly ref: string }>()
   const pathOf = (ref: string) => {
     const hex = ref.slice("sha256:".length)
     return nodePath.join(root, hex.slice(0, 2), hex.slice(2))
@@ -85,8 +97,8 @@ export const makeBlobs = (database: DatabaseShape, directory: string): BlobsShap
   }
   return {
     directory,
-    put: async (content) => {
-      const ref = blobRef(content)
+    put: async (content, known) => {
+      const ref = known ?? blobRef(content)
       pinned.set(ref, (pinned.get(ref) ?? 0) + 1)
       const target = pathOf(ref)
       const exists = await fs.lstat(target).then(
@@ -104,6 +116,16 @@ export const makeBlobs = (database: DatabaseShape, directory: string): BlobsShap
         throw error
       }
       return ref
+    },
+    recall: (path, print) => {
+      const entry = written.get(path)
+      return entry !== undefined && entry.print === print ? entry.ref : undefined
+    },
+    remember: (path, print, ref) => {
+      written.delete(path)
+      if (ref === null || print === "missing") return
+      written.set(path, { print, ref })
+      if (written.size > WRITTEN_PATHS) written.delete(written.keys().next().value!)
     },
     release: (refs) => {
       for (const ref of refs) {

@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { capDiff, unifiedDiff } from "./diff.ts"
-import { fingerprint, readTextFile, recordChanges, unchanged, writeFiles } from "./files.ts"
+import { fingerprint, readTextFile, unchanged, writeRecorded } from "./files.ts"
 import { confirmWritable, displayPath, resolveWritable } from "./path.ts"
 import { PathOutsideDirectoryError, ToolError, type Tool, type ToolContext, type ToolPlan } from "./tool.ts"
 
@@ -87,11 +87,8 @@ const plan = (input: EditInput, ctx: ToolContext): Effect.Effect<ToolPlan, ToolE
             return yield* fail(`file "${shown}" changed since it was read; read it again and redo the edit`)
           }
           const files = yield* Effect.tryPromise({
-            try: async () => {
-              const files = await recordChanges(ctx.images, [{ shown, before, after }])
-              await writeFiles("edit", root, [{ path, requested: input.path, shown, after }], new Map([[path, before]]))
-              return files
-            },
+            try: () =>
+              writeRecorded("edit", root, ctx.images, [{ path, requested: input.path, shown, after, before, print }]),
             catch: (error) =>
               error instanceof ToolError || error instanceof PathOutsideDirectoryError ? error : fail(String(error)),
           })

@@ -234,27 +234,44 @@ export const writeFiles = async (
   }
 }
 
+/** A change as a file-changing tool applies it: what the file held when planned, and its fingerprint then. */
+export interface RecordedChange extends FileChange {
+  readonly before: string | undefined
+  readonly print: string
+}
+
 /**
- * Stores the before-images of changes about to be written and answers their records (for `metadata.files`).
- * Called right before `writeFiles`: a change is recorded before it happens, so no change is ever made
- * without what undoing it needs. Without a store, nothing is recorded.
+ * Writes changes all-or-nothing (`writeFiles`) after storing the before-image of each, and answers their
+ * records (for `metadata.files`): a change is recorded before it happens, so no change is made without
+ * what undoing it needs. A file this host wrote last and nobody touched since is not hashed again (its
+ * reference is recalled by fingerprint, the same trust `unchanged` puts in it). Without a store nothing
+ * is recorded and the answer is `undefined`.
  */
-export const recordChanges = async (
+export const writeRecorded = async (
+  tool: string,
+  root: string,
   images: BeforeImages | undefined,
-  changes: ReadonlyArray<{
-    readonly shown: string
-    readonly before: string | undefined
-    readonly after: string | undefined
-  }>,
+  changes: ReadonlyArray<RecordedChange>,
 ): Promise<ReadonlyArray<FileRecord> | undefined> => {
-  if (images === undefined) return undefined
-  const records: Array<FileRecord> = []
-  for (const change of changes) {
-    records.push({
-      path: change.shown,
-      before: change.before === undefined ? null : await images.put(change.before),
-      after: change.after === undefined ? null : blobRef(change.after),
-    })
+  if (images === undefined) {
+    await writeFiles(tool, root, changes, new Map(changes.map((change) => [change.path, change.before])))
+    return undefined
   }
+  const befores: Array<string | null> = []
+  for (const change of changes) {
+    befores.push(
+      change.before === undefined ? null : await images.put(change.before, images.recall?.(change.path, change.print)),
+    )
+  }
+  await writeFiles(tool, root, changes, new Map(changes.map((change) => [change.path, change.before])))
+  const afters = changes.map((change) => (change.after === undefined ? null : blobRef(change.after)))
+  const records = changes.map((change, index) => ({
+    path: change.shown,
+    before: befores[index]!,
+    after: afters[index]!,
+  }))
+  if (images.remember)
+    for (const [index, change] of changes.entries())
+      images.remember(change.path, await fingerprint(change.path), records[index]!.after)
   return records
 }

@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { capDiff, unifiedDiff } from "./diff.ts"
-import { type FileChange, fingerprint, readTextFile, recordChanges, unchanged, writeFiles } from "./files.ts"
+import { fingerprint, readTextFile, type RecordedChange, unchanged, writeRecorded } from "./files.ts"
 import { confirmWritable, displayPath, resolveWritable, sessionRoot } from "./path.ts"
 import { PathOutsideDirectoryError, ToolError, type Tool, type ToolContext, type ToolPlan } from "./tool.ts"
 
@@ -246,18 +246,16 @@ const plan = (input: PatchInput, ctx: ToolContext): Effect.Effect<ToolPlan, Tool
               )
             }
           }
-          const changes: Array<FileChange> = list.map((t) => ({
+          const changes: Array<RecordedChange> = list.map((t) => ({
             path: t.path,
             requested: t.requested,
             shown: t.shown,
             after: t.after,
+            before: t.before,
+            print: t.print,
           }))
           const files = yield* Effect.tryPromise({
-            try: async () => {
-              const files = await recordChanges(ctx.images, list)
-              await writeFiles("patch", root, changes, new Map(list.map((t) => [t.path, t.before])))
-              return files
-            },
+            try: () => writeRecorded("patch", root, ctx.images, changes),
             catch: (error) =>
               error instanceof ToolError || error instanceof PathOutsideDirectoryError ? error : fail(String(error)),
           })

@@ -28,7 +28,15 @@ export interface ToolContext {
 
 /** Stores a text content-addressed; answers its `sha256:<hex>` reference. */
 export interface BeforeImages {
-  put(content: string): Promise<string>
+  /** Stores `content`; `known` is its reference when the caller already knows it (no hashing then). */
+  put(content: string, known?: string): Promise<string>
+  /**
+   * The reference of what a tool call wrote to `path`, if the file's fingerprint is still the one it had
+   * right after that write: the content is then known without hashing it again.
+   */
+  recall?(path: string, print: string): string | undefined
+  /** Notes what a call just wrote to `path` (its reference and the file's fingerprint after the write). */
+  remember?(path: string, print: string, ref: string | null): void
 }
 
 /**

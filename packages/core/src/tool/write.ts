@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { capDiff, unifiedDiff } from "./diff.ts"
-import { fingerprint, readTextFile, recordChanges, unchanged, writeFiles } from "./files.ts"
+import { fingerprint, readTextFile, unchanged, writeRecorded } from "./files.ts"
 import { confirmWritable, displayPath, resolveWritable } from "./path.ts"
 import { PathOutsideDirectoryError, ToolError, type Tool, type ToolContext, type ToolPlan } from "./tool.ts"
 
@@ -43,16 +43,10 @@ const plan = (input: WriteInput, ctx: ToolContext): Effect.Effect<ToolPlan, Tool
           if (!same)
             return yield* fail(`file "${shown}" changed since it was read; read it again before overwriting it`)
           const files = yield* Effect.tryPromise({
-            try: async () => {
-              const files = await recordChanges(ctx.images, [{ shown, before, after: input.content }])
-              await writeFiles(
-                "write",
-                root,
-                [{ path, requested: input.path, shown, after: input.content }],
-                new Map([[path, before]]),
-              )
-              return files
-            },
+            try: () =>
+              writeRecorded("write", root, ctx.images, [
+                { path, requested: input.path, shown, after: input.content, before, print },
+              ]),
             catch: (error) =>
               error instanceof ToolError || error instanceof PathOutsideDirectoryError ? error : fail(String(error)),
           })

@@ -79,11 +79,13 @@ export const makeToolCaller = (deps: {
       const put: Array<string> = []
       const blobs = deps.blobs
       const images: BeforeImages | undefined = blobs && {
-        put: (content) =>
-          blobs.put(content).then((ref) => {
+        put: (content, known) =>
+          blobs.put(content, known).then((ref) => {
             put.push(ref)
             return ref
           }),
+        recall: blobs.recall,
+        remember: blobs.remember,
       }
       yield* Effect.addFinalizer(() => Effect.sync(() => blobs?.release(put)))
       const ctx = {
