@@ -74,6 +74,9 @@ const targetsOf = (messages: ReadonlyArray<Message>): Map<string, Target> => {
   return targets
 }
 
+/** Characters of diff a revert keeps for all its files together (`files[].patch`). */
+const PATCH_BUDGET = 256 * 1024
+
 const describe = (error: unknown) =>
   typeof error === "object" && error !== null && "message" in error ? String(error.message) : String(error)
 
@@ -160,6 +163,7 @@ export class Revert extends Context.Service<Revert, RevertShape>()("@opencode-ai
                 return { path, current, content }
               }
               const checked = await Promise.all(entries.map(check))
+              let budget = PATCH_BUDGET
               for (const [index, result] of checked.entries()) {
                 if (result === undefined) continue
                 if ("conflict" in result) {
@@ -176,8 +180,11 @@ export class Revert extends Context.Service<Revert, RevertShape>()("@opencode-ai
                 changes.push({ path, requested: entry.path, shown: entry.path, after: content })
                 previous.set(path, current)
                 restored.push({ path: entry.path, image: entry.want, staged })
-                // The change being undone: from what is restored to what is there now.
-                const patch = capDiff(unifiedDiff(entry.path, content, current))
+                // The change being undone: from what is restored to what is there now. The patches share one
+                // budget: the revert is stored on the session row, which every session read parses.
+                const full = budget > 0 ? capDiff(unifiedDiff(entry.path, content, current)) : ""
+                const patch = full.length <= budget ? full : `${full.slice(0, budget)}\n... [diff truncated] ...\n`
+                budget -= patch.length
                 files.push({
                   path: entry.path,
                   status: current === undefined ? "deleted" : content === undefined ? "added" : "modified",
@@ -229,12 +236,13 @@ export class Revert extends Context.Service<Revert, RevertShape>()("@opencode-ai
           const drafts: Array<Draft> = []
           const pinned: Array<string> = []
           // Moving a staged revert: its files go back first, then the new range is restored from there.
-          if (current && files) {
+          // (Whatever `files` says now: what the staged revert restored goes back before the boundary moves.)
+          if (current) {
             const undone = yield* unstage(directory, current).pipe(Effect.mapError(fix(sessionID, messageID)))
             drafts.push(
               draft(SessionEvent.RevertCleared, undone.conflicts.length > 0 ? { conflicts: undone.conflicts } : {}),
             )
-          } else if (current) drafts.push(draft(SessionEvent.RevertCleared, {}))
+          }
           const through = row.seq
           const later = readRange.all(sessionID, boundary.seq, through).map((r) => JSON.parse(r.data) as Message)
           const targets = files ? [...targetsOf(later).values()] : []
