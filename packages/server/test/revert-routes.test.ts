@@ -126,7 +126,7 @@ describe("revert", () => {
     expect(committed.error).toBeUndefined()
     for (const messageID of hiddenIDs) {
       const gone = await h.client.session.message({ sessionID, messageID })
-      expect(gone.response.status).toBe(404)
+      expect(gone.response?.status).toBe(404)
     }
     expect((await h.client.session.get({ sessionID })).data!.data.revert).toBeUndefined()
     // The files stay as the revert left them.
@@ -166,10 +166,10 @@ describe("revert", () => {
     await h.client.session.prompt({ sessionID, prompt: { text: "busy now" } })
     await held
     const busy = await h.client.session.revert.stage({ sessionID, messageID: boundary })
-    expect(busy.response.status).toBe(409)
+    expect(busy.response?.status).toBe(409)
     expect(busy.error).toMatchObject({ _tag: "SessionBusyError", sessionID })
-    expect((await h.client.session.revert.clear({ sessionID })).response.status).toBe(409)
-    expect((await h.client.session.revert.commit({ sessionID })).response.status).toBe(409)
+    expect((await h.client.session.revert.clear({ sessionID })).response?.status).toBe(409)
+    expect((await h.client.session.revert.commit({ sessionID })).response?.status).toBe(409)
     expect(read(h, "a.txt")).toBe("two\n")
     h.model.release()
     await h.client.session.wait({ sessionID })
@@ -186,13 +186,13 @@ describe("revert", () => {
     const foreign = (await h.client.session.messages({ sessionID: other.id })).data!.data[0]!.id
 
     const missing = await h.client.session.revert.stage({ sessionID, messageID: "msg_doesnotexist" })
-    expect(missing.response.status).toBe(404)
+    expect(missing.response?.status).toBe(404)
     expect(missing.error).toMatchObject({ _tag: "MessageNotFoundError", sessionID, messageID: "msg_doesnotexist" })
     const cross = await h.client.session.revert.stage({ sessionID, messageID: foreign })
-    expect(cross.response.status).toBe(404)
+    expect(cross.response?.status).toBe(404)
     expect(cross.error).toMatchObject({ _tag: "MessageNotFoundError", messageID: foreign })
     const noSession = await h.client.session.revert.stage({ sessionID: "ses_doesnotexist", messageID: foreign })
-    expect(noSession.response.status).toBe(404)
+    expect(noSession.response?.status).toBe(404)
     expect(noSession.error).toMatchObject({ _tag: "SessionNotFoundError" })
     const badBody = await fetch(`${h.url}/api/session/${sessionID}/revert/stage`, {
       method: "POST",
