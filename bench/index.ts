@@ -9,6 +9,7 @@ const suites = [
   "./task-overhead.ts",
   "./queue-drain.ts",
   "./edit-tool.ts",
+  "./revert.ts",
   "./storage.ts",
   "./retention.ts",
   "./restart.ts",

@@ -145,6 +145,10 @@ export const api = {
   retract: (sessionID: string, messageID: string) => enveloped(v2().session.retract({ sessionID, messageID })),
   removeItem: (sessionID: string, messageID: string, itemID: string) =>
     enveloped(v2().session.removeItem({ sessionID, messageID, itemID })),
+  /** Stages (or moves) a revert to just after `messageID`: later messages hidden, their file changes undone. */
+  revertStage: (sessionID: string, messageID: string) => enveloped(v2().session.revert.stage({ sessionID, messageID })),
+  revertClear: (sessionID: string): Promise<unknown> => call(v2().session.revert.clear({ sessionID })),
+  revertCommit: (sessionID: string): Promise<unknown> => call(v2().session.revert.commit({ sessionID })),
   prune: (sessionID: string): Promise<PruneSummary> => enveloped(v2().session.prune({ sessionID })),
   erase: (sessionID: string): Promise<EraseSummary> => enveloped(v2().session.erase({ sessionID })),
   stats: (sessionID?: string): Promise<DatabaseStats> => enveloped(v2().storage.stats(sessionID ? { sessionID } : {})),

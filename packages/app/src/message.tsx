@@ -9,6 +9,8 @@ export interface MessageActions {
   /** Corrects a message's own text (`itemID` undefined) or an assistant text item. */
   correct(message: SessionMessage, itemID: string | undefined, text: string): Promise<boolean>
   retract(message: SessionMessage): void
+  /** Stages a revert to just after this message (later messages hidden, their file changes undone). */
+  revertTo(message: SessionMessage): void
   /** Takes a tool call (pruned) or a reasoning item out of a finished assistant message. */
   removeItem(message: SessionMessage, itemID: string, kind: "tool" | "reasoning"): void
 }
@@ -404,6 +406,17 @@ const MessageView = ({ message, live, status, actions }: RowProps) => {
         {canRetract && (
           <button type="button" class="small danger" data-testid="retract" onClick={() => actions.retract(message)}>
             Retract
+          </button>
+        )}
+        {!queued && completed && (
+          <button
+            type="button"
+            class="small"
+            data-testid="revert-to"
+            title="Hide the later messages and undo the file changes made after this message"
+            onClick={() => actions.revertTo(message)}
+          >
+            Revert to here
           </button>
         )}
       </header>

@@ -153,6 +153,15 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
       retract: (message) => {
         void actions.run("the retraction", () => api.retract(sessionID, message.id))
       },
+      revertTo: (message) => {
+        void actions
+          .run("the revert", () => api.revertStage(sessionID, message.id))
+          .then((state) => {
+            const left = state?.conflicts ?? []
+            if (left.length > 0)
+              actions.say(`Left alone (changed outside the session): ${left.map((c) => c.path).join(", ")}`)
+          })
+      },
       removeItem: (message, itemID, kind) => {
         void actions.run(kind === "tool" ? "removing the tool call" : "removing the reasoning", () =>
           api.removeItem(sessionID, message.id, itemID),
@@ -230,6 +239,37 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
       {state.deleted && (
         <div class="notice error" role="alert" data-testid="deleted">
           This session was deleted. <a href="/">Back to sessions</a>
+        </div>
+      )}
+
+      {state.revert && (
+        <div class="notice revert" role="status" data-testid="revert-staged">
+          <span>
+            Reverted to a message: later messages are hidden
+            {state.revert.restored && state.revert.restored.length > 0
+              ? `, ${state.revert.restored.length} file${state.revert.restored.length === 1 ? "" : "s"} restored`
+              : ""}
+            {state.revert.conflicts && state.revert.conflicts.length > 0
+              ? ` (left alone: ${state.revert.conflicts.map((c) => c.path).join(", ")})`
+              : ""}
+            .
+          </span>
+          <span class="spacer" />
+          <button
+            type="button"
+            data-testid="revert-clear"
+            onClick={() => void actions.run("undoing the revert", () => api.revertClear(sessionID))}
+          >
+            Undo revert
+          </button>
+          <button
+            type="button"
+            class="danger"
+            data-testid="revert-commit"
+            onClick={() => void actions.run("the revert commit", () => api.revertCommit(sessionID))}
+          >
+            Make final
+          </button>
         </div>
       )}
 

@@ -1,4 +1,9 @@
-import { applyEvent as applyToMessages, changedMessages, type TranscriptEvent } from "@opencode-ai/schema/transcript"
+import {
+  applyEvent as applyToMessages,
+  changedMessages,
+  revertHides,
+  type TranscriptEvent,
+} from "@opencode-ai/schema/transcript"
 import {
   type DurableType,
   type DurableWireEvent,
@@ -40,6 +45,8 @@ export interface Transcript {
   readonly deleted: boolean
   /** Messages older than `messages[0]` exist but are not loaded yet. */
   readonly hasOlder: boolean
+  /** The staged revert: the messages after `revert.messageID` are hidden (the server leaves them out). */
+  readonly revert?: SessionInfo["revert"]
   /** The latest provider retry notice while retrying. */
   readonly retry?: { readonly attempt: number; readonly message: string; readonly next?: number }
   /** Streaming text per message and item: what the live deltas added since the last durable checkpoint. */
@@ -91,6 +98,7 @@ export const fromSnapshot = (input: SnapshotInput): Transcript => {
     deleted: false,
     hasOlder: input.hasOlder ?? false,
     live: EMPTY,
+    ...(input.session.revert ? { revert: input.session.revert } : {}),
   }
 }
 
@@ -119,6 +127,9 @@ export const transcriptEvent = (event: DurableWireEvent): TranscriptEvent => ({
  * the client takes a snapshot instead. The compiler checks the list against the SDK's event union.
  */
 const KNOWN: Record<DurableType, true> = {
+  "session.next.revert.staged": true,
+  "session.next.revert.cleared": true,
+  "session.next.revert.committed": true,
   "permission.v2.asked": true,
   "permission.v2.replied": true,
   "session.next.agent.switched": true,
@@ -297,6 +308,7 @@ const applyDurable = (state: Transcript, event: DurableWireEvent): Applied => {
     ...(event.type === "session.next.deleted" ? { deleted: true } : {}),
   }
   if (event.type === "session.next.deleted") return same(base)
+  if (event.type.startsWith("session.next.revert.")) return applyRevert(state, base, event)
   const transcript = transcriptEvent(event)
   // Messages the event changes that the window does not hold: older ones, when some are not loaded yet;
   // otherwise the client is missing something it should have, and a snapshot shows it.
@@ -311,6 +323,28 @@ const applyDurable = (state: Transcript, event: DurableWireEvent): Applied => {
     return resync(state)
   }
   return { state: { ...base, messages }, resync: false, orphan: missing.length > 0 }
+}
+
+/**
+ * A revert event. Staging hides messages the client holds (as `session.messages` then leaves them out);
+ * committing removes what was hidden. Messages a revert hid are not held, so when clearing or moving a
+ * revert would show some again, a snapshot brings them.
+ */
+const applyRevert = (state: Transcript, base: Transcript, event: DurableWireEvent): Applied => {
+  const { revert: _previous, ...rest } = base
+  const held = state.revert
+  const hidHeld = held?.seq !== undefined && held.through !== undefined && held.through > held.seq
+  if (event.type === "session.next.revert.committed") {
+    const messages = applyToMessages(state.messages, transcriptEvent(event)) as ReadonlyArray<SessionMessage>
+    return { state: { ...rest, messages }, resync: false, orphan: false }
+  }
+  if (hidHeld) return resync(state)
+  if (event.type === "session.next.revert.staged") {
+    const revert = event.data?.revert as NonNullable<Transcript["revert"]>
+    const messages = state.messages.filter((m) => !revertHides(revert, m.seq))
+    return { state: { ...rest, revert, messages }, resync: false, orphan: false }
+  }
+  return { state: rest, resync: false, orphan: false }
 }
 
 const applyLive = (state: Transcript, event: WireEvent): Applied => {

@@ -13,6 +13,7 @@ import { Mutation } from "./session/mutation.ts"
 import { Prune } from "./session/prune.ts"
 import { Restart } from "./session/restart.ts"
 import { Transfer } from "./session/transfer.ts"
+import { Revert } from "./session/revert.ts"
 import { StatusLayer } from "./session/status.ts"
 import { Runner } from "./session/runner/llm.ts"
 import { Subagents } from "./session/subagent.ts"
@@ -46,9 +47,14 @@ export const HostLayer = (options: HostOptions) => {
     Layer.provideMerge(Permissions.layer),
     Layer.provideMerge(Layer.merge(store, base)),
   )
-  const execution = Layer.mergeAll(Execution.layer, Mutation.layer, Prune.layer, Erase.layer, StatusLayer).pipe(
-    Layer.provideMerge(runner),
-  )
+  const execution = Layer.mergeAll(
+    Execution.layer,
+    Mutation.layer,
+    Revert.layer,
+    Prune.layer,
+    Erase.layer,
+    StatusLayer,
+  ).pipe(Layer.provideMerge(runner))
   // Fork copies a transcript with the code `session import` uses.
   const transfer = Transfer.layer.pipe(Layer.provideMerge(execution))
   const retention = Retention.layer.pipe(Layer.provideMerge(transfer))

@@ -15,6 +15,7 @@ import { ConfigGroup, PluginGroup } from "./host.ts"
 import { McpGroup } from "./mcp.ts"
 import { Authorization, RequestErrors } from "./middleware.ts"
 import { SessionPermissionGroup } from "./permission.ts"
+import { SessionRevertGroup } from "./revert.ts"
 import { SessionGroup } from "./session.ts"
 import { StorageGroup } from "./storage.ts"
 
@@ -32,6 +33,7 @@ export class Api extends HttpApi.make("opencode2")
   .add(AgentGroup)
   .add(SessionGroup)
   .add(SessionPermissionGroup)
+  .add(SessionRevertGroup)
   .add(ModelGroup)
   .add(ProviderGroup)
   .add(PermissionRequestGroup)

@@ -6,6 +6,7 @@ import { ModelRef, Tokens } from "./model.ts"
 import { Origin } from "./origin.ts"
 import { PermissionReply, PermissionSource } from "./permission.ts"
 import { Delivery, Prompt } from "./prompt.ts"
+import { RevertConflict, RevertState } from "./session.ts"
 import { PrunableType } from "./storage.ts"
 
 /**
@@ -464,6 +465,32 @@ export namespace SessionEvent {
     "session.next.erased",
     1,
     Schema.Struct({ events: Schema.Number, fields: Schema.Number, bytes: Schema.Number, by: Origin }),
+  )
+
+  // ---- revert -------------------------------------------------------------------------------------------
+
+  /**
+   * A revert was staged (or moved): the messages in the revert's range are hidden from the view and the
+   * model, and its files were restored. Upstream's event; `revert` carries the host's additions.
+   */
+  export const RevertStaged = durable("session.next.revert.staged", 1, Schema.Struct({ revert: RevertState }))
+
+  /** The staged revert was undone: its messages are visible again and its files were put back. */
+  export const RevertCleared = durable(
+    "session.next.revert.cleared",
+    1,
+    /** Addition: the files clearing left alone (changed since the revert was staged). */
+    Schema.Struct({ conflicts: Schema.optional(Schema.Array(RevertConflict)) }),
+  )
+
+  /**
+   * The staged revert was made final: the messages after `messageID` (seq `after`, exclusive, to `through`,
+   * inclusive; additions) are removed from the transcript.
+   */
+  export const RevertCommitted = durable(
+    "session.next.revert.committed",
+    1,
+    Schema.Struct({ messageID: Schema.String, after: Schema.Number, through: Schema.Number }),
   )
 
   // ---- status (live only) -------------------------------------------------------------------------------

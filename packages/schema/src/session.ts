@@ -12,13 +12,44 @@ export const FileDiff = Schema.Struct({
 }).annotate({ identifier: "FileDiff" })
 export type FileDiff = typeof FileDiff.Type
 
-/** A staged revert: the transcript is hidden from `messageID` on, and those files are restored. */
+/**
+ * Addition: one file a staged revert put back. `image` is the content restored (a `sha256:<hex>` before-image
+ * reference, `null` when the file did not exist and was removed); `staged` is what the file held when the
+ * revert was staged (kept so that clearing the revert can put it back).
+ */
+export const RevertRestored = Schema.Struct({
+  path: Schema.String,
+  image: Schema.NullOr(Schema.String),
+  staged: Schema.NullOr(Schema.String),
+}).annotate({ identifier: "RevertRestored" })
+export type RevertRestored = typeof RevertRestored.Type
+
+/**
+ * Addition: a file a revert left alone because it was changed outside the session since the session's
+ * tools last wrote it (or its before-image is gone): never overwritten.
+ */
+export const RevertConflict = Schema.Struct({
+  path: Schema.String,
+  reason: Schema.String,
+}).annotate({ identifier: "RevertConflict" })
+export type RevertConflict = typeof RevertConflict.Type
+
+/**
+ * A staged revert: the messages after `messageID` are hidden from the view and from the model, and the files
+ * the session's tools changed after it are restored. The host adds the hidden range (`seq`, the boundary
+ * message's seq, exclusive, to `through`, the last seq hidden, inclusive: messages added after staging stay
+ * visible), what it restored, and the files it left alone (`conflicts`).
+ */
 export const RevertState = Schema.Struct({
   messageID: Schema.String,
   partID: Schema.optional(Schema.String),
   snapshot: Schema.optional(Schema.String),
   diff: Schema.optional(Schema.String),
   files: Schema.optional(Schema.Array(FileDiff)),
+  seq: Schema.optional(Schema.Number),
+  through: Schema.optional(Schema.Number),
+  restored: Schema.optional(Schema.Array(RevertRestored)),
+  conflicts: Schema.optional(Schema.Array(RevertConflict)),
 }).annotate({ identifier: "RevertState" })
 export type RevertState = typeof RevertState.Type
 

@@ -66,6 +66,8 @@ export const DatabaseStats = Schema.Struct({
   files: Schema.Struct({ database: Schema.Number, wal: Schema.Number, shm: Schema.Number }),
   pages: Schema.Struct({ size: Schema.Number, count: Schema.Number, free: Schema.Number }),
   journal: Schema.Struct({ events: Schema.Number, bytes: Schema.Number }),
+  /** The before-images kept for revert (`<db file>-blobs`): how many, and their bytes. */
+  blobs: Schema.optional(Schema.Struct({ count: Schema.Number, bytes: Schema.Number })),
   items: ItemBytes,
   sessions: Schema.Array(SessionBytes),
   /** The last retention run (`storage.retention`), if one ran on this database. */

@@ -416,6 +416,9 @@ export const applyEvent = (
 ): ReadonlyArray<SessionMessage> => {
   const d = event.data as Record<string, any>
   if (event.type === "session.next.deleted") return []
+  // A committed revert removes the messages it hid (see `revertHides`).
+  if (event.type === "session.next.revert.committed")
+    return messages.filter((m) => !(m.seq > d.after && m.seq <= d.through))
   if (event.type === "session.next.prompted" || event.type === "session.next.synthetic.queued") {
     if (messages.some((m) => m.id === d.messageID)) return messages
     const queued =
@@ -453,3 +456,11 @@ export const applyEvent = (
     )
   return next
 }
+
+/**
+ * Whether a staged revert hides a message: its seq is after the revert's boundary message and no later
+ * than the last seq the revert covers (messages added after staging stay visible). Queued input (seq 0)
+ * is never hidden.
+ */
+export const revertHides = (revert: { readonly seq?: number; readonly through?: number } | undefined, seq: number) =>
+  revert?.seq !== undefined && revert.through !== undefined && seq > revert.seq && seq <= revert.through

@@ -4,6 +4,7 @@ import { createHash } from "node:crypto"
 import { Bus } from "../bus/bus.ts"
 import { draft } from "../bus/event.ts"
 import { journalReader } from "../bus/journal.ts"
+import { Blobs } from "../storage/blobs.ts"
 import { Database } from "../storage/database.ts"
 import { rebaseAfterErase } from "../storage/journal-base.ts"
 import { reclaim } from "../storage/reclaim.ts"
@@ -85,6 +86,7 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
     Effect.gen(function* () {
       const bus = yield* Bus
       const database = yield* Database
+      const blobs = yield* Blobs
       const { client } = database
       // Positions first, rows one at a time after: the loop rewrites the table it walks, and only one
       // payload is in memory at once.
@@ -107,6 +109,7 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
       const writeAsk = client.query<unknown, [string, string, string]>(
         "UPDATE session_permission SET data = ? WHERE id = ? AND session_id = ?",
       )
+      const readRevert = client.query<{ revert: string | null }, [string]>("SELECT revert FROM session WHERE id = ?")
       const sessionExists = client.query<{ n: number }, [string]>("SELECT count(*) AS n FROM session WHERE id = ?")
       const journal = journalReader(client)
 
@@ -210,6 +213,16 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
               const live = message?.type === "compaction" ? message : undefined
               return [...gone(live?.summary === d.text, text), ...gone(live?.recent === d.recent, ["recent", () => ""])]
             }
+            case E.RevertStaged.type: {
+              // A revert no longer staged (cleared, moved or committed): what it restored and its diffs go;
+              // the before-images they name are then collected from the blob store.
+              const staged = deleted ? null : (readRevert.get(sessionID)?.revert ?? null)
+              return gone(
+                staged === JSON.stringify(d.revert),
+                ["revert.restored", emptyList],
+                ["revert.files", emptyList],
+              )
+            }
             case E.PermissionAsked.type: {
               // A request goes with its call: once the tool item is pruned or holds another input, what the
               // request copied from the call is superseded content too. A pending request's item is live
@@ -292,6 +305,8 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
             // A compacted journal's snapshot is content too (docs/storage.md): taken again from what is visible.
             database.immediate(() => rebaseAfterErase(database.client, sessionID, Date.now()))
             reclaim(database, "full")
+            // Before-images nothing references any more (their calls pruned, removed or erased) leave too.
+            yield* Effect.promise(() => blobs.collect())
             return summary
           }),
       })

@@ -69,6 +69,14 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
     "UPDATE session_permission SET reply = ?, message = ? WHERE id = ? AND session_id = ?",
   )
 
+  const writeRevert = client.query<unknown, [string | null, string]>("UPDATE session SET revert = ? WHERE id = ?")
+  const deleteRange = client.query<unknown, [string, number, number]>(
+    "DELETE FROM session_message WHERE session_id = ? AND seq > ? AND seq <= ?",
+  )
+  const deleteRangePermissions = client.query<unknown, [string, number, number]>(
+    "DELETE FROM session_permission WHERE session_id = ?1 AND message_id IN (SELECT id FROM session_message WHERE session_id = ?1 AND seq > ?2 AND seq <= ?3)",
+  )
+
   const load = (event: Envelope, messageID: string): Message => {
     const row = readMessage.get(messageID, event.sessionID)
     if (!row) throw new Error(`${event.type}: message ${messageID} not in session ${event.sessionID}`)
@@ -172,6 +180,19 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
           : syntheticMessage(event.sessionID, event.seq, item.time, item.data),
       )
     }) satisfies Handler<typeof E.MessageRetracted>,
+    [E.RevertStaged.type]: ((event) => {
+      writeRevert.run(JSON.stringify(event.data.revert), event.sessionID)
+    }) satisfies Handler<typeof E.RevertStaged>,
+    [E.RevertCleared.type]: (event) => {
+      writeRevert.run(null, event.sessionID)
+    },
+    [E.RevertCommitted.type]: ((event) => {
+      const { after, through } = event.data
+      // The hidden messages leave the transcript with their permission requests; the revert is over.
+      deleteRangePermissions.run(event.sessionID, after, through)
+      deleteRange.run(event.sessionID, after, through)
+      writeRevert.run(null, event.sessionID)
+    }) satisfies Handler<typeof E.RevertCommitted>,
   }
 
   /** Every event type the projector knows: those with effects, and those that only change messages. */

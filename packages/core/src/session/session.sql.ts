@@ -19,6 +19,8 @@ export const SessionTable = sqliteTable(
     tokens_reasoning: integer().notNull().default(0),
     tokens_cache_read: integer().notNull().default(0),
     tokens_cache_write: integer().notNull().default(0),
+    /** The staged revert as JSON (`RevertState`), while one is staged. */
+    revert: text(),
     /** Seq of the last event applied to this session. */
     seq: integer().notNull(),
     time_created: integer().notNull(),

@@ -1,4 +1,11 @@
-import { idPattern, type ModelRef, type SessionInfo, type SessionStatus } from "@opencode-ai/schema"
+import {
+  idPattern,
+  type ModelRef,
+  type RevertState,
+  revertHides,
+  type SessionInfo,
+  type SessionStatus,
+} from "@opencode-ai/schema"
 import { Context, Effect, Layer } from "effect"
 import { Bus } from "../bus/bus.ts"
 import { draft } from "../bus/event.ts"
@@ -20,6 +27,8 @@ export interface SessionRow {
   agent: string | null
   /** JSON of a `ModelRef`. */
   model: string | null
+  /** JSON of the staged `RevertState`, while one is staged. */
+  revert: string | null
   cost: number
   tokens_input: number
   tokens_output: number
@@ -137,6 +146,10 @@ const clamp = (limit: number | undefined, fallback: number) => Math.max(1, Math.
 export const rowModel = (row: Pick<SessionRow, "model">): ModelRef | undefined =>
   row.model ? (JSON.parse(row.model) as ModelRef) : undefined
 
+/** A session row's staged revert, if any. */
+export const rowRevert = (row: Pick<SessionRow, "revert">): RevertState | undefined =>
+  row.revert ? (JSON.parse(row.revert) as RevertState) : undefined
+
 export class Session extends Context.Service<Session, SessionShape>()("@opencode-ai/core/session/Session") {
   static readonly layer = Layer.effect(
     Session,
@@ -210,13 +223,20 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
       const readClaimed = client.query<{ session_id: string }, []>(
         "SELECT session_id FROM session_execution ORDER BY time_started, session_id",
       )
+      // A staged revert's hidden range (?4, ?5] is left out; (-1, -1] hides nothing.
       const messagePage = {
-        asc: client.query<{ seq: number; data: string }, [string, number, number]>(
-          "SELECT seq, data FROM session_message WHERE session_id = ? AND seq > ? ORDER BY seq ASC LIMIT ?",
+        asc: client.query<{ seq: number; data: string }, [string, number, number, number, number]>(
+          "SELECT seq, data FROM session_message WHERE session_id = ?1 AND seq > ?2 AND NOT (seq > ?4 AND seq <= ?5) ORDER BY seq ASC LIMIT ?3",
         ),
-        desc: client.query<{ seq: number; data: string }, [string, number, number]>(
-          "SELECT seq, data FROM session_message WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
+        desc: client.query<{ seq: number; data: string }, [string, number, number, number, number]>(
+          "SELECT seq, data FROM session_message WHERE session_id = ?1 AND seq < ?2 AND NOT (seq > ?4 AND seq <= ?5) ORDER BY seq DESC LIMIT ?3",
         ),
+      }
+      const readRevert = client.query<{ revert: string | null }, [string]>("SELECT revert FROM session WHERE id = ?")
+      /** The staged revert of a session (read on every transcript read: one indexed row). */
+      const revertOf = (sessionID: string) => {
+        const row = readRevert.get(sessionID)
+        return row ? rowRevert(row) : undefined
       }
 
       const status = (row: SessionRow): SessionStatus => {
@@ -229,6 +249,7 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
 
       const toInfo = (row: SessionRow): SessionInfo => {
         const model = rowModel(row)
+        const revert = rowRevert(row)
         return {
           id: row.id,
           ...(row.parent_id ? { parentID: row.parent_id } : {}),
@@ -245,6 +266,7 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
           time: { created: row.time_created, updated: row.time_updated },
           title: row.title,
           location: { directory: row.directory },
+          ...(revert ? { revert } : {}),
           status: status(row),
           seq: row.seq,
         }
@@ -268,6 +290,47 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
             readSession.get(sessionID) ? [make()] : { reject: new SessionNotFoundError({ sessionID }) },
           )
           .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die))
+
+      const sync: SessionShape["sync"] = {
+        row: (sessionID) => readSession.get(sessionID) ?? undefined,
+        message: (sessionID, messageID) => {
+          const row = readMessage.get(messageID, sessionID)
+          return row ? (JSON.parse(row.data) as Message) : undefined
+        },
+        claimed: (sessionID) => readClaim.get(sessionID) ?? undefined,
+        inbox: (sessionID) => readInbox.all(sessionID).map((row) => JSON.parse(row.data) as Queued),
+        queued: (sessionID, messageID) => {
+          const row = readQueued.get(messageID, sessionID)
+          return row ? (JSON.parse(row.data) as Queued) : undefined
+        },
+        // A staged revert hides its messages from the model too (and from compaction).
+        transcript: (sessionID) => {
+          const messages = transcripts.read(sessionID)
+          const revert = revertOf(sessionID)
+          return revert ? messages.filter((message) => !revertHides(revert, message.seq)) : messages
+        },
+        incomplete: (sessionID, turnID) =>
+          readIncomplete.all(sessionID, turnID).map((row) => JSON.parse(row.data) as AssistantMessage),
+        latestPrompt: (sessionID) => {
+          const revert = revertOf(sessionID)
+          if (revert) {
+            // Rare (a revert is staged): the latest prompt the revert does not hide.
+            return sync
+              .transcript(sessionID)
+              .findLast((message): message is UserMessage => message.type === "user" && !message.retracted)
+          }
+          const row = readLatestPrompt.get(sessionID)
+          return row ? (JSON.parse(row.data) as UserMessage) : undefined
+        },
+        queuedSeq: (sessionID, messageID) => readQueued.get(messageID, sessionID)?.seq,
+        queuedCount: (sessionID) => countInbox.get(sessionID)?.n ?? 0,
+        messageIDTaken: (messageID) => readMessageID.get(messageID) !== null,
+        nextQueued: (sessionID, afterSeq) => {
+          const row = readNextQueued.get(sessionID, afterSeq)
+          return row ? { ...(JSON.parse(row.data) as Queued), seq: row.seq } : undefined
+        },
+        claimedSessions: () => readClaimed.all().map((row) => row.session_id),
+      }
 
       return Session.of({
         create: (input) =>
@@ -360,7 +423,8 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
         remove: (sessionID) => Effect.asVoid(lifecycle(sessionID, () => draft(SessionEvent.Deleted, {}))),
         messages: (sessionID, options = {}) =>
           Effect.gen(function* () {
-            yield* get(sessionID)
+            const info = yield* get(sessionID)
+            const hidden = info.revert
             const order = options.order ?? cursorOrder(options.cursor) ?? "asc"
             const scope = `messages:${sessionID}:${order}`
             const cursor = yield* cursorFor(options.cursor, scope)
@@ -375,6 +439,8 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
                   sessionID,
                   after === undefined ? (direction === "asc" ? 0 : Number.MAX_SAFE_INTEGER) : Number(after),
                   limit,
+                  hidden?.seq ?? -1,
+                  hidden?.through ?? -1,
                 ),
             })
             return { data: rows.data.map((row) => JSON.parse(row.data) as Message), cursor: rows.cursor }
@@ -394,34 +460,7 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
             const row = readSession.get(sessionID)
             return row ? [{ sessionID, status: status(row) }] : []
           }),
-        sync: {
-          row: (sessionID) => readSession.get(sessionID) ?? undefined,
-          message: (sessionID, messageID) => {
-            const row = readMessage.get(messageID, sessionID)
-            return row ? (JSON.parse(row.data) as Message) : undefined
-          },
-          claimed: (sessionID) => readClaim.get(sessionID) ?? undefined,
-          inbox: (sessionID) => readInbox.all(sessionID).map((row) => JSON.parse(row.data) as Queued),
-          queued: (sessionID, messageID) => {
-            const row = readQueued.get(messageID, sessionID)
-            return row ? (JSON.parse(row.data) as Queued) : undefined
-          },
-          transcript: (sessionID) => transcripts.read(sessionID),
-          incomplete: (sessionID, turnID) =>
-            readIncomplete.all(sessionID, turnID).map((row) => JSON.parse(row.data) as AssistantMessage),
-          latestPrompt: (sessionID) => {
-            const row = readLatestPrompt.get(sessionID)
-            return row ? (JSON.parse(row.data) as UserMessage) : undefined
-          },
-          queuedSeq: (sessionID, messageID) => readQueued.get(messageID, sessionID)?.seq,
-          queuedCount: (sessionID) => countInbox.get(sessionID)?.n ?? 0,
-          messageIDTaken: (messageID) => readMessageID.get(messageID) !== null,
-          nextQueued: (sessionID, afterSeq) => {
-            const row = readNextQueued.get(sessionID, afterSeq)
-            return row ? { ...(JSON.parse(row.data) as Queued), seq: row.seq } : undefined
-          },
-          claimedSessions: () => readClaimed.all().map((row) => row.session_id),
-        },
+        sync,
       })
     }),
   )

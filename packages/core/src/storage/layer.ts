@@ -6,6 +6,7 @@ import { Prune } from "../session/prune.ts"
 import { Session } from "../session/session.ts"
 import { Transfer } from "../session/transfer.ts"
 import { Turns } from "../session/turns.ts"
+import { Blobs } from "./blobs.ts"
 import { Database } from "./database.ts"
 import { Retention } from "./retention.ts"
 import { Stats } from "./stats.ts"
@@ -21,7 +22,7 @@ export interface StoreOptions {
 export const StoreLayer = (options: StoreOptions) => {
   const database = Database.layer(options.path)
   const bus = Bus.layer({ persist: options.persist }).pipe(Layer.provide(ProjectorsLive))
-  return Layer.merge(Session.layer, Stats.layer).pipe(
+  return Layer.mergeAll(Session.layer, Stats.layer, Blobs.layer).pipe(
     Layer.provideMerge(bus),
     Layer.provideMerge(database),
     Layer.provideMerge(Turns.layer),

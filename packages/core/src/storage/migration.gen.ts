@@ -35,4 +35,7 @@ export const migrations: ReadonlyArray<{ readonly tag: string; readonly statemen
   { tag: "0005_session_parent_index", statements: [
     "CREATE INDEX `session_parent` ON `session` (`parent_id`);"
   ] },
+  { tag: "0006_revert", statements: [
+    "ALTER TABLE `session` ADD `revert` text;"
+  ] },
 ]

@@ -1,10 +1,41 @@
 import { DatabaseStats, SessionBytes } from "@opencode-ai/schema"
 import { Context, Effect, Layer } from "effect"
-import { statSync } from "node:fs"
+import { readdirSync, statSync } from "node:fs"
+import { join } from "node:path"
 import type { Message } from "../session/message.ts"
+import { blobDirectory } from "./blobs.ts"
 import { Database, type DatabaseShape } from "./database.ts"
 
 export { DatabaseStats, SessionBytes }
+
+/** How many before-images the database's blob store holds, and their bytes (one directory walk). */
+const blobCount = (path: string) => {
+  const directory = blobDirectory(path)
+  let count = 0
+  let bytes = 0
+  if (directory === undefined) return { count, bytes }
+  const root = join(directory, "sha256")
+  let shards: Array<string> = []
+  try {
+    shards = readdirSync(root)
+  } catch {
+    return { count, bytes }
+  }
+  for (const shard of shards) {
+    let names: Array<string> = []
+    try {
+      names = readdirSync(join(root, shard))
+    } catch {
+      continue
+    }
+    for (const name of names) {
+      if (name.endsWith(".tmp")) continue
+      count++
+      bytes += fileSize(join(root, shard, name))
+    }
+  }
+  return { count, bytes }
+}
 
 const fileSize = (path: string) => {
   try {
@@ -114,6 +145,7 @@ export const databaseStats = (
         : { database: fileSize(path), wal: fileSize(`${path}-wal`), shm: fileSize(`${path}-shm`) },
     pages: { size: pragma("page_size"), count: pragma("page_count"), free: pragma("freelist_count") },
     journal: { events: journalEvents, bytes: journalBytes },
+    blobs: blobCount(path),
     items: totals,
     sessions: [...sessions.values()],
     ...(retention ? { retention: JSON.parse(retention.summary) } : {}),

@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { capDiff, unifiedDiff } from "./diff.ts"
-import { fingerprint, readTextFile, unchanged, writeFiles } from "./files.ts"
+import { fingerprint, readTextFile, unchanged, writeRecorded } from "./files.ts"
 import { confirmWritable, displayPath, resolveWritable } from "./path.ts"
 import { PathOutsideDirectoryError, ToolError, type Tool, type ToolContext, type ToolPlan } from "./tool.ts"
 
@@ -86,9 +86,9 @@ const plan = (input: EditInput, ctx: ToolContext): Effect.Effect<ToolPlan, ToolE
           if (!same) {
             return yield* fail(`file "${shown}" changed since it was read; read it again and redo the edit`)
           }
-          yield* Effect.tryPromise({
+          const files = yield* Effect.tryPromise({
             try: () =>
-              writeFiles("edit", root, [{ path, requested: input.path, shown, after }], new Map([[path, before]])),
+              writeRecorded("edit", root, ctx.images, [{ path, requested: input.path, shown, after, before, print }]),
             catch: (error) =>
               error instanceof ToolError || error instanceof PathOutsideDirectoryError ? error : fail(String(error)),
           })
@@ -97,7 +97,7 @@ const plan = (input: EditInput, ctx: ToolContext): Effect.Effect<ToolPlan, ToolE
             before === undefined
               ? `created "${shown}"`
               : `edited "${shown}" (${replaced} replacement${replaced === 1 ? "" : "s"})`
-          return { output: what, metadata: { diff } }
+          return { output: what, metadata: files ? { diff, files } : { diff } }
         }),
     } satisfies ToolPlan
   })

@@ -2,8 +2,9 @@ import { randomBytes } from "node:crypto"
 import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as nodePath from "node:path"
+import { blobRef } from "../storage/blobs.ts"
 import { isInside, outsideError } from "./path.ts"
-import { PathOutsideDirectoryError, ToolError } from "./tool.ts"
+import { type BeforeImages, type FileRecord, PathOutsideDirectoryError, ToolError } from "./tool.ts"
 
 /** Files larger than this are not edited (the whole text is held in memory twice while editing). */
 export const EDIT_MAX_BYTES = 32 * 1024 * 1024
@@ -231,4 +232,46 @@ export const writeFiles = async (
       message: `nothing was changed: cannot write "${staged[done.length]?.change.shown}": ${describe(error)}`,
     })
   }
+}
+
+/** A change as a file-changing tool applies it: what the file held when planned, and its fingerprint then. */
+export interface RecordedChange extends FileChange {
+  readonly before: string | undefined
+  readonly print: string
+}
+
+/**
+ * Writes changes all-or-nothing (`writeFiles`) after storing the before-image of each, and answers their
+ * records (for `metadata.files`): a change is recorded before it happens, so no change is made without
+ * what undoing it needs. A file this host wrote last and nobody touched since is not hashed again (its
+ * reference is recalled by fingerprint, the same trust `unchanged` puts in it). Without a store nothing
+ * is recorded and the answer is `undefined`.
+ */
+export const writeRecorded = async (
+  tool: string,
+  root: string,
+  images: BeforeImages | undefined,
+  changes: ReadonlyArray<RecordedChange>,
+): Promise<ReadonlyArray<FileRecord> | undefined> => {
+  if (images === undefined) {
+    await writeFiles(tool, root, changes, new Map(changes.map((change) => [change.path, change.before])))
+    return undefined
+  }
+  const befores: Array<string | null> = []
+  for (const change of changes) {
+    befores.push(
+      change.before === undefined ? null : await images.put(change.before, images.recall?.(change.path, change.print)),
+    )
+  }
+  await writeFiles(tool, root, changes, new Map(changes.map((change) => [change.path, change.before])))
+  const afters = changes.map((change) => (change.after === undefined ? null : blobRef(change.after)))
+  const records = changes.map((change, index) => ({
+    path: change.shown,
+    before: befores[index]!,
+    after: afters[index]!,
+  }))
+  if (images.remember)
+    for (const [index, change] of changes.entries())
+      images.remember(change.path, await fingerprint(change.path), records[index]!.after)
+  return records
 }

@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { capDiff, unifiedDiff } from "./diff.ts"
-import { type FileChange, fingerprint, readTextFile, unchanged, writeFiles } from "./files.ts"
+import { fingerprint, readTextFile, type RecordedChange, unchanged, writeRecorded } from "./files.ts"
 import { confirmWritable, displayPath, resolveWritable, sessionRoot } from "./path.ts"
 import { PathOutsideDirectoryError, ToolError, type Tool, type ToolContext, type ToolPlan } from "./tool.ts"
 
@@ -246,21 +246,26 @@ const plan = (input: PatchInput, ctx: ToolContext): Effect.Effect<ToolPlan, Tool
               )
             }
           }
-          const changes: Array<FileChange> = list.map((t) => ({
+          const changes: Array<RecordedChange> = list.map((t) => ({
             path: t.path,
             requested: t.requested,
             shown: t.shown,
             after: t.after,
+            before: t.before,
+            print: t.print,
           }))
-          yield* Effect.tryPromise({
-            try: () => writeFiles("patch", root, changes, new Map(list.map((t) => [t.path, t.before]))),
+          const files = yield* Effect.tryPromise({
+            try: () => writeRecorded("patch", root, ctx.images, changes),
             catch: (error) =>
               error instanceof ToolError || error instanceof PathOutsideDirectoryError ? error : fail(String(error)),
           })
           const summary = list.map(
             (t) => `${t.before === undefined ? "created" : t.after === undefined ? "deleted" : "patched"} ${t.shown}`,
           )
-          return { output: summary.length > 0 ? summary.join("\n") : "the patch changes nothing", metadata: { diff } }
+          return {
+            output: summary.length > 0 ? summary.join("\n") : "the patch changes nothing",
+            metadata: files ? { diff, files } : { diff },
+          }
         }),
     } satisfies ToolPlan
   })

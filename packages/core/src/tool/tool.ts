@@ -26,6 +26,35 @@ export interface ToolContext {
   readonly callID?: string
   /** The agent whose turn made the call. */
   readonly agentID?: string
+  /**
+   * Where a file-changing tool stores the before-images of what it changes (the host's blob store), so a
+   * revert can undo the change. Without it (a tool run outside a session) nothing is recorded.
+   */
+  readonly images?: BeforeImages
+}
+
+/** Stores a text content-addressed; answers its `sha256:<hex>` reference. */
+export interface BeforeImages {
+  /** Stores `content`; `known` is its reference when the caller already knows it (no hashing then). */
+  put(content: string, known?: string): Promise<string>
+  /**
+   * The reference of what a tool call wrote to `path`, if the file's fingerprint is still the one it had
+   * right after that write: the content is then known without hashing it again.
+   */
+  recall?(path: string, print: string): string | undefined
+  /** Notes what a call just wrote to `path` (its reference and the file's fingerprint after the write). */
+  remember?(path: string, print: string, ref: string | null): void
+}
+
+/**
+ * What undoing one file change needs, kept on the tool part (`metadata.files`): the path relative to the
+ * session directory, the before-image (`null`: the file did not exist) and the reference of what was
+ * written (`null`: the file was deleted), by which a revert tells whether the file changed since.
+ */
+export interface FileRecord {
+  readonly path: string
+  readonly before: string | null
+  readonly after: string | null
 }
 
 /** Which permission rule governs a tool call (docs/tools.md). */

@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { capDiff, unifiedDiff } from "./diff.ts"
-import { fingerprint, readTextFile, unchanged, writeFiles } from "./files.ts"
+import { fingerprint, readTextFile, unchanged, writeRecorded } from "./files.ts"
 import { confirmWritable, displayPath, resolveWritable } from "./path.ts"
 import { PathOutsideDirectoryError, ToolError, type Tool, type ToolContext, type ToolPlan } from "./tool.ts"
 
@@ -42,21 +42,18 @@ const plan = (input: WriteInput, ctx: ToolContext): Effect.Effect<ToolPlan, Tool
           })
           if (!same)
             return yield* fail(`file "${shown}" changed since it was read; read it again before overwriting it`)
-          yield* Effect.tryPromise({
+          const files = yield* Effect.tryPromise({
             try: () =>
-              writeFiles(
-                "write",
-                root,
-                [{ path, requested: input.path, shown, after: input.content }],
-                new Map([[path, before]]),
-              ),
+              writeRecorded("write", root, ctx.images, [
+                { path, requested: input.path, shown, after: input.content, before, print },
+              ]),
             catch: (error) =>
               error instanceof ToolError || error instanceof PathOutsideDirectoryError ? error : fail(String(error)),
           })
           const bytes = Buffer.byteLength(input.content, "utf8")
           return {
             output: `${before === undefined ? "created" : "wrote"} "${shown}" (${bytes} bytes)`,
-            metadata: { diff },
+            metadata: files ? { diff, files } : { diff },
           }
         }),
     } satisfies ToolPlan

@@ -526,6 +526,27 @@ export const applyOps = (ops: ReadonlyArray<number>) =>
               }),
             )
           } else drafts.push(draft(E.Erased, { events: 0, fields: 0, bytes: 0, by: "user" }))
+        } else if (kind === 13 && !s.claim && r % 5 === 0) {
+          // Revert events. The generated ranges hide and remove no message the model still tracks (the
+          // removal of real messages is proven end to end in the server's revert tests).
+          const variant = (r >> 3) % 3
+          const anchor = s.completed.at(-1)?.id ?? s.inputs.at(-1)?.id ?? ascending("msg")
+          drafts.push(
+            variant === 0
+              ? draft(E.RevertStaged, {
+                  revert: {
+                    messageID: anchor,
+                    seq: Number.MAX_SAFE_INTEGER - 1,
+                    through: step,
+                    files: [{ path: `f${step}.txt`, status: "modified", additions: 1, deletions: 1, patch: text }],
+                    restored: [{ path: `f${step}.txt`, image: null, staged: null }],
+                    conflicts: r % 2 ? [{ path: "g.txt", reason: text }] : [],
+                  },
+                })
+              : variant === 1
+                ? draft(E.RevertCleared, r % 2 ? { conflicts: [{ path: "g.txt", reason: text }] } : {})
+                : draft(E.RevertCommitted, { messageID: anchor, after: Number.MAX_SAFE_INTEGER - 1, through: step }),
+          )
         } else if (kind === 13) {
           drafts.push(
             r % 2

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import { buildClientParams, type Client, type ClientMeta, type Options as Options2, type RequestResult, type ServerSentEventsResult, type TDataShape } from './client/index.ts';
-import type { LocationRef, ModelRef, PermissionV2Reply, PromptInput, PrunableType, V2AgentListErrors, V2AgentListResponses, V2CommandListErrors, V2CommandListResponses, V2ConfigGetErrors, V2ConfigGetResponses, V2EventSubscribeErrors, V2EventSubscribeResponse, V2EventSubscribeResponses, V2FsFindErrors, V2FsFindResponses, V2FsListErrors, V2FsListResponses, V2FsReadErrors, V2FsReadResponses, V2HealthGetErrors, V2HealthGetResponses, V2LocationGetErrors, V2LocationGetResponses, V2McpStatusErrors, V2McpStatusResponses, V2ModelListErrors, V2ModelListResponses, V2PermissionRequestListErrors, V2PermissionRequestListResponses, V2PluginListErrors, V2PluginListResponses, V2ProviderGetErrors, V2ProviderGetResponses, V2ProviderListErrors, V2ProviderListResponses, V2SessionActiveErrors, V2SessionActiveResponses, V2SessionCompactErrors, V2SessionCompactResponses, V2SessionContextErrors, V2SessionContextResponses, V2SessionCorrectErrors, V2SessionCorrectResponses, V2SessionCreateErrors, V2SessionCreateResponses, V2SessionDeleteErrors, V2SessionDeleteResponses, V2SessionEraseErrors, V2SessionEraseResponses, V2SessionEventsErrors, V2SessionEventsResponse, V2SessionEventsResponses, V2SessionForkErrors, V2SessionForkResponses, V2SessionGetErrors, V2SessionGetResponses, V2SessionHistoryErrors, V2SessionHistoryResponses, V2SessionInterruptErrors, V2SessionInterruptResponses, V2SessionListErrors, V2SessionListResponses, V2SessionMessageErrors, V2SessionMessageResponses, V2SessionMessagesErrors, V2SessionMessagesResponses, V2SessionPermissionGetErrors, V2SessionPermissionGetResponses, V2SessionPermissionListErrors, V2SessionPermissionListResponses, V2SessionPermissionReplyErrors, V2SessionPermissionReplyResponses, V2SessionPromptErrors, V2SessionPromptResponses, V2SessionPruneErrors, V2SessionPruneResponses, V2SessionRemoveItemErrors, V2SessionRemoveItemResponses, V2SessionResumeErrors, V2SessionResumeResponses, V2SessionRetractErrors, V2SessionRetractResponses, V2SessionSwitchAgentErrors, V2SessionSwitchAgentResponses, V2SessionSwitchModelErrors, V2SessionSwitchModelResponses, V2SessionSyntheticErrors, V2SessionSyntheticResponses, V2SessionUpdateErrors, V2SessionUpdateResponses, V2SessionWaitErrors, V2SessionWaitResponses, V2SkillListErrors, V2SkillListResponses, V2StorageStatsErrors, V2StorageStatsResponses } from './types.gen.ts';
+import type { LocationRef, ModelRef, PermissionV2Reply, PromptInput, PrunableType, V2AgentListErrors, V2AgentListResponses, V2CommandListErrors, V2CommandListResponses, V2ConfigGetErrors, V2ConfigGetResponses, V2EventSubscribeErrors, V2EventSubscribeResponse, V2EventSubscribeResponses, V2FsFindErrors, V2FsFindResponses, V2FsListErrors, V2FsListResponses, V2FsReadErrors, V2FsReadResponses, V2HealthGetErrors, V2HealthGetResponses, V2LocationGetErrors, V2LocationGetResponses, V2McpStatusErrors, V2McpStatusResponses, V2ModelListErrors, V2ModelListResponses, V2PermissionRequestListErrors, V2PermissionRequestListResponses, V2PluginListErrors, V2PluginListResponses, V2ProviderGetErrors, V2ProviderGetResponses, V2ProviderListErrors, V2ProviderListResponses, V2SessionActiveErrors, V2SessionActiveResponses, V2SessionCompactErrors, V2SessionCompactResponses, V2SessionContextErrors, V2SessionContextResponses, V2SessionCorrectErrors, V2SessionCorrectResponses, V2SessionCreateErrors, V2SessionCreateResponses, V2SessionDeleteErrors, V2SessionDeleteResponses, V2SessionEraseErrors, V2SessionEraseResponses, V2SessionEventsErrors, V2SessionEventsResponse, V2SessionEventsResponses, V2SessionForkErrors, V2SessionForkResponses, V2SessionGetErrors, V2SessionGetResponses, V2SessionHistoryErrors, V2SessionHistoryResponses, V2SessionInterruptErrors, V2SessionInterruptResponses, V2SessionListErrors, V2SessionListResponses, V2SessionMessageErrors, V2SessionMessageResponses, V2SessionMessagesErrors, V2SessionMessagesResponses, V2SessionPermissionGetErrors, V2SessionPermissionGetResponses, V2SessionPermissionListErrors, V2SessionPermissionListResponses, V2SessionPermissionReplyErrors, V2SessionPermissionReplyResponses, V2SessionPromptErrors, V2SessionPromptResponses, V2SessionPruneErrors, V2SessionPruneResponses, V2SessionRemoveItemErrors, V2SessionRemoveItemResponses, V2SessionResumeErrors, V2SessionResumeResponses, V2SessionRetractErrors, V2SessionRetractResponses, V2SessionRevertClearErrors, V2SessionRevertClearResponses, V2SessionRevertCommitErrors, V2SessionRevertCommitResponses, V2SessionRevertStageErrors, V2SessionRevertStageResponses, V2SessionSwitchAgentErrors, V2SessionSwitchAgentResponses, V2SessionSwitchModelErrors, V2SessionSwitchModelResponses, V2SessionSyntheticErrors, V2SessionSyntheticResponses, V2SessionUpdateErrors, V2SessionUpdateResponses, V2SessionWaitErrors, V2SessionWaitResponses, V2SkillListErrors, V2SkillListResponses, V2StorageStatsErrors, V2StorageStatsResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -383,6 +383,64 @@ export class Permission2 extends HeyApiClient {
         return (options?.client ?? this.client).post<V2SessionPermissionReplyResponses, V2SessionPermissionReplyErrors, ThrowOnError>({
             security: [{ scheme: 'basic', type: 'http' }],
             url: '/api/session/{sessionID}/permission/{requestID}/reply',
+            ...options,
+            ...params,
+            headers: {
+                'Content-Type': 'application/json',
+                ...options?.headers,
+                ...params.headers
+            }
+        });
+    }
+}
+
+export class Revert extends HeyApiClient {
+    /**
+     * Undo the staged revert: its messages are shown again and its files put back (files changed since are left alone, listed in the event's `conflicts`)
+     */
+    public clear<ThrowOnError extends boolean = false>(parameters: {
+        sessionID: string;
+    }, options?: Options<never, ThrowOnError>): RequestResult<V2SessionRevertClearResponses, V2SessionRevertClearErrors, ThrowOnError> {
+        const params = buildClientParams([parameters], [{ args: [{ in: 'path', key: 'sessionID' }] }]);
+        return (options?.client ?? this.client).post<V2SessionRevertClearResponses, V2SessionRevertClearErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/session/{sessionID}/revert/clear',
+            ...options,
+            ...params
+        });
+    }
+    
+    /**
+     * Make the staged revert final: its hidden messages are removed
+     */
+    public commit<ThrowOnError extends boolean = false>(parameters: {
+        sessionID: string;
+    }, options?: Options<never, ThrowOnError>): RequestResult<V2SessionRevertCommitResponses, V2SessionRevertCommitErrors, ThrowOnError> {
+        const params = buildClientParams([parameters], [{ args: [{ in: 'path', key: 'sessionID' }] }]);
+        return (options?.client ?? this.client).post<V2SessionRevertCommitResponses, V2SessionRevertCommitErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/session/{sessionID}/revert/commit',
+            ...options,
+            ...params
+        });
+    }
+    
+    /**
+     * Stage or move the revert boundary after `messageID`: later messages are hidden from the view and the model, and the files the session's tools changed after it are restored (`conflicts`: files changed outside the session, left alone)
+     */
+    public stage<ThrowOnError extends boolean = false>(parameters: {
+        sessionID: string;
+        messageID: string;
+        files?: boolean;
+    }, options?: Options<never, ThrowOnError>): RequestResult<V2SessionRevertStageResponses, V2SessionRevertStageErrors, ThrowOnError> {
+        const params = buildClientParams([parameters], [{ args: [
+                    { in: 'path', key: 'sessionID' },
+                    { in: 'body', key: 'messageID' },
+                    { in: 'body', key: 'files' }
+                ] }]);
+        return (options?.client ?? this.client).post<V2SessionRevertStageResponses, V2SessionRevertStageErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/session/{sessionID}/revert/stage',
             ...options,
             ...params,
             headers: {
@@ -902,6 +960,11 @@ export class Session extends HeyApiClient {
     private _permission?: Permission2;
     get permission(): Permission2 {
         return this._permission ??= new Permission2({ client: this.client });
+    }
+    
+    private _revert?: Revert;
+    get revert(): Revert {
+        return this._revert ??= new Revert({ client: this.client });
     }
 }
 

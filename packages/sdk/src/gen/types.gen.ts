@@ -53,6 +53,10 @@ export type DatabaseStats = {
         events: number;
         bytes: number;
     };
+    blobs?: {
+        count: number;
+        bytes: number;
+    };
     items: ItemBytes;
     sessions: Array<SessionBytes>;
     retention?: RetentionSummary;
@@ -453,12 +457,27 @@ export type RetentionSummary = {
     };
 };
 
+export type RevertConflict = {
+    path: string;
+    reason: string;
+};
+
+export type RevertRestored = {
+    path: string;
+    image: string | null;
+    staged: string | null;
+};
+
 export type RevertState = {
     messageID: string;
     partID?: string;
     snapshot?: string;
     diff?: string;
     files?: Array<FileDiff>;
+    seq?: number;
+    through?: number;
+    restored?: Array<RevertRestored>;
+    conflicts?: Array<RevertConflict>;
 };
 
 export type ServerConnected = {
@@ -503,7 +522,7 @@ export type SessionContextTokens = {
     limit?: number;
 };
 
-export type SessionDurableEvent = PermissionV2Asked | PermissionV2Replied | SessionNextAgentSwitched | SessionNextCompactionEnded | SessionNextCompactionStarted | SessionNextCreated | SessionNextDeleted | SessionNextErased | SessionNextMessageRetracted | SessionNextModelSwitched | SessionNextPromptAdmitted | SessionNextPrompted | SessionNextPruned | SessionNextReasoningAppended | SessionNextReasoningEnded | SessionNextReasoningRemoved | SessionNextReasoningStarted | SessionNextRenamed | SessionNextRetried | SessionNextStepEnded | SessionNextStepFailed | SessionNextStepStarted | SessionNextSynthetic | SessionNextSyntheticQueued | SessionNextTextAppended | SessionNextTextCorrected | SessionNextTextEnded | SessionNextTextStarted | SessionNextToolCalled | SessionNextToolFailed | SessionNextToolInputEnded | SessionNextToolInputStarted | SessionNextToolProgress | SessionNextToolPruned | SessionNextToolSuccess | SessionNextTurnEnded | SessionNextTurnResumed | SessionNextTurnStarted;
+export type SessionDurableEvent = PermissionV2Asked | PermissionV2Replied | SessionNextAgentSwitched | SessionNextCompactionEnded | SessionNextCompactionStarted | SessionNextCreated | SessionNextDeleted | SessionNextErased | SessionNextMessageRetracted | SessionNextModelSwitched | SessionNextPromptAdmitted | SessionNextPrompted | SessionNextPruned | SessionNextReasoningAppended | SessionNextReasoningEnded | SessionNextReasoningRemoved | SessionNextReasoningStarted | SessionNextRenamed | SessionNextRetried | SessionNextRevertCleared | SessionNextRevertCommitted | SessionNextRevertStaged | SessionNextStepEnded | SessionNextStepFailed | SessionNextStepStarted | SessionNextSynthetic | SessionNextSyntheticQueued | SessionNextTextAppended | SessionNextTextCorrected | SessionNextTextEnded | SessionNextTextStarted | SessionNextToolCalled | SessionNextToolFailed | SessionNextToolInputEnded | SessionNextToolInputStarted | SessionNextToolProgress | SessionNextToolPruned | SessionNextToolSuccess | SessionNextTurnEnded | SessionNextTurnResumed | SessionNextTurnStarted;
 
 export type SessionErrorUnknown = {
     type: 'unknown';
@@ -1167,6 +1186,53 @@ export type SessionNextRetryError = {
     };
 };
 
+export type SessionNextRevertCleared = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.revert.cleared';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        conflicts?: Array<RevertConflict>;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextRevertCommitted = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.revert.committed';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        messageID: string;
+        after: number;
+        through: number;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type SessionNextRevertStaged = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'session.next.revert.staged';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        revert: RevertState;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
 export type SessionNextStepEnded = {
     id: string;
     metadata?: {
@@ -1686,7 +1752,7 @@ export type UnsupportedMediaTypeError = {
     message: string;
 };
 
-export type V2Event = ServerConnected | ServerError | PermissionV2Asked | PermissionV2Replied | SessionNextAgentSwitched | SessionNextCompactionEnded | SessionNextCompactionStarted | SessionNextCreated | SessionNextDeleted | SessionNextErased | SessionNextMessageRetracted | SessionNextModelSwitched | SessionNextPromptAdmitted | SessionNextPrompted | SessionNextPruned | SessionNextReasoningAppended | SessionNextReasoningEnded | SessionNextReasoningRemoved | SessionNextReasoningStarted | SessionNextRenamed | SessionNextRetried | SessionNextStepEnded | SessionNextStepFailed | SessionNextStepStarted | SessionNextSynthetic | SessionNextSyntheticQueued | SessionNextTextAppended | SessionNextTextCorrected | SessionNextTextEnded | SessionNextTextStarted | SessionNextToolCalled | SessionNextToolFailed | SessionNextToolInputEnded | SessionNextToolInputStarted | SessionNextToolProgress | SessionNextToolPruned | SessionNextToolSuccess | SessionNextTurnEnded | SessionNextTurnResumed | SessionNextTurnStarted | SessionNextCompactionDelta | SessionNextReasoningDelta | SessionNextTextDelta | SessionNextToolInputDelta | SessionStatus;
+export type V2Event = ServerConnected | ServerError | PermissionV2Asked | PermissionV2Replied | SessionNextAgentSwitched | SessionNextCompactionEnded | SessionNextCompactionStarted | SessionNextCreated | SessionNextDeleted | SessionNextErased | SessionNextMessageRetracted | SessionNextModelSwitched | SessionNextPromptAdmitted | SessionNextPrompted | SessionNextPruned | SessionNextReasoningAppended | SessionNextReasoningEnded | SessionNextReasoningRemoved | SessionNextReasoningStarted | SessionNextRenamed | SessionNextRetried | SessionNextRevertCleared | SessionNextRevertCommitted | SessionNextRevertStaged | SessionNextStepEnded | SessionNextStepFailed | SessionNextStepStarted | SessionNextSynthetic | SessionNextSyntheticQueued | SessionNextTextAppended | SessionNextTextCorrected | SessionNextTextEnded | SessionNextTextStarted | SessionNextToolCalled | SessionNextToolFailed | SessionNextToolInputEnded | SessionNextToolInputStarted | SessionNextToolProgress | SessionNextToolPruned | SessionNextToolSuccess | SessionNextTurnEnded | SessionNextTurnResumed | SessionNextTurnStarted | SessionNextCompactionDelta | SessionNextReasoningDelta | SessionNextTextDelta | SessionNextToolInputDelta | SessionStatus;
 
 export type V2AgentListData = {
     body?: never;
@@ -3917,6 +3983,176 @@ export type V2SessionResumeResponses = {
 };
 
 export type V2SessionResumeResponse = V2SessionResumeResponses[keyof V2SessionResumeResponses];
+
+export type V2SessionRevertClearData = {
+    body?: never;
+    path: {
+        sessionID: string;
+    };
+    query?: never;
+    url: '/api/session/{sessionID}/revert/clear';
+};
+
+export type V2SessionRevertClearErrors = {
+    /**
+     * InvalidTargetError | InvalidRequestError
+     */
+    400: InvalidTargetError | InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * SessionNotFoundError
+     */
+    404: SessionNotFoundError;
+    /**
+     * SessionBusyError
+     */
+    409: SessionBusyError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2SessionRevertClearError = V2SessionRevertClearErrors[keyof V2SessionRevertClearErrors];
+
+export type V2SessionRevertClearResponses = {
+    /**
+     * <No Content>
+     */
+    204: void;
+};
+
+export type V2SessionRevertClearResponse = V2SessionRevertClearResponses[keyof V2SessionRevertClearResponses];
+
+export type V2SessionRevertCommitData = {
+    body?: never;
+    path: {
+        sessionID: string;
+    };
+    query?: never;
+    url: '/api/session/{sessionID}/revert/commit';
+};
+
+export type V2SessionRevertCommitErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * SessionNotFoundError
+     */
+    404: SessionNotFoundError;
+    /**
+     * SessionBusyError
+     */
+    409: SessionBusyError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2SessionRevertCommitError = V2SessionRevertCommitErrors[keyof V2SessionRevertCommitErrors];
+
+export type V2SessionRevertCommitResponses = {
+    /**
+     * <No Content>
+     */
+    204: void;
+};
+
+export type V2SessionRevertCommitResponse = V2SessionRevertCommitResponses[keyof V2SessionRevertCommitResponses];
+
+export type V2SessionRevertStageData = {
+    body: {
+        messageID: string;
+        files?: boolean;
+    };
+    path: {
+        sessionID: string;
+    };
+    query?: never;
+    url: '/api/session/{sessionID}/revert/stage';
+};
+
+export type V2SessionRevertStageErrors = {
+    /**
+     * InvalidTargetError | InvalidRequestError
+     */
+    400: InvalidTargetError | InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * SessionNotFoundError | MessageNotFoundError
+     */
+    404: SessionNotFoundError | MessageNotFoundError;
+    /**
+     * SessionBusyError
+     */
+    409: SessionBusyError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2SessionRevertStageError = V2SessionRevertStageErrors[keyof V2SessionRevertStageErrors];
+
+export type V2SessionRevertStageResponses = {
+    /**
+     * Success
+     */
+    200: {
+        data: RevertState;
+    };
+};
+
+export type V2SessionRevertStageResponse = V2SessionRevertStageResponses[keyof V2SessionRevertStageResponses];
 
 export type V2SessionSyntheticData = {
     body: {

@@ -19,6 +19,7 @@ import { FsHandlers } from "./fs.ts"
 import { ServerDirectory } from "./location.ts"
 import { RequestErrorsLive } from "./middleware.ts"
 import { SessionPermissionHandlers } from "./permission.ts"
+import { SessionRevertHandlers } from "./revert.ts"
 import { ConfigHandlers, PluginHandlers } from "./plugin.ts"
 import { McpHandlers } from "./mcp.ts"
 import { SessionHandlers } from "./session.ts"
@@ -59,6 +60,7 @@ export const appLayer = (options: AppOptions) => {
     AgentHandlers,
     SessionHandlers,
     SessionPermissionHandlers,
+    SessionRevertHandlers,
     ModelHandlers,
     ProviderHandlers,
     PermissionRequestHandlers,

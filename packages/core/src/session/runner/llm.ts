@@ -30,6 +30,7 @@ import { runContextHooks } from "../provenance.ts"
 import { systemParts } from "../system.ts"
 import { toModelMessages } from "../transcript.ts"
 import { Subagents } from "../subagent.ts"
+import { Blobs } from "../../storage/blobs.ts"
 import { makeToolCaller, SKIPPED_AFTER_REJECT } from "./tool-call.ts"
 
 export interface Turn {
@@ -71,6 +72,7 @@ export class Runner extends Context.Service<
       const config = yield* Config
       const turns = yield* Turns
       const permissions = yield* Permissions
+      const blobs = yield* Blobs
       const skills = yield* Skills
       const subagents = yield* Subagents
       const builtin = [...builtinTools({ bash: config.data.tools?.bash !== false }), subagents.tool]
@@ -112,6 +114,7 @@ export class Runner extends Context.Service<
         permissions,
         session,
         env: childEnvironment(process.env, config.secrets ?? []),
+        blobs,
         commit,
         stopping: subagents.stopping,
         find: (name) =>

@@ -2,7 +2,8 @@ import { Cause, Effect } from "effect"
 import { draft, type Draft } from "../../bus/event.ts"
 import { type Answer, Permissions, type PermissionRequest } from "../../permission/permission.ts"
 import { planTool } from "../../tool/registry.ts"
-import type { Tool, ToolPlan } from "../../tool/tool.ts"
+import type { BlobsShape } from "../../storage/blobs.ts"
+import type { BeforeImages, Tool, ToolPlan } from "../../tool/tool.ts"
 import { SessionEvent } from "../event.ts"
 import { callInput, type ErrorInfo, type ToolItem } from "../message.ts"
 import type { Session } from "../session.ts"
@@ -47,6 +48,8 @@ export const makeToolCaller = (deps: {
   readonly permissions: Permissions["Service"]
   readonly session: Session["Service"]
   readonly env: Readonly<Record<string, string | undefined>>
+  /** The before-image store file-changing tools record into (see `FileRecord`). */
+  readonly blobs?: BlobsShape
   readonly commit: (sessionID: string, drafts: ReadonlyArray<Draft>) => Effect.Effect<unknown>
   /** Whether the host is shutting down: a running `task` call then stays open for the next start. */
   readonly stopping?: () => boolean
@@ -86,6 +89,19 @@ export const makeToolCaller = (deps: {
         yield* failed(`unknown tool "${call.name}"`)
         return { stop: false }
       }
+      // Before-images stay pinned (a concurrent collection cannot take them) until the event naming them is committed.
+      const put: Array<string> = []
+      const blobs = deps.blobs
+      const images: BeforeImages | undefined = blobs && {
+        put: (content, known) =>
+          blobs.put(content, known).then((ref) => {
+            put.push(ref)
+            return ref
+          }),
+        recall: blobs.recall,
+        remember: blobs.remember,
+      }
+      yield* Effect.addFinalizer(() => Effect.sync(() => blobs?.release(put)))
       const ctx = {
         sessionID: scope.sessionID,
         directory: scope.directory,
@@ -95,6 +111,7 @@ export const makeToolCaller = (deps: {
         messageID: scope.messageID,
         callID: call.callID,
         agentID: scope.agentID,
+        ...(images ? { images } : {}),
       }
       const planned = yield* Effect.result(planTool(tool, input, ctx))
       if (planned._tag === "Failure") {
@@ -187,6 +204,7 @@ export const makeToolCaller = (deps: {
         ).pipe(Effect.as<CallOutcome>({ stop: false })),
       ),
       Effect.onInterrupt(() => Effect.sync(() => controller.abort())),
+      Effect.scoped,
     )
   }
 
