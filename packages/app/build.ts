@@ -7,7 +7,7 @@
 import { fileURLToPath } from "node:url"
 
 /** The page the bundle starts from. */
-export const ENTRY = fileURLToPath(new URL("./src/index.html", import.meta.url))
+export const ENTRY = fileURLToPath(import.meta.resolve("@opencode-ai/app/index.html"))
 
 /** One file of the built client, addressed by its URL path (`/index.html`, `/chunk-<hash>.js`...). */
 export interface AppFile {
