@@ -66,7 +66,11 @@ const withoutSources = (target) => {
 
 /** Every string an export map can resolve to. */
 const targetsOf = (target) =>
-  typeof target === "string" ? [target] : target && typeof target === "object" ? Object.values(target).flatMap(targetsOf) : []
+  typeof target === "string"
+    ? [target]
+    : target && typeof target === "object"
+      ? Object.values(target).flatMap(targetsOf)
+      : []
 
 /** Where `src/` lands in `dist/`, read off the root export (`./src/index.ts` -> `./dist/src/index.js`). */
 const distDirOf = (manifest) => {
@@ -91,7 +95,8 @@ const packedManifest = (manifest, versions) => {
     const layout = distDirOf(manifest)
     const moved = (path) => {
       if (!path.endsWith(".ts")) return path
-      if (!layout || !path.startsWith(`${layout.src}/`)) throw new Error(`${manifest.name}: no built file for bin ${path}`)
+      if (!layout || !path.startsWith(`${layout.src}/`))
+        throw new Error(`${manifest.name}: no built file for bin ${path}`)
       return `${layout.dist}${path.slice(layout.src.length).replace(/\.ts$/, ".js")}`
     }
     packed.bin =
@@ -126,7 +131,8 @@ for (const name of ordered) {
   const packed = packedManifest(manifest, versions)
   writeFileSync(join(staged, "package.json"), `${JSON.stringify(packed, null, 2)}\n`)
   for (const target of targetsOf(packed.exports).filter((path) => !path.includes("*"))) {
-    if (!existsSync(join(staged, target))) throw new Error(`${name}: packed export ${target} is missing after the build`)
+    if (!existsSync(join(staged, target)))
+      throw new Error(`${name}: packed export ${target} is missing after the build`)
   }
   const npm = process.platform === "win32" ? "npm.cmd" : "npm"
   const report = execFileSync(npm, ["pack", "--json", "--ignore-scripts", "--pack-destination", out], {

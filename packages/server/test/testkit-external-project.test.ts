@@ -71,7 +71,7 @@ describe("the kit from an external plugin project", () => {
       .filter((file) => file.endsWith(".tgz"))
       .map((file) => join(packs, file))
     // The sdk, the plugin and the kit's package, with every workspace package they need at run time.
-    const names = tarballs.map((file) => /opencode-ai-(\w+)-/.exec(file)![1]).sort()
+    const names = tarballs.map((file) => /opencode-ai-(\w+)-/.exec(file)![1]!).sort()
     expect(names).toEqual(["app", "core", "plugin", "protocol", "schema", "sdk", "server"])
     // The command the script prints is the whole installation.
     expect(packed.output).toContain("npm install ")
@@ -134,7 +134,10 @@ describe("the kit from an external plugin project", () => {
     const vitestOnNode = await run([NODE, "node_modules/vitest/vitest.mjs", "run"], project)
     expect(vitestOnNode.code).not.toBe(0)
     expect(vitestOnNode.output).toMatch(REFUSAL)
-    const importOnNode = await run([NODE, "--input-type=module", "-e", 'await import("@opencode-ai/server/testing")'], project)
+    const importOnNode = await run(
+      [NODE, "--input-type=module", "-e", 'await import("@opencode-ai/server/testing")'],
+      project,
+    )
     expect(importOnNode.code).not.toBe(0)
     expect(importOnNode.output).toMatch(REFUSAL)
 

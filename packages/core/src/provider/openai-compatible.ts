@@ -21,7 +21,9 @@ export interface ProtocolOptions {
 }
 
 // Annotated so the packed declarations name the type through this package's own dependency.
-export const openAICompatibleModel = (options: ProtocolOptions): ReturnType<ReturnType<typeof createOpenAICompatible>["chatModel"]> =>
+export const openAICompatibleModel = (
+  options: ProtocolOptions,
+): ReturnType<ReturnType<typeof createOpenAICompatible>["chatModel"]> =>
   createOpenAICompatible({
     name: options.providerID,
     baseURL: options.baseURL,
