@@ -12,12 +12,14 @@
  * - the `bun` and `development` export conditions, which point at `src/*.ts` for the monorepo's own use,
  *   are dropped, so `types`, `import` and `default` point at `dist/` only;
  * - `scripts` and `devDependencies` are dropped (they name workspace tools), `bin` points at `dist/`.
- * The source manifests are never touched.
+ * The source manifests are never touched. On a fresh checkout (no `node_modules/`) the pinned Bun and the
+ * workspace dependencies are installed first, as `npm test` does, since the builds need TypeScript.
  */
 import { execFileSync, execSync } from "node:child_process"
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join, posix, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
+import { prepare } from "./pinned-bun.mjs"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 /** What a plugin author installs; their workspace dependencies come along. */
@@ -112,6 +114,8 @@ const packedManifest = (manifest, versions) => {
   }
   return packed
 }
+
+if (!existsSync(join(ROOT, "node_modules", "typescript")) && prepare() !== 0) process.exit(1)
 
 const run = (command, cwd) => execSync(command, { cwd, stdio: ["ignore", "inherit", "inherit"] })
 
