@@ -6,8 +6,10 @@
  */
 import { fileURLToPath } from "node:url"
 
-/** The page the bundle starts from. */
-export const ENTRY = fileURLToPath(new URL("./src/index.html", import.meta.url))
+/** The page the bundle starts from (`src/` beside this file, or beside `dist/` once packed). */
+export const ENTRY = fileURLToPath(
+  new URL(import.meta.url.endsWith("/dist/build.js") ? "../src/index.html" : "./src/index.html", import.meta.url),
+)
 
 /** One file of the built client, addressed by its URL path (`/index.html`, `/chunk-<hash>.js`...). */
 export interface AppFile {

@@ -20,7 +20,10 @@ export interface ProtocolOptions {
   readonly fetch: FetchLike
 }
 
-export const openAICompatibleModel = (options: ProtocolOptions) =>
+// Annotated so the packed declarations name the type through this package's own dependency.
+export const openAICompatibleModel = (
+  options: ProtocolOptions,
+): ReturnType<ReturnType<typeof createOpenAICompatible>["chatModel"]> =>
   createOpenAICompatible({
     name: options.providerID,
     baseURL: options.baseURL,
