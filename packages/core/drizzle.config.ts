@@ -7,6 +7,8 @@ export default defineConfig({
     "./src/session/message.sql.ts",
     "./src/bus/event.sql.ts",
     "./src/permission/permission.sql.ts",
+    "./src/question/question.sql.ts",
+    "./src/todo/todo.sql.ts",
   ],
   out: "./src/storage/migrations",
 })

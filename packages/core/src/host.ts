@@ -1,6 +1,8 @@
 import { Effect, Layer } from "effect"
 import { Config, type ConfigShape } from "./config/config.ts"
 import { Permissions } from "./permission/permission.ts"
+import { Questions } from "./question/question.ts"
+import { Todos } from "./todo/todo.ts"
 import { Hooks } from "./plugin/hooks.ts"
 import { type InlinePlugin, PluginHost } from "./plugin/host.ts"
 import { Providers } from "./provider/registry.ts"
@@ -32,7 +34,10 @@ export const HostLayer = (options: HostOptions) => {
   const config = Config.layer(options.config)
   const store = StoreLayer({ path: options.database, persist: options.config.data.events?.persist !== false })
   const base = Layer.mergeAll(Hooks.layer, Providers.layer).pipe(Layer.provideMerge(config))
-  const runner = Runner.layer.pipe(Layer.provideMerge(Permissions.layer), Layer.provideMerge(Layer.merge(store, base)))
+  const runner = Runner.layer.pipe(
+    Layer.provideMerge(Layer.mergeAll(Permissions.layer, Questions.layer, Todos.layer)),
+    Layer.provideMerge(Layer.merge(store, base)),
+  )
   const execution = Layer.mergeAll(Execution.layer, Mutation.layer, Prune.layer, Erase.layer, StatusLayer).pipe(
     Layer.provideMerge(runner),
   )

@@ -19,14 +19,27 @@ export const PermissionConfig = Schema.Struct({
   read: Schema.optional(PermissionRule),
   edit: Schema.optional(PermissionRule),
   bash: Schema.optional(PermissionRule),
+  /** Patterns: the URL fetched. */
+  webfetch: Schema.optional(PermissionRule),
+  todowrite: Schema.optional(PermissionRule),
+  todoread: Schema.optional(PermissionRule),
+  question: Schema.optional(PermissionRule),
 })
 export type PermissionConfig = typeof PermissionConfig.Type
 
-/** Without config: reading is allowed, changing files and running commands is asked. */
+/**
+ * Without config: reading is allowed, changing files, running commands and fetching URLs is asked. The
+ * todo list and questions are allowed: they touch nothing outside the session, and a question is itself
+ * addressed to the user.
+ */
 export const DEFAULT_RULES: Readonly<Record<PermissionKey, PermissionAction>> = {
   read: "allow",
   edit: "ask",
   bash: "ask",
+  webfetch: "ask",
+  todowrite: "allow",
+  todoread: "allow",
+  question: "allow",
 }
 
 const compiled = new Map<string, RegExp>()

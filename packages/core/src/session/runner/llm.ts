@@ -9,6 +9,8 @@ import type { ProviderEvent, Usage } from "../../provider/provider.ts"
 import { Providers } from "../../provider/registry.ts"
 import { withRetry } from "../../provider/retry.ts"
 import { Permissions } from "../../permission/permission.ts"
+import { Questions } from "../../question/question.ts"
+import { Todos } from "../../todo/todo.ts"
 import { childEnvironment } from "../../tool/env.ts"
 import { builtinTools, toModelTool } from "../../tool/registry.ts"
 import { selectAgent } from "../agent.ts"
@@ -66,7 +68,14 @@ export class Runner extends Context.Service<
       const config = yield* Config
       const turns = yield* Turns
       const permissions = yield* Permissions
-      const tools = builtinTools({ bash: config.data.tools?.bash !== false })
+      const questions = yield* Questions
+      const todos = yield* Todos
+      const tools = builtinTools({
+        bash: config.data.tools?.bash !== false,
+        ...(config.data.webfetch ? { webfetch: config.data.webfetch } : {}),
+        todos,
+        questions,
+      })
       const modelTools: ReadonlyArray<ModelTool> = tools.map(toModelTool)
       const preflightTimeout = config.data.hooks?.preflightTimeout ?? 30_000
       const instructions = config.data.instructions ?? ["AGENTS.md"]
@@ -88,6 +97,7 @@ export class Runner extends Context.Service<
       const caller = makeToolCaller({
         tools,
         permissions,
+        questions,
         session,
         env: childEnvironment(process.env, config.secrets ?? []),
         commit,

@@ -1,6 +1,7 @@
 import { Cause, Effect } from "effect"
 import { draft, type Draft } from "../../bus/event.ts"
 import { type Answer, Permissions, type PermissionRequest } from "../../permission/permission.ts"
+import type { QuestionsShape } from "../../question/question.ts"
 import { planTool } from "../../tool/registry.ts"
 import type { Tool, ToolPlan } from "../../tool/tool.ts"
 import { SessionEvent } from "../event.ts"
@@ -44,6 +45,8 @@ const errorInfo = (message: string, name?: string): ErrorInfo => ({
 export const makeToolCaller = (deps: {
   readonly tools: ReadonlyArray<Tool>
   readonly permissions: Permissions["Service"]
+  /** Pending questions hold their call's message open across a shutdown, as permission asks do. */
+  readonly questions?: QuestionsShape
   readonly session: Session["Service"]
   readonly env: Readonly<Record<string, string | undefined>>
   readonly commit: (sessionID: string, drafts: ReadonlyArray<Draft>) => Effect.Effect<unknown>
@@ -56,11 +59,14 @@ export const makeToolCaller = (deps: {
     const controller = new AbortController()
     const input = pending?.input ?? callInput(call)
     const base = { assistantMessageID: scope.messageID, callID: call.callID }
-    const failed = (message: string, extra: { structured?: Record<string, unknown>; title?: string } = {}) =>
+    const failed = (
+      message: string,
+      extra: { structured?: Record<string, unknown>; title?: string; name?: string } = {},
+    ) =>
       commit(scope.sessionID, [
         draft(SessionEvent.ToolFailed, {
           ...base,
-          error: errorInfo(message),
+          error: errorInfo(message, extra.name),
           provider: { executed: false },
           ...(extra.structured ? { structured: extra.structured } : {}),
           ...(extra.title !== undefined ? { title: extra.title } : {}),
@@ -72,7 +78,14 @@ export const makeToolCaller = (deps: {
         yield* failed(`unknown tool "${call.name}"`)
         return { stop: false }
       }
-      const ctx = { sessionID: scope.sessionID, directory: scope.directory, signal: controller.signal, env: deps.env }
+      const ctx = {
+        sessionID: scope.sessionID,
+        directory: scope.directory,
+        signal: controller.signal,
+        env: deps.env,
+        messageID: scope.messageID,
+        callID: call.callID,
+      }
       const planned = yield* Effect.result(planTool(tool, input, ctx))
       if (planned._tag === "Failure") {
         // A pending ask whose call can no longer be planned still needs its answer consumed first.
@@ -142,7 +155,9 @@ export const makeToolCaller = (deps: {
       ])
       const result = yield* Effect.result(plan.run())
       if (result._tag === "Failure") {
-        yield* failed(result.failure.message, { structured, title: plan.title })
+        // Tool errors other than the generic one keep their tag (`Tool.ForbiddenAddressError`).
+        const name = result.failure._tag === "Tool.Error" ? undefined : result.failure._tag
+        yield* failed(result.failure.message, { structured, title: plan.title, ...(name ? { name } : {}) })
         return { stop: false }
       }
       const metadata = result.success.metadata
@@ -168,7 +183,8 @@ export const makeToolCaller = (deps: {
 
   /** Whether an assistant message has an ask still waiting (it must stay open across a shutdown). */
   const waiting = (sessionID: string, messageID: string) =>
-    permissions.sync.pending(sessionID).some((ask) => ask.source.messageID === messageID)
+    permissions.sync.pending(sessionID).some((ask) => ask.source.messageID === messageID) ||
+    (deps.questions?.sync.pending(sessionID).some((q) => q.tool?.messageID === messageID) ?? false)
 
   /**
    * After a restart: an answer of `turnID` cut off while a call waited for permission is finished — the
@@ -178,9 +194,12 @@ export const makeToolCaller = (deps: {
   const resume = (turn: { readonly sessionID: string; readonly turnID: string }, directory: string) =>
     Effect.gen(function* () {
       const asks = permissions.sync.pending(turn.sessionID)
+      const questions = deps.questions?.sync.pending(turn.sessionID) ?? []
       const messages = session.sync
         .incomplete(turn.sessionID, turn.turnID)
-        .filter((m) => asks.some((a) => a.source.messageID === m.id))
+        .filter(
+          (m) => asks.some((a) => a.source.messageID === m.id) || questions.some((q) => q.tool?.messageID === m.id),
+        )
       let more = true
       for (const message of messages) {
         const scope: CallScope = { sessionID: turn.sessionID, messageID: message.id, agentID: message.agent, directory }
