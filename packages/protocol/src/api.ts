@@ -14,6 +14,7 @@ import { FsGroup } from "./fs.ts"
 import { ConfigGroup, PluginGroup } from "./host.ts"
 import { Authorization, RequestErrors } from "./middleware.ts"
 import { SessionPermissionGroup } from "./permission.ts"
+import { QuestionRequestGroup, SessionQuestionGroup, SessionTodoGroup } from "./question.ts"
 import { SessionGroup } from "./session.ts"
 import { StorageGroup } from "./storage.ts"
 
@@ -34,6 +35,9 @@ export class Api extends HttpApi.make("opencode2")
   .add(ModelGroup)
   .add(ProviderGroup)
   .add(PermissionRequestGroup)
+  .add(SessionQuestionGroup)
+  .add(QuestionRequestGroup)
+  .add(SessionTodoGroup)
   .add(FsGroup)
   .add(CommandGroup)
   .add(SkillGroup)

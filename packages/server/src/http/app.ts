@@ -19,6 +19,7 @@ import { FsHandlers } from "./fs.ts"
 import { ServerDirectory } from "./location.ts"
 import { RequestErrorsLive } from "./middleware.ts"
 import { SessionPermissionHandlers } from "./permission.ts"
+import { QuestionRequestHandlers, SessionQuestionHandlers, SessionTodoHandlers } from "./question.ts"
 import { ConfigHandlers, PluginHandlers } from "./plugin.ts"
 import { SessionHandlers } from "./session.ts"
 import { StorageHandlers } from "./storage.ts"
@@ -61,6 +62,9 @@ export const appLayer = (options: AppOptions) => {
     ModelHandlers,
     ProviderHandlers,
     PermissionRequestHandlers,
+    SessionQuestionHandlers,
+    QuestionRequestHandlers,
+    SessionTodoHandlers,
     FsHandlers,
     CommandHandlers,
     SkillHandlers,
