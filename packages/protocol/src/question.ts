@@ -21,7 +21,7 @@ export class SessionQuestionGroup extends HttpApiGroup.make("v2.session.question
       payload: Schema.Struct({
         /** One answer per question, in order: the labels chosen (or typed text, where the question allows it). */
         answers: Schema.Array(QuestionAnswer),
-      }),
+      }).annotate({ identifier: "QuestionV2Reply" }),
       success: HttpApiSchema.NoContent,
       error: [SessionNotFoundError, QuestionNotFoundError, InvalidRequestError],
     }).annotate(

@@ -19,7 +19,8 @@ export const TodoWriteInput = Schema.Struct({
 })
 export type TodoWriteInput = typeof TodoWriteInput.Type
 
-export const TodoReadInput = Schema.Struct({})
+/** No parameters (a record, since an empty struct's JSON Schema is not an object schema). */
+export const TodoReadInput = Schema.Record(Schema.String, Schema.Unknown)
 
 const render = (todos: ReadonlyArray<Todo>) =>
   todos.length === 0

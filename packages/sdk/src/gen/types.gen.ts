@@ -499,6 +499,10 @@ export type QuestionV2Replied = {
     };
 };
 
+export type QuestionV2Reply = {
+    answers: Array<QuestionV2Answer>;
+};
+
 export type QuestionV2Request = {
     id: string;
     sessionID: string;
@@ -3995,9 +3999,7 @@ export type V2SessionQuestionRejectResponses = {
 export type V2SessionQuestionRejectResponse = V2SessionQuestionRejectResponses[keyof V2SessionQuestionRejectResponses];
 
 export type V2SessionQuestionReplyData = {
-    body: {
-        answers: Array<QuestionV2Answer>;
-    };
+    body: QuestionV2Reply;
     path: {
         sessionID: string;
         requestID: string;
