@@ -53,7 +53,7 @@ describe("todos", () => {
     await t.api.session.prompt({ sessionID, prompt: { text: `/tool todowrite ${JSON.stringify({ todos: first })}` } })
     const updated = await events.next((e) => e.type === "todo.updated", "todo.updated")
     expect(updated.data).toMatchObject({ sessionID, todos: first })
-    expect(updated.durable).toBeDefined()
+    expect((updated as { durable?: unknown }).durable).toBeDefined()
     await t.api.session.wait({ sessionID })
 
     const second = [{ ...first[0]!, status: "completed" }, first[1]!]
