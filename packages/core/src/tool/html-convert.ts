@@ -4,8 +4,12 @@
  * a huge or pathological page costs a worker thread, never the host's responsiveness.
  */
 
-/** The worker's module: resolved next to this file from source, and bundled as an entry point of the binary. */
-const workerURL = new URL("./html-worker.ts", import.meta.url).href
+/** Set by the binary's build (`packages/server/script/build-binary.ts`) to the worker's embedded path. */
+declare const OPENCODE2_HTML_WORKER: string | undefined
+
+/** The worker's module: next to this file from source; inside the binary, where its build embedded it. */
+const workerURL =
+  typeof OPENCODE2_HTML_WORKER === "string" ? OPENCODE2_HTML_WORKER : new URL("./html-worker.ts", import.meta.url).href
 
 /** Converts `html`; rejects after `timeoutMs` or when `signal` aborts. */
 export const convertHtml = (
