@@ -23,7 +23,13 @@ export const QuestionCard = ({
   const toggle = (index: number, label: string, multiple: boolean) =>
     setChosen((current) =>
       current.map((labels, i) =>
-        i !== index ? labels : multiple ? (labels.includes(label) ? labels.filter((l) => l !== label) : [...labels, label]) : [label],
+        i !== index
+          ? labels
+          : multiple
+            ? labels.includes(label)
+              ? labels.filter((l) => l !== label)
+              : [...labels, label]
+            : [label],
       ),
     )
   const send = async (action: () => Promise<void>) => {
@@ -75,7 +81,13 @@ export const QuestionCard = ({
         >
           Answer
         </button>
-        <button type="button" class="danger" disabled={sending} data-testid="dismiss" onClick={() => void send(onDismiss)}>
+        <button
+          type="button"
+          class="danger"
+          disabled={sending}
+          data-testid="dismiss"
+          onClick={() => void send(onDismiss)}
+        >
           Dismiss
         </button>
       </div>

@@ -16,7 +16,10 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url))
  * that starts one is told its embedded path through a define (from source it resolves the file itself).
  */
 export const WORKERS: ReadonlyArray<{ readonly define: string; readonly path: string }> = [
-  { define: "OPENCODE2_HTML_WORKER", path: fileURLToPath(new URL("../../core/src/tool/html-worker.ts", import.meta.url)) },
+  {
+    define: "OPENCODE2_HTML_WORKER",
+    path: fileURLToPath(new URL("../../core/src/tool/html-worker.ts", import.meta.url)),
+  },
 ]
 export const DEFAULT_OUTFILE = fileURLToPath(new URL("../bin/opencode2", import.meta.url))
 

@@ -114,7 +114,8 @@ describe("the compiled opencode2 binary", () => {
     const page = Bun.serve({
       hostname: "127.0.0.1",
       port: 0,
-      fetch: () => new Response("<h1>Embedded</h1><p>a <em>page</em></p>", { headers: { "content-type": "text/html" } }),
+      fetch: () =>
+        new Response("<h1>Embedded</h1><p>a <em>page</em></p>", { headers: { "content-type": "text/html" } }),
     })
     try {
       writeFileSync(

@@ -6,7 +6,12 @@ import { replayFromJournal } from "./support/e2e-store.ts"
 import { eventLog } from "./support/event-log.ts"
 import { json, startTestServer } from "./support/server.ts"
 import { tempDir } from "./support/tmp.ts"
-import { createOpencodeClient, type SessionMessage, type SessionMessageAssistantTool, type V2Event } from "@opencode-ai/sdk/v2"
+import {
+  createOpencodeClient,
+  type SessionMessage,
+  type SessionMessageAssistantTool,
+  type V2Event,
+} from "@opencode-ai/sdk/v2"
 
 const toolItems = (messages: ReadonlyArray<SessionMessage>) =>
   messages.flatMap((m) =>
@@ -68,17 +73,25 @@ describe("todos", () => {
     const items = toolItems((await t.api.session.messages({ sessionID })).data!.data)
     expect(items.map((i) => i.name)).toEqual(["todowrite", "todowrite", "todoread"])
     expect(items[2]).toMatchObject({
-      state: { status: "completed", content: [{ type: "text", text: expect.stringContaining("[completed] (high) write the parser") }] },
+      state: {
+        status: "completed",
+        content: [{ type: "text", text: expect.stringContaining("[completed] (high) write the parser") }],
+      },
     })
 
     // A bad item is a tool error naming the field, and the list stays as it was.
     await t.api.session.prompt({
       sessionID,
-      prompt: { text: `/tool todowrite ${JSON.stringify({ todos: [{ content: "x", status: "later", priority: "high" }] })}` },
+      prompt: {
+        text: `/tool todowrite ${JSON.stringify({ todos: [{ content: "x", status: "later", priority: "high" }] })}`,
+      },
     })
     await t.api.session.wait({ sessionID })
     const last = toolItems((await t.api.session.messages({ sessionID })).data!.data).at(-1)!
-    expect(last.state).toMatchObject({ status: "error", error: { message: expect.stringContaining("todos[0].status") } })
+    expect(last.state).toMatchObject({
+      status: "error",
+      error: { message: expect.stringContaining("todos[0].status") },
+    })
     expect(await t.fetch(`/api/session/${sessionID}/todo`).then((r) => r.json())).toEqual({ data: second })
 
     const missing = await t.fetch(`/api/session/ses_missing/todo`)
@@ -119,7 +132,10 @@ describe("question routes", () => {
     expect(await wrongCount.json()).toMatchObject({ _tag: "InvalidRequestError", field: "answers" })
     const twoForOne = await reply(requestID, sessionID, { answers: [["SQLite", "Postgres"], ["Metrics"]] })
     expect(twoForOne.status).toBe(400)
-    expect(await twoForOne.json()).toMatchObject({ _tag: "InvalidRequestError", message: expect.stringContaining("answers[0]") })
+    expect(await twoForOne.json()).toMatchObject({
+      _tag: "InvalidRequestError",
+      message: expect.stringContaining("answers[0]"),
+    })
     const notJson = await reply(requestID, sessionID, { answers: "SQLite" })
     expect(notJson.status).toBe(400)
     const unknown = await reply("per_unknown", sessionID, { answers: [["SQLite"], []] })

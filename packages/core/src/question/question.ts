@@ -12,8 +12,7 @@ export { QuestionNotFoundError }
 
 /** How a question was settled: the answers, or a refusal. */
 export type QuestionOutcome =
-  | { readonly type: "replied"; readonly answers: ReadonlyArray<QuestionAnswer> }
-  | { readonly type: "rejected" }
+  { readonly type: "replied"; readonly answers: ReadonlyArray<QuestionAnswer> } | { readonly type: "rejected" }
 
 export interface QuestionsShape {
   /** The session's pending questions, oldest first. */

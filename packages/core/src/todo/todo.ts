@@ -33,7 +33,11 @@ export class Todos extends Context.Service<Todos, TodosShape>()("@opencode-ai/co
           bus
             .transact<SessionNotFoundError>(sessionID, () =>
               readSession.get(sessionID)
-                ? [draft(SessionEvent.TodoUpdated, { todos: todos.map((t) => ({ content: t.content, status: t.status, priority: t.priority })) })]
+                ? [
+                    draft(SessionEvent.TodoUpdated, {
+                      todos: todos.map((t) => ({ content: t.content, status: t.status, priority: t.priority })),
+                    }),
+                  ]
                 : { reject: new SessionNotFoundError({ sessionID }) },
             )
             .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die), Effect.asVoid),

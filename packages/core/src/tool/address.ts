@@ -24,8 +24,7 @@ const v4Ranges: ReadonlyArray<readonly [string, number, string]> = [
   ["240.0.0.0", 4, "reserved"],
 ]
 
-const v4Number = (address: string): number =>
-  address.split(".").reduce((value, part) => value * 256 + Number(part), 0)
+const v4Number = (address: string): number => address.split(".").reduce((value, part) => value * 256 + Number(part), 0)
 
 const v4Reason = (address: string): string | undefined => {
   const value = v4Number(address)

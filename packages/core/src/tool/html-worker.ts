@@ -17,7 +17,8 @@ const DROPPED = ["script", "style", "noscript", "template", "iframe", "object", 
 const markdown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" })
 markdown.remove(DROPPED as Array<"script">)
 
-const BLOCK = /^(address|article|aside|blockquote|br|dd|div|dl|dt|figcaption|figure|footer|form|h[1-6]|header|hr|li|main|nav|ol|p|pre|section|table|tr|ul)$/i
+const BLOCK =
+  /^(address|article|aside|blockquote|br|dd|div|dl|dt|figcaption|figure|footer|form|h[1-6]|header|hr|li|main|nav|ol|p|pre|section|table|tr|ul)$/i
 
 /** The visible text, one line per block element, runs of blank lines collapsed. */
 const plainText = (root: DominoNode): string => {

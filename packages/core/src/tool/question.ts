@@ -40,7 +40,10 @@ export const question = (questions: QuestionsShape): Tool<QuestionInput> => {
         return yield* new ToolError({ tool: "question", message: "the user dismissed the question without answering" })
       }
       return input.questions
-        .map((q, i) => `"${q.question}" = ${(outcome.answers[i] ?? []).map((a) => JSON.stringify(a)).join(", ") || "(no answer)"}`)
+        .map(
+          (q, i) =>
+            `"${q.question}" = ${(outcome.answers[i] ?? []).map((a) => JSON.stringify(a)).join(", ") || "(no answer)"}`,
+        )
         .join("\n")
         .replace(/^/, "The user answered:\n")
     })

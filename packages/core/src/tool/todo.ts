@@ -40,10 +40,14 @@ const sessionGone = (tool: string) => (error: { readonly sessionID: string }) =>
 /** `todowrite`: replaces the session's todo list; the list is a durable event (`todo.updated`). */
 export const todowrite = (todos: TodosShape): Tool<TodoWriteInput> => {
   const execute = (input: TodoWriteInput, ctx: { readonly sessionID: string }) =>
-    todos.write(ctx.sessionID, input.todos).pipe(
-      Effect.mapError(sessionGone("todowrite")),
-      Effect.as(`${input.todos.filter((t) => t.status !== "completed" && t.status !== "cancelled").length} todo(s) open\n${render(input.todos)}`),
-    )
+    todos
+      .write(ctx.sessionID, input.todos)
+      .pipe(
+        Effect.mapError(sessionGone("todowrite")),
+        Effect.as(
+          `${input.todos.filter((t) => t.status !== "completed" && t.status !== "cancelled").length} todo(s) open\n${render(input.todos)}`,
+        ),
+      )
   return {
     name: "todowrite",
     description:

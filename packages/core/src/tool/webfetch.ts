@@ -52,8 +52,7 @@ const checkedAddress = async (
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase()
   const allowed = config.allowPrivate === true || (config.allowHosts ?? []).some((h) => h.toLowerCase() === host)
   const family = isIP(host)
-  const addresses =
-    family !== 0 ? [{ address: host, family }] : await lookup(host, { all: true, verbatim: true })
+  const addresses = family !== 0 ? [{ address: host, family }] : await lookup(host, { all: true, verbatim: true })
   if (addresses.length === 0) throw fail(`"${host}" did not resolve to any address`)
   if (!allowed) {
     for (const { address } of addresses) {
@@ -124,10 +123,15 @@ const request = (url: URL, pinned: { address: string; family: number }, signal: 
     req.end()
   })
 
-const isRedirect = (status: number) => status === 301 || status === 302 || status === 303 || status === 307 || status === 308
+const isRedirect = (status: number) =>
+  status === 301 || status === 302 || status === 303 || status === 307 || status === 308
 
 /** Fetches `raw`, following redirects (each hop checked again), within one deadline. */
-const fetchChecked = async (raw: string, config: WebfetchConfig, signal: AbortSignal): Promise<Fetched & { url: URL }> => {
+const fetchChecked = async (
+  raw: string,
+  config: WebfetchConfig,
+  signal: AbortSignal,
+): Promise<Fetched & { url: URL }> => {
   let url: URL
   try {
     url = new URL(raw)

@@ -556,9 +556,15 @@ const chooseAnswers = async (
   const answers: Array<Array<string>> = []
   for (const q of request.questions) {
     output.note(`? ${q.question}`)
-    q.options.forEach((option, i) => output.note(`  ${i + 1}. ${option.label}${option.description ? ` - ${option.description}` : ""}`))
+    q.options.forEach((option, i) =>
+      output.note(`  ${i + 1}. ${option.label}${option.description ? ` - ${option.description}` : ""}`),
+    )
     for (;;) {
-      const line = (await terminal.question(q.multiple ? "Choose (e.g. 1,2), or type an answer: " : "Choose a number, or type an answer: ")).trim()
+      const line = (
+        await terminal.question(
+          q.multiple ? "Choose (e.g. 1,2), or type an answer: " : "Choose a number, or type an answer: ",
+        )
+      ).trim()
       if (line === "") return undefined
       const picks = line.split(",").map((part) => Number(part.trim()))
       if (picks.every((n) => Number.isInteger(n) && n >= 1 && n <= q.options.length)) {

@@ -33,9 +33,7 @@ export const QuestionRequestHandlers = HttpApiBuilder.group(
     return handlers.handle("list", ({ query, request }) =>
       Effect.map(requestLocation(query, request, home), (location) => ({
         location,
-        data: questions.sync
-          .all()
-          .filter((item) => session.sync.row(item.sessionID)?.directory === location.directory),
+        data: questions.sync.all().filter((item) => session.sync.row(item.sessionID)?.directory === location.directory),
       })),
     )
   }),
