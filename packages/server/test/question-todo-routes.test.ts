@@ -123,7 +123,7 @@ describe("question routes", () => {
     expect((await t.api.session.question.list({ sessionID })).data!.data).toMatchObject([pending])
     expect((await t.api.question.request.list()).data!.data).toMatchObject([pending])
     // The turn waits for the answer, holding the claim.
-    expect((await t.api.session.get({ sessionID })).data!.data.status).not.toBe("idle")
+    expect((await t.api.session.get({ sessionID })).data!.data.status).toBe("waiting")
 
     const reply = (id: string, session: string, body: unknown) =>
       t.fetch(`/api/session/${session}/question/${id}/reply`, json("POST", body))

@@ -223,11 +223,22 @@ export const webfetch = (config: WebfetchConfig = {}): Tool<WebfetchInput> => ({
           ? error
           : fail(error instanceof Error ? error.message : String(error)),
     }),
+  // A URL that can never be fetched fails before anyone is asked; addresses are checked when it runs
+  // (resolving a name is the fetch's business, and it must be done again right before connecting anyway).
   plan: (input, ctx) =>
-    Effect.succeed({
-      permission: "webfetch",
-      patterns: [input.url],
-      title: `webfetch ${input.url.length > 200 ? `${input.url.slice(0, 199)}…` : input.url}`,
-      run: () => Effect.map(webfetch(config).execute(input, ctx), (output) => ({ output })),
-    } satisfies ToolPlan),
+    Effect.try({
+      try: () => new URL(input.url),
+      catch: () => fail(`"${input.url}" is not a valid URL`),
+    }).pipe(
+      Effect.filterOrFail(
+        (url) => url.protocol === "http:" || url.protocol === "https:",
+        (url) => fail(`only http:// and https:// URLs can be fetched, not ${url.protocol}`),
+      ),
+      Effect.as({
+        permission: "webfetch",
+        patterns: [input.url],
+        title: `webfetch ${input.url.length > 200 ? `${input.url.slice(0, 199)}…` : input.url}`,
+        run: () => Effect.map(webfetch(config).execute(input, ctx), (output) => ({ output })),
+      } satisfies ToolPlan),
+    ),
 })
