@@ -1,5 +1,6 @@
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { runWith, type Terminal } from "../src/cli/run.ts"
 import { runCli } from "./support/cli.ts"
 import { tempDir } from "./support/tmp.ts"
 
@@ -42,5 +43,41 @@ describe("opencode2 run and the question tool", () => {
     const sessionID = SESSION.exec(result.stderr)?.[1]
     const show = await runCli(["session", "show", sessionID!, "--db", db], { cwd })
     expect(show.stdout).toContain('"Which license?" = "MIT"')
+  })
+
+  it("on a terminal shows each question with numbered options and reads the choice", async () => {
+    const cwd = tempDir()
+    const db = join(cwd, "q.db")
+    const prompts: Array<string> = []
+    // Out of range first: asked again; then the second option.
+    const typed = ["7", "2"]
+    const terminal: Terminal = {
+      interactive: true,
+      tty: false,
+      styled: false,
+      question: async (prompt) => {
+        prompts.push(prompt)
+        return typed.shift() ?? ""
+      },
+      readAll: async () => "",
+    }
+    const err: Array<string> = []
+    const io = {
+      env: {},
+      cwd,
+      write: () => {},
+      out: () => {},
+      err: (line: string) => void err.push(line),
+      status: () => {},
+      stderrIsTTY: false,
+    }
+    const code = await runWith({ db } as Parameters<typeof runWith>[0], [ASK], io, terminal)
+    expect(code, err.join("\n")).toBe(0)
+    expect(err.join("\n")).toContain("? Which license?")
+    expect(err.join("\n")).toContain("2. GPL - copyleft")
+    expect(prompts).toHaveLength(2)
+    const sessionID = err.map((line) => SESSION.exec(line)?.[1]).find(Boolean)
+    const show = await runCli(["session", "show", sessionID!, "--db", db], { cwd })
+    expect(show.stdout).toContain('"Which license?" = "GPL"')
   })
 })

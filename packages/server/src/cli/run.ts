@@ -572,7 +572,8 @@ const chooseAnswers = async (
         answers.push([...new Set(picks)].map((n) => q.options[n - 1]!.label))
         break
       }
-      if (q.custom === false) continue
+      // Numbers that name no option (or several for a one-choice question) are asked again, not taken as text.
+      if (q.custom === false || /^[\d\s,]+$/.test(line)) continue
       answers.push([line])
       break
     }
