@@ -82,6 +82,11 @@ describe.skipIf(!CHROME)("questions and the todo list in the web client", () => 
 
     const card = page.getByTestId("question")
     await card.waitFor()
+    // The turn waits for the answer, and the view says so.
+    await page
+      .getByTestId("status")
+      .filter({ hasText: /^waiting$/ })
+      .waitFor()
     const requestID = await card.getAttribute("data-question-id")
     const pending = (await app.api.session.question.list({ sessionID: session.id })).data!.data
     expect(pending.map((q) => q.id)).toEqual([requestID])
