@@ -36,8 +36,6 @@ const MISSING_REASONS: ReadonlyArray<readonly [prefix: string, reason: string]> 
     "not in this host: providers are configured in `opencode.json` and keys come from the environment; there is no connect flow",
   ],
   ["credential", "not in this host: no stored credentials; provider keys come from the environment or the config"],
-  ["question", "not in this host yet: the `question` tool and its requests are planned (agent parity)"],
-  ["session.question", "not in this host yet: the `question` tool and its requests are planned (agent parity)"],
   ["reference", "not in this host: no reference index"],
   ["projectCopy", "not in this host: no project copies; a session's location is one directory"],
   ["session.revert", "not in this host yet: revert needs the before-images of tool file changes (planned)"],

@@ -8,6 +8,8 @@ export default defineConfig({
     "./src/bus/event.sql.ts",
     "./src/permission/permission.sql.ts",
     "./src/storage/retention.sql.ts",
+    "./src/question/question.sql.ts",
+    "./src/todo/todo.sql.ts",
   ],
   out: "./src/storage/migrations",
 })

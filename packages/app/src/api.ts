@@ -4,6 +4,8 @@ import type {
   EraseSummary,
   Permission,
   PermissionReply,
+  Question,
+  Todo,
   PruneSummary,
   SessionInfo,
   SessionMessage,
@@ -156,6 +158,14 @@ export const api = {
     enveloped(v2().session.permission.list({ sessionID })) as Promise<ReadonlyArray<Permission>>,
   reply: (sessionID: string, requestID: string, reply: PermissionReply, message?: string): Promise<unknown> =>
     call(v2().session.permission.reply({ sessionID, requestID, reply, ...(message ? { message } : {}) })),
+  questions: (sessionID: string): Promise<ReadonlyArray<Question>> =>
+    enveloped(v2().session.question.list({ sessionID })) as Promise<ReadonlyArray<Question>>,
+  answer: (sessionID: string, requestID: string, answers: Array<Array<string>>): Promise<unknown> =>
+    call(v2().session.question.reply({ sessionID, requestID, questionV2Reply: { answers } })),
+  dismiss: (sessionID: string, requestID: string): Promise<unknown> =>
+    call(v2().session.question.reject({ sessionID, requestID })),
+  todos: (sessionID: string): Promise<ReadonlyArray<Todo>> =>
+    enveloped(v2().session.todo.list({ sessionID })) as Promise<ReadonlyArray<Todo>>,
   agents: (): Promise<unknown> => call(v2().agent.list()),
   models: (): Promise<unknown> => call(v2().model.list()),
 }

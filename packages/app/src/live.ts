@@ -392,6 +392,7 @@ const listStatus = (type: string): string | undefined => {
     case "session.next.retried":
       return "retrying"
     case "permission.v2.asked":
+    case "question.v2.asked":
       return "waiting"
     default:
       return undefined
@@ -564,7 +565,12 @@ export class LiveSessions {
         this.sessions = this.sessions.map((s, i) => (i === index ? next : s)).sort(byUpdated)
         this.notify()
         // Another request may still be pending: only the server knows whether it is still waiting.
-        if (event.type === "permission.v2.replied") this.reread(id)
+        if (
+          event.type === "permission.v2.replied" ||
+          event.type === "question.v2.replied" ||
+          event.type === "question.v2.rejected"
+        )
+          this.reread(id)
       }
     }
     this.onChange?.()

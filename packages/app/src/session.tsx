@@ -7,6 +7,9 @@ import { type MessageActions, MessageRow } from "./message.tsx"
 import { Notice } from "./notice.tsx"
 import { PermissionCard } from "./permission.tsx"
 import { PromptBox } from "./prompt.tsx"
+import { QuestionCard } from "./question.tsx"
+import { TodoPanel } from "./todo.tsx"
+import type { Question, Todo } from "./types.ts"
 import { isQueued } from "./transcript.ts"
 
 /** How many of the newest messages the first screen renders; more as the reader scrolls up. */
@@ -123,6 +126,27 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
     }, 300)
     return () => clearTimeout(timer)
   }, [lastSeq, sessionID])
+
+  // Questions and the todo list are read again whenever the session's seq moves (their events carry a
+  // seq like every durable event); a server without their routes shows none.
+  const [questions, setQuestions] = useState<ReadonlyArray<Question>>([])
+  const [todos, setTodos] = useState<ReadonlyArray<Todo>>([])
+  const [asked, setAsked] = useState(0)
+  useEffect(() => {
+    if (lastSeq === undefined) return
+    let current = true
+    void api.questions(sessionID).then(
+      (list) => current && setQuestions(list),
+      () => undefined,
+    )
+    void api.todos(sessionID).then(
+      (list) => current && setTodos(list),
+      () => undefined,
+    )
+    return () => {
+      current = false
+    }
+  }, [lastSeq, sessionID, asked])
 
   const title = state?.title
   useEffect(() => {
@@ -294,6 +318,23 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
         ))}
         {state.messages.length === 0 && <p class="muted empty">No messages yet. Say something below.</p>}
       </section>
+
+      <TodoPanel todos={todos} />
+
+      {questions.map((question) => (
+        <QuestionCard
+          key={question.id}
+          question={question}
+          onAnswer={async (answers) => {
+            await actions.run("the answer", () => api.answer(sessionID, question.id, answers))
+            setAsked((n) => n + 1)
+          }}
+          onDismiss={async () => {
+            await actions.run("dismissing the question", () => api.dismiss(sessionID, question.id))
+            setAsked((n) => n + 1)
+          }}
+        />
+      ))}
 
       {state.permissions.map((permission) => (
         <PermissionCard

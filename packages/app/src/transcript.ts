@@ -132,6 +132,11 @@ const KNOWN: Record<DurableType, true> = {
   "session.next.revert.committed": true,
   "permission.v2.asked": true,
   "permission.v2.replied": true,
+  // Questions and todos change no message: their panels read them (question.tsx, todo.tsx).
+  "question.v2.asked": true,
+  "question.v2.rejected": true,
+  "question.v2.replied": true,
+  "todo.updated": true,
   "session.next.agent.switched": true,
   "session.next.compaction.ended": true,
   "session.next.compaction.started": true,

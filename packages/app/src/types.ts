@@ -11,6 +11,8 @@ import type {
   DatabaseStats,
   EraseSummary,
   PermissionV2Reply,
+  QuestionV2Request,
+  Todo,
   PruneSummary,
   SessionBytes,
   SessionDurableEvent,
@@ -34,6 +36,12 @@ export type SessionInfo = SessionV2Info
 export type Permission = PermissionRequest
 
 export type PermissionReply = PermissionV2Reply
+
+/** A pending question of the `question` tool (`QuestionV2Request`). */
+export type Question = QuestionV2Request
+
+/** One entry of the session's todo list. */
+export type { Todo }
 
 /**
  * An event as the streams send it, in upstream's envelope: `durable { aggregateID, seq }` on committed

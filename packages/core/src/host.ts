@@ -4,6 +4,8 @@ import { Skills } from "./command/skills.ts"
 import { Config, type ConfigShape } from "./config/config.ts"
 import { Mcp } from "./mcp/mcp.ts"
 import { Permissions } from "./permission/permission.ts"
+import { Questions } from "./question/question.ts"
+import { Todos } from "./todo/todo.ts"
 import { Hooks } from "./plugin/hooks.ts"
 import { type InlinePlugin, PluginHost } from "./plugin/host.ts"
 import { Providers } from "./provider/registry.ts"
@@ -44,7 +46,7 @@ export const HostLayer = (options: HostOptions) => {
   const base = Layer.mergeAll(Hooks.layer, Providers.layer, definitions, Mcp.layer).pipe(Layer.provideMerge(config))
   const runner = Runner.layer.pipe(
     Layer.provideMerge(Subagents.layer),
-    Layer.provideMerge(Permissions.layer),
+    Layer.provideMerge(Layer.mergeAll(Permissions.layer, Questions.layer, Todos.layer)),
     Layer.provideMerge(Layer.merge(store, base)),
   )
   const execution = Layer.mergeAll(

@@ -33,6 +33,7 @@ describe("builtinTools", () => {
       "edit",
       "write",
       "patch",
+      "webfetch",
     ])
     expect(builtinTools().map((t) => t.name)).toEqual([
       "read",
@@ -43,6 +44,7 @@ describe("builtinTools", () => {
       "write",
       "patch",
       "bash",
+      "webfetch",
     ])
   })
 })

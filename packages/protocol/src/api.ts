@@ -16,6 +16,7 @@ import { McpGroup } from "./mcp.ts"
 import { Authorization, RequestErrors } from "./middleware.ts"
 import { SessionPermissionGroup } from "./permission.ts"
 import { SessionRevertGroup } from "./revert.ts"
+import { QuestionRequestGroup, SessionQuestionGroup, SessionTodoGroup } from "./question.ts"
 import { SessionGroup } from "./session.ts"
 import { StorageGroup } from "./storage.ts"
 
@@ -37,6 +38,9 @@ export class Api extends HttpApi.make("opencode2")
   .add(ModelGroup)
   .add(ProviderGroup)
   .add(PermissionRequestGroup)
+  .add(SessionQuestionGroup)
+  .add(QuestionRequestGroup)
+  .add(SessionTodoGroup)
   .add(FsGroup)
   .add(CommandGroup)
   .add(SkillGroup)

@@ -84,6 +84,13 @@ export class NotFoundError extends Schema.TaggedError<NotFoundError>()(
   { httpApiStatus: 404 },
 ) {}
 
+/** No pending question request with this id in the session: never asked, another session's, or already answered. */
+export class QuestionNotFoundError extends Schema.TaggedError<QuestionNotFoundError>()(
+  "QuestionNotFoundError",
+  { requestID: Schema.String, sessionID: Schema.String, message: Schema.String },
+  { httpApiStatus: 404 },
+) {}
+
 /** No pending permission request with this id in the session: never asked, or already answered. */
 export class PermissionNotFoundError extends Schema.TaggedError<PermissionNotFoundError>()(
   "PermissionNotFoundError",

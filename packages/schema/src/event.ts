@@ -7,6 +7,8 @@ import { Origin } from "./origin.ts"
 import { PermissionReply, PermissionSource } from "./permission.ts"
 import { Delivery, Prompt } from "./prompt.ts"
 import { RevertConflict, RevertState } from "./session.ts"
+import { QuestionAnswer, QuestionInfo, QuestionTool } from "./question.ts"
+import { Todo } from "./todo.ts"
 import { PrunableType } from "./storage.ts"
 
 /**
@@ -406,6 +408,31 @@ export namespace SessionEvent {
     1,
     Schema.Struct({ requestID: Schema.String, reply: PermissionReply, message: Schema.optional(Schema.String) }),
   )
+
+  // ---- questions and todos -----------------------------------------------------------------------------
+
+  /**
+   * The `question` tool asks the user: upstream's `question.v2.asked`. Durable, so the request survives a
+   * restart with the same id and the waiting call picks its answer up.
+   */
+  export const QuestionAsked = durable(
+    "question.v2.asked",
+    1,
+    Schema.Struct({ id: Schema.String, questions: Schema.Array(QuestionInfo), tool: Schema.optional(QuestionTool) }),
+  )
+
+  /** The user answered: one array of labels (or typed text) per question, in order. */
+  export const QuestionReplied = durable(
+    "question.v2.replied",
+    1,
+    Schema.Struct({ requestID: Schema.String, answers: Schema.Array(QuestionAnswer) }),
+  )
+
+  /** The user declined to answer (or the turn was interrupted): the tool call fails. */
+  export const QuestionRejected = durable("question.v2.rejected", 1, Schema.Struct({ requestID: Schema.String }))
+
+  /** The session's todo list was replaced (`todowrite`): upstream's `todo.updated`, the whole list. */
+  export const TodoUpdated = durable("todo.updated", 1, Schema.Struct({ todos: Schema.Array(Todo) }))
 
   // ---- the transcript mutation contract (additions) ----------------------------------------------------
 

@@ -4,10 +4,23 @@
  * `bun build --compile`. Default output `packages/server/bin/opencode2` (gitignored).
  */
 import { parseArgs } from "node:util"
+import { relative } from "node:path"
 import { fileURLToPath } from "node:url"
 
 export const SERVER_DIR = fileURLToPath(new URL("..", import.meta.url))
 export const ENTRY = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url))
+/** The bundle's root: entry points are embedded at `/$bunfs/root/<path below it>`. */
+const ROOT = fileURLToPath(new URL("../..", import.meta.url))
+/**
+ * Workers are entry points of their own: `bun build --compile` embeds each beside the CLI, and the module
+ * that starts one is told its embedded path through a define (from source it resolves the file itself).
+ */
+export const WORKERS: ReadonlyArray<{ readonly define: string; readonly path: string }> = [
+  {
+    define: "OPENCODE2_HTML_WORKER",
+    path: fileURLToPath(new URL("../../core/src/tool/html-worker.ts", import.meta.url)),
+  },
+]
 export const DEFAULT_OUTFILE = fileURLToPath(new URL("../bin/opencode2", import.meta.url))
 
 /** Builds the binary at `outfile`; rejects with bun's output when the build fails. */
@@ -15,7 +28,22 @@ export const buildBinary = async (outfile: string = DEFAULT_OUTFILE): Promise<st
   // Bytecode skips parsing the bundle at every start (about 290 -> 160 ms until listening); it needs the
   // ESM output format, since the bundle keeps `import.meta` and top-level await. Not minified, so stack
   // traces in logs keep their names.
-  const args = ["build", "--compile", "--bytecode", "--format=esm", "--outfile", outfile, ENTRY]
+  const defines = WORKERS.flatMap((w) => [
+    "--define",
+    `${w.define}=${JSON.stringify(`/$bunfs/root/${relative(ROOT, w.path)}`)}`,
+  ])
+  const args = [
+    "build",
+    "--compile",
+    "--bytecode",
+    "--format=esm",
+    `--root=${ROOT}`,
+    ...defines,
+    "--outfile",
+    outfile,
+    ENTRY,
+    ...WORKERS.map((w) => w.path),
+  ]
   const child = Bun.spawn([process.execPath, ...args], {
     cwd: SERVER_DIR,
     stdout: "pipe",

@@ -108,4 +108,27 @@ describe("the compiled opencode2 binary", () => {
     expect(readFileSync(join(cwd, "keep.txt"), "utf8")).toBe("keep\n")
     expect(run.stderr).toContain("permission denied")
   })
+
+  it("converts a fetched HTML page to markdown in the worker embedded in it", async () => {
+    const cwd = tempDir()
+    const page = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () =>
+        new Response("<h1>Embedded</h1><p>a <em>page</em></p>", { headers: { "content-type": "text/html" } }),
+    })
+    try {
+      writeFileSync(
+        join(cwd, "opencode.json"),
+        JSON.stringify({ webfetch: { allowHosts: ["127.0.0.1"] }, permission: { webfetch: "allow" } }),
+      )
+      const call = `/tool webfetch ${JSON.stringify({ url: `http://127.0.0.1:${page.port}/` })}`
+      const run = await runCli(["run", call, "--db", join(cwd, "data", "fetch.db")], { cwd, command: [binary] })
+      expect(run.code, run.stderr).toBe(0)
+      expect(run.stderr).toContain("✓ webfetch")
+      expect(run.stderr).toContain("# Embedded")
+    } finally {
+      await page.stop(true)
+    }
+  })
 })

@@ -49,7 +49,14 @@ const HOST_EVENT_ADDITIONS: ReadonlyArray<string> = [
  * host commits them to the session's history. In a durable list they are additions to that union, each
  * still checked against upstream's `V2Event` member.
  */
-const JOURNALED_LIVE_EVENTS: ReadonlyArray<string> = ["permission.v2.asked", "permission.v2.replied"]
+const JOURNALED_LIVE_EVENTS: ReadonlyArray<string> = [
+  "permission.v2.asked",
+  "permission.v2.replied",
+  "question.v2.asked",
+  "question.v2.rejected",
+  "question.v2.replied",
+  "todo.updated",
+]
 
 /** How long one awaited server reaction (a turn ending, an SSE frame) may take before the test fails. */
 const PATIENCE = 30_000

@@ -63,6 +63,8 @@ export const projectionSnapshot = (client: SQLite) => {
     session_execution: "SELECT * FROM session_execution ORDER BY session_id",
     session_inbox: "SELECT * FROM session_inbox ORDER BY session_id, seq",
     session_permission: "SELECT * FROM session_permission ORDER BY session_id, seq",
+    session_question: "SELECT * FROM session_question ORDER BY session_id, seq",
+    session_todo: "SELECT * FROM session_todo ORDER BY session_id",
   }
   return Object.fromEntries(Object.entries(tables).map(([name, sql]) => [name, client.query(sql).all()]))
 }

@@ -5,6 +5,7 @@ import { dirname, join, resolve } from "node:path"
 import { ProvidersConfig } from "../provider/config.ts"
 import { unsetEnvReferences, type UnsetEnv } from "./env.ts"
 import { PermissionConfig } from "../permission/rule.ts"
+import { WebfetchConfig } from "../tool/webfetch-config.ts"
 import { referencedVariables } from "../tool/env.ts"
 import { parseDuration } from "../storage/duration.ts"
 import { unknownConfigKeys } from "./schema.ts"
@@ -111,6 +112,8 @@ export const ConfigSchema = Schema.Struct({
     }),
   ),
   tools: Schema.optional(Schema.Struct({ bash: Schema.optional(Schema.Boolean) })),
+  /** The `webfetch` tool's network boundary (docs/tools.md). */
+  webfetch: Schema.optional(WebfetchConfig),
   /** Tool permission rules (docs/tools.md); defaults: read allow, edit ask, bash ask. */
   permission: Schema.optional(PermissionConfig),
   /** MCP servers whose tools the agent may call (docs/mcp.md). A malformed entry is left out and reported. */

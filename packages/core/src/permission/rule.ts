@@ -25,10 +25,19 @@ export const PermissionConfig = Schema.Struct({
   task: Schema.optional(PermissionRule),
   /** Tools of MCP servers (patterns: tool ids, `<server>_<tool>`, e.g. `"github_*"`). Default ask. */
   mcp: Schema.optional(PermissionRule),
+  /** Patterns: the URL fetched. */
+  webfetch: Schema.optional(PermissionRule),
+  todowrite: Schema.optional(PermissionRule),
+  todoread: Schema.optional(PermissionRule),
+  question: Schema.optional(PermissionRule),
 })
 export type PermissionConfig = typeof PermissionConfig.Type
 
-/** Without config: reading and loading skills is allowed, changing files and running commands is asked. */
+/**
+ * Without config: reading and loading skills is allowed, changing files, running commands, fetching URLs
+ * and calling MCP tools is asked. The todo list and questions are allowed: they touch nothing outside the
+ * session, and a question is itself addressed to the user.
+ */
 export const DEFAULT_RULES: Readonly<Record<PermissionKey, PermissionAction>> = {
   read: "allow",
   edit: "ask",
@@ -39,6 +48,10 @@ export const DEFAULT_RULES: Readonly<Record<PermissionKey, PermissionAction>> = 
   task: "allow",
   // An MCP tool can do anything its server can (write files, call services): the user decides.
   mcp: "ask",
+  webfetch: "ask",
+  todowrite: "allow",
+  todoread: "allow",
+  question: "allow",
 }
 
 const compiled = new Map<string, RegExp>()

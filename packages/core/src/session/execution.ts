@@ -7,6 +7,7 @@ import type { Draft, Envelope } from "../bus/event.ts"
 import { Config } from "../config/config.ts"
 import { ascending } from "../id/id.ts"
 import { Permissions } from "../permission/permission.ts"
+import { Questions } from "../question/question.ts"
 import { Hooks, recordedHookError } from "../plugin/hooks.ts"
 import { Providers } from "../provider/registry.ts"
 import {
@@ -113,6 +114,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
       const queueLimit = config.data.session?.queueLimit ?? DEFAULT_QUEUE_LIMIT
       const owners = yield* Turns
       const permissions = yield* Permissions
+      const questions = yield* Questions
       /** Admissions whose plugin hook threw: the turn they start fails with this error, recorded. */
       const failures = new Map<string, ErrorInfo>()
       let stopping = false
@@ -482,8 +484,9 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           yield* session.get(sessionID)
           const owner = owners.get(sessionID)
           if (owner) {
-            // Pending permission asks are rejected (durably) before the turn stops.
+            // Pending permission asks and questions are rejected (durably) before the turn stops.
             yield* permissions.rejectPending(sessionID, undefined, { wake: false })
+            yield* questions.rejectPending(sessionID, { wake: false })
             return yield* stop(owner)
           }
           if (!session.sync.claimed(sessionID)) return
@@ -503,6 +506,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
             return {
               decision: [
                 ...permissions.sync.rejectDrafts(sessionID),
+                ...questions.sync.rejectDrafts(sessionID),
                 ...settleCutOff(session.sync, sessionID, claim.turn_id),
                 ...(ended.decision as ReadonlyArray<Draft>),
               ],
@@ -510,6 +514,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           })
           if (raced) {
             yield* permissions.rejectPending(sessionID, undefined, { wake: false })
+            yield* questions.rejectPending(sessionID, { wake: false })
             yield* stop(raced)
           }
         })
@@ -554,13 +559,18 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
               const pending = permissions.sync.pending(sessionID)
               const claim = session.sync.claimed(sessionID)
               const tasks = claim ? session.sync.incomplete(sessionID, claim.turn_id).filter(runningTask) : []
+              const asked = questions.sync.pending(sessionID).flatMap((q) => (q.tool ? [q.tool.messageID] : []))
               return admitResume(session.sync, sessionID, {
                 running: owners.has(sessionID),
                 cap,
                 ...(notice ? { notice } : {}),
                 permissions: {
-                  messages: new Set([...pending.map((ask) => ask.source.messageID), ...tasks.map((m) => m.id)]),
-                  reject: permissions.sync.rejectDrafts(sessionID),
+                  messages: new Set([
+                    ...pending.map((ask) => ask.source.messageID),
+                    ...tasks.map((m) => m.id),
+                    ...asked,
+                  ]),
+                  reject: [...permissions.sync.rejectDrafts(sessionID), ...questions.sync.rejectDrafts(sessionID)],
                 },
               })
             }).pipe(Effect.onError(() => Effect.sync(() => notice && failures.delete(notice.data.messageID))))

@@ -68,6 +68,15 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
   const replyPermission = client.query<unknown, [string, string | null, string, string]>(
     "UPDATE session_permission SET reply = ?, message = ? WHERE id = ? AND session_id = ?",
   )
+  const insertQuestion = client.query<unknown, [string, string, string | null, string | null, number, string]>(
+    "INSERT INTO session_question (id, session_id, message_id, call_id, seq, data, state) VALUES (?, ?, ?, ?, ?, ?, 'pending')",
+  )
+  const settleQuestion = client.query<unknown, [string, string | null, string, string]>(
+    "UPDATE session_question SET state = ?, answers = ? WHERE id = ? AND session_id = ? AND state = 'pending'",
+  )
+  const writeTodos = client.query<unknown, [string, number, string]>(
+    "INSERT INTO session_todo (session_id, seq, data) VALUES (?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET seq = excluded.seq, data = excluded.data",
+  )
 
   const writeRevert = client.query<unknown, [string | null, string]>("UPDATE session SET revert = ? WHERE id = ?")
   const deleteRange = client.query<unknown, [string, number, number]>(
@@ -166,6 +175,33 @@ export const makeSessionProjector = (client: Database["Service"]["client"]) => {
       if (changed.changes === 0)
         throw new Error(`${event.type}: permission request ${d.requestID} not in session ${event.sessionID}`)
     }) satisfies Handler<typeof E.PermissionReplied>,
+    [E.QuestionAsked.type]: ((event) => {
+      const d = event.data
+      const request = { ...d, sessionID: event.sessionID, time: event.time }
+      insertQuestion.run(
+        d.id,
+        event.sessionID,
+        d.tool?.messageID ?? null,
+        d.tool?.callID ?? null,
+        event.seq,
+        JSON.stringify(request),
+      )
+    }) satisfies Handler<typeof E.QuestionAsked>,
+    [E.QuestionReplied.type]: ((event) => {
+      const d = event.data
+      const changed = settleQuestion.run("replied", JSON.stringify(d.answers), d.requestID, event.sessionID)
+      if (changed.changes === 0)
+        throw new Error(`${event.type}: question ${d.requestID} is not pending in session ${event.sessionID}`)
+    }) satisfies Handler<typeof E.QuestionReplied>,
+    [E.QuestionRejected.type]: ((event) => {
+      const d = event.data
+      const changed = settleQuestion.run("rejected", null, d.requestID, event.sessionID)
+      if (changed.changes === 0)
+        throw new Error(`${event.type}: question ${d.requestID} is not pending in session ${event.sessionID}`)
+    }) satisfies Handler<typeof E.QuestionRejected>,
+    [E.TodoUpdated.type]: ((event) => {
+      writeTodos.run(event.sessionID, event.seq, JSON.stringify(event.data.todos))
+    }) satisfies Handler<typeof E.TodoUpdated>,
     [E.MessageRetracted.type]: ((event) => {
       const waiting = readInbox.get(event.data.messageID, event.sessionID)
       if (!waiting) return

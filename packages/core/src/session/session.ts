@@ -161,7 +161,8 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
 
       const selectSession = `SELECT s.*,
           (SELECT count(*) FROM session_execution e WHERE e.session_id = s.id) AS claimed,
-          (SELECT count(*) FROM session_permission p WHERE p.session_id = s.id AND p.reply IS NULL) AS asking
+          (SELECT count(*) FROM session_permission p WHERE p.session_id = s.id AND p.reply IS NULL)
+            + (SELECT count(*) FROM session_question q WHERE q.session_id = s.id AND q.state = 'pending') AS asking
         FROM session s`
       const readSession = client.query<SessionRow, [string]>(`${selectSession} WHERE s.id = ?`)
       const listSessions = {

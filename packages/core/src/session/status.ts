@@ -5,7 +5,7 @@ import { SessionEvent as E } from "./event.ts"
 /**
  * Upstream's live `session.status` events, from the durable ones: `busy` when a turn takes or resumes the
  * session's claim and when a permission answer lets it go on, `waiting` (this host's finer status, on
- * upstream's `busy`) while a permission request is pending, `idle` when the turn releases the claim.
+ * upstream's `busy`) while a permission request or a question is pending, `idle` when the turn releases the claim.
  * `retry` is published where the retry wait starts (`retry-status.ts`). Clients that follow status never
  * have to infer it from the turn events.
  */
@@ -19,8 +19,11 @@ export const StatusLayer = Layer.effectDiscard(
         case E.TurnStarted.type:
         case E.TurnResumed.type:
         case E.PermissionReplied.type:
+        case E.QuestionReplied.type:
+        case E.QuestionRejected.type:
           return bus.publish(E.Status, event.sessionID, busy)
         case E.PermissionAsked.type:
+        case E.QuestionAsked.type:
           return bus.publish(E.Status, event.sessionID, { status: { type: "busy" }, name: "waiting" })
         case E.TurnEnded.type:
           return bus.publish(E.Status, event.sessionID, { status: { type: "idle" }, name: "idle" })

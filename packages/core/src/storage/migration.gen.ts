@@ -38,4 +38,9 @@ export const migrations: ReadonlyArray<{ readonly tag: string; readonly statemen
   { tag: "0006_revert", statements: [
     "ALTER TABLE `session` ADD `revert` text;"
   ] },
+  { tag: "0007_questions_todos", statements: [
+    "CREATE TABLE `session_question` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`session_id` text NOT NULL,\n\t`message_id` text,\n\t`call_id` text,\n\t`seq` integer NOT NULL,\n\t`data` text NOT NULL,\n\t`state` text NOT NULL,\n\t`answers` text,\n\tFOREIGN KEY (`session_id`) REFERENCES `session`(`id`) ON UPDATE no action ON DELETE cascade\n);",
+    "CREATE INDEX `session_question_session` ON `session_question` (`session_id`,`seq`);",
+    "CREATE TABLE `session_todo` (\n\t`session_id` text PRIMARY KEY NOT NULL,\n\t`seq` integer NOT NULL,\n\t`data` text NOT NULL,\n\tFOREIGN KEY (`session_id`) REFERENCES `session`(`id`) ON UPDATE no action ON DELETE cascade\n);"
+  ] },
 ]

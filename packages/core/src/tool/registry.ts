@@ -5,10 +5,17 @@ import { glob } from "./glob.ts"
 import { grep } from "./grep.ts"
 import { list } from "./list.ts"
 import { patch } from "./patch.ts"
+import type { QuestionsShape } from "../question/question.ts"
+import type { TodosShape } from "../todo/todo.ts"
+import { question } from "./question.ts"
+import { todoread, todowrite } from "./todo.ts"
+import { webfetch } from "./webfetch.ts"
+import type { WebfetchConfig } from "./webfetch-config.ts"
 import { read } from "./read.ts"
 import { write } from "./write.ts"
 import {
   ToolError,
+  type ForbiddenAddressError,
   type PathOutsideDirectoryError,
   type PermissionKey,
   type Tool,
@@ -21,7 +28,15 @@ import {
  * layer (read tools allowed, edits and bash asked, by default); `tools.bash: false` in the config removes
  * bash altogether.
  */
-export const builtinTools = (options: { readonly bash?: boolean } = {}): ReadonlyArray<Tool> => [
+export const builtinTools = (
+  options: {
+    readonly bash?: boolean
+    readonly webfetch?: WebfetchConfig
+    /** The session services behind `todowrite`/`todoread` and `question`: without them those tools are absent. */
+    readonly todos?: TodosShape
+    readonly questions?: QuestionsShape
+  } = {},
+): ReadonlyArray<Tool> => [
   read,
   list,
   grep,
@@ -30,6 +45,9 @@ export const builtinTools = (options: { readonly bash?: boolean } = {}): Readonl
   write,
   patch,
   ...(options.bash === false ? [] : [bash]),
+  webfetch(options.webfetch),
+  ...(options.todos ? [todowrite(options.todos), todoread(options.todos)] : []),
+  ...(options.questions ? [question(options.questions)] : []),
 ]
 
 /** The permission rule a tool's calls fall under: read tools `read`, file changes `edit`, `bash`, `skill`. */
@@ -221,7 +239,7 @@ export const runTool = (
   tool: Tool,
   rawInput: unknown,
   ctx: ToolContext,
-): Effect.Effect<string, ToolError | PathOutsideDirectoryError> =>
+): Effect.Effect<string, ToolError | PathOutsideDirectoryError | ForbiddenAddressError> =>
   Effect.flatMap(decodeInput(tool, rawInput), (input) => tool.execute(input, ctx)).pipe(
     Effect.catchDefect((defect) => Effect.fail(unexpected(tool, defect))),
   )

@@ -12,6 +12,19 @@ export class PathOutsideDirectoryError extends Schema.TaggedError<PathOutsideDir
   { tool: Schema.String, path: Schema.String, message: Schema.String },
 ) {}
 
+/**
+ * `webfetch` refused to connect: the URL's host is, or resolves to, an address that is not public
+ * (loopback, private, link-local, ...) and the config does not allow it. Names the host and the address.
+ */
+export class ForbiddenAddressError extends Schema.TaggedError<ForbiddenAddressError>()("Tool.ForbiddenAddressError", {
+  tool: Schema.String,
+  url: Schema.String,
+  host: Schema.String,
+  address: Schema.String,
+  reason: Schema.String,
+  message: Schema.String,
+}) {}
+
 export interface ToolContext {
   readonly sessionID: string
   /** The session's working directory; tools must not touch anything outside it. */
@@ -58,7 +71,8 @@ export interface FileRecord {
 }
 
 /** Which permission rule governs a tool call (docs/tools.md). */
-export type PermissionKey = "read" | "edit" | "bash" | "skill" | "task" | "mcp"
+export type PermissionKey =
+  "read" | "edit" | "bash" | "skill" | "task" | "mcp" | "webfetch" | "todowrite" | "todoread" | "question"
 
 /** What a tool call produced: the text the model sees, and data kept on the tool part (`metadata.diff`). */
 export interface ToolResult {
@@ -88,7 +102,7 @@ export interface ToolPlan {
   /** Shown with the ask and stored on the part (the diff of an edit). */
   readonly metadata?: { readonly [key: string]: unknown }
   /** Performs the call. */
-  run(): Effect.Effect<ToolResult, ToolError | PathOutsideDirectoryError>
+  run(): Effect.Effect<ToolResult, ToolError | PathOutsideDirectoryError | ForbiddenAddressError>
 }
 
 /**
@@ -104,7 +118,10 @@ export interface Tool<I = any> {
    * its own; `input` then only checks that the arguments are an object).
    */
   readonly parameters?: { readonly type: "object"; readonly [key: string]: unknown }
-  execute(input: I, ctx: ToolContext): Effect.Effect<string, ToolError | PathOutsideDirectoryError>
+  execute(
+    input: I,
+    ctx: ToolContext,
+  ): Effect.Effect<string, ToolError | PathOutsideDirectoryError | ForbiddenAddressError>
   /**
    * Plans a call (see {@link ToolPlan}). Tools that change files implement it; for the others the registry
    * derives a plan from `execute`.

@@ -53,6 +53,8 @@ interface SessionModel {
   completed: Array<Assistant>
   /** Permission requests not yet answered. */
   asks: Array<string>
+  /** Questions not yet answered or dismissed. */
+  questions?: Array<string>
 }
 
 const MODEL: ModelRef = { providerID: "offline", id: "echo" }
@@ -546,6 +548,35 @@ export const applyOps = (ops: ReadonlyArray<number>) =>
               : variant === 1
                 ? draft(E.RevertCleared, r % 2 ? { conflicts: [{ path: "g.txt", reason: text }] } : {})
                 : draft(E.RevertCommitted, { messageID: anchor, after: Number.MAX_SAFE_INTEGER - 1, through: step }),
+          )
+        } else if (kind === 13 && r % 4 === 3) {
+          // Questions (asked, answered or dismissed) and the todo list rewritten.
+          const questions = (s.questions ??= [])
+          const pending = (r >> 4) % 2 === 0 ? questions.shift() : undefined
+          if (pending) {
+            drafts.push(
+              (r >> 5) % 2
+                ? draft(E.QuestionReplied, { requestID: pending, answers: [[text]] })
+                : draft(E.QuestionRejected, { requestID: pending }),
+            )
+          } else {
+            const id = ascending("per")
+            questions.push(id)
+            drafts.push(
+              draft(E.QuestionAsked, {
+                id,
+                questions: [{ question: text, header: "h", options: [{ label: "a", description: text }] }],
+                ...(open ? { tool: { messageID: open.id, callID: `q${step}` } } : {}),
+              }),
+            )
+          }
+          drafts.push(
+            draft(E.TodoUpdated, {
+              todos: [
+                { content: text, status: "pending", priority: "high" },
+                { content: `${text}2`, status: "completed", priority: "low" },
+              ].slice(0, r % 3),
+            }),
           )
         } else if (kind === 13) {
           drafts.push(

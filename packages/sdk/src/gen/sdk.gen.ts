@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import { buildClientParams, type Client, type ClientMeta, type Options as Options2, type RequestResult, type ServerSentEventsResult, type TDataShape } from './client/index.ts';
-import type { LocationRef, ModelRef, PermissionV2Reply, PromptInput, PrunableType, V2AgentListErrors, V2AgentListResponses, V2CommandListErrors, V2CommandListResponses, V2ConfigGetErrors, V2ConfigGetResponses, V2EventSubscribeErrors, V2EventSubscribeResponse, V2EventSubscribeResponses, V2FsFindErrors, V2FsFindResponses, V2FsListErrors, V2FsListResponses, V2FsReadErrors, V2FsReadResponses, V2HealthGetErrors, V2HealthGetResponses, V2LocationGetErrors, V2LocationGetResponses, V2McpStatusErrors, V2McpStatusResponses, V2ModelListErrors, V2ModelListResponses, V2PermissionRequestListErrors, V2PermissionRequestListResponses, V2PluginListErrors, V2PluginListResponses, V2ProviderGetErrors, V2ProviderGetResponses, V2ProviderListErrors, V2ProviderListResponses, V2SessionActiveErrors, V2SessionActiveResponses, V2SessionCompactErrors, V2SessionCompactResponses, V2SessionContextErrors, V2SessionContextResponses, V2SessionCorrectErrors, V2SessionCorrectResponses, V2SessionCreateErrors, V2SessionCreateResponses, V2SessionDeleteErrors, V2SessionDeleteResponses, V2SessionEraseErrors, V2SessionEraseResponses, V2SessionEventsErrors, V2SessionEventsResponse, V2SessionEventsResponses, V2SessionForkErrors, V2SessionForkResponses, V2SessionGetErrors, V2SessionGetResponses, V2SessionHistoryErrors, V2SessionHistoryResponses, V2SessionInterruptErrors, V2SessionInterruptResponses, V2SessionListErrors, V2SessionListResponses, V2SessionMessageErrors, V2SessionMessageResponses, V2SessionMessagesErrors, V2SessionMessagesResponses, V2SessionPermissionGetErrors, V2SessionPermissionGetResponses, V2SessionPermissionListErrors, V2SessionPermissionListResponses, V2SessionPermissionReplyErrors, V2SessionPermissionReplyResponses, V2SessionPromptErrors, V2SessionPromptResponses, V2SessionPruneErrors, V2SessionPruneResponses, V2SessionRemoveItemErrors, V2SessionRemoveItemResponses, V2SessionResumeErrors, V2SessionResumeResponses, V2SessionRetractErrors, V2SessionRetractResponses, V2SessionRevertClearErrors, V2SessionRevertClearResponses, V2SessionRevertCommitErrors, V2SessionRevertCommitResponses, V2SessionRevertStageErrors, V2SessionRevertStageResponses, V2SessionSwitchAgentErrors, V2SessionSwitchAgentResponses, V2SessionSwitchModelErrors, V2SessionSwitchModelResponses, V2SessionSyntheticErrors, V2SessionSyntheticResponses, V2SessionUpdateErrors, V2SessionUpdateResponses, V2SessionWaitErrors, V2SessionWaitResponses, V2SkillListErrors, V2SkillListResponses, V2StorageStatsErrors, V2StorageStatsResponses } from './types.gen.ts';
+import type { LocationRef, ModelRef, PermissionV2Reply, PromptInput, PrunableType, QuestionV2Reply, V2AgentListErrors, V2AgentListResponses, V2CommandListErrors, V2CommandListResponses, V2ConfigGetErrors, V2ConfigGetResponses, V2EventSubscribeErrors, V2EventSubscribeResponse, V2EventSubscribeResponses, V2FsFindErrors, V2FsFindResponses, V2FsListErrors, V2FsListResponses, V2FsReadErrors, V2FsReadResponses, V2HealthGetErrors, V2HealthGetResponses, V2LocationGetErrors, V2LocationGetResponses, V2McpStatusErrors, V2McpStatusResponses, V2ModelListErrors, V2ModelListResponses, V2PermissionRequestListErrors, V2PermissionRequestListResponses, V2PluginListErrors, V2PluginListResponses, V2ProviderGetErrors, V2ProviderGetResponses, V2ProviderListErrors, V2ProviderListResponses, V2QuestionRequestListErrors, V2QuestionRequestListResponses, V2SessionActiveErrors, V2SessionActiveResponses, V2SessionCompactErrors, V2SessionCompactResponses, V2SessionContextErrors, V2SessionContextResponses, V2SessionCorrectErrors, V2SessionCorrectResponses, V2SessionCreateErrors, V2SessionCreateResponses, V2SessionDeleteErrors, V2SessionDeleteResponses, V2SessionEraseErrors, V2SessionEraseResponses, V2SessionEventsErrors, V2SessionEventsResponse, V2SessionEventsResponses, V2SessionForkErrors, V2SessionForkResponses, V2SessionGetErrors, V2SessionGetResponses, V2SessionHistoryErrors, V2SessionHistoryResponses, V2SessionInterruptErrors, V2SessionInterruptResponses, V2SessionListErrors, V2SessionListResponses, V2SessionMessageErrors, V2SessionMessageResponses, V2SessionMessagesErrors, V2SessionMessagesResponses, V2SessionPermissionGetErrors, V2SessionPermissionGetResponses, V2SessionPermissionListErrors, V2SessionPermissionListResponses, V2SessionPermissionReplyErrors, V2SessionPermissionReplyResponses, V2SessionPromptErrors, V2SessionPromptResponses, V2SessionPruneErrors, V2SessionPruneResponses, V2SessionQuestionListErrors, V2SessionQuestionListResponses, V2SessionQuestionRejectErrors, V2SessionQuestionRejectResponses, V2SessionQuestionReplyErrors, V2SessionQuestionReplyResponses, V2SessionRemoveItemErrors, V2SessionRemoveItemResponses, V2SessionResumeErrors, V2SessionResumeResponses, V2SessionRetractErrors, V2SessionRetractResponses, V2SessionRevertClearErrors, V2SessionRevertClearResponses, V2SessionRevertCommitErrors, V2SessionRevertCommitResponses, V2SessionRevertStageErrors, V2SessionRevertStageResponses, V2SessionSwitchAgentErrors, V2SessionSwitchAgentResponses, V2SessionSwitchModelErrors, V2SessionSwitchModelResponses, V2SessionSyntheticErrors, V2SessionSyntheticResponses, V2SessionTodoListErrors, V2SessionTodoListResponses, V2SessionUpdateErrors, V2SessionUpdateResponses, V2SessionWaitErrors, V2SessionWaitResponses, V2SkillListErrors, V2SkillListResponses, V2StorageStatsErrors, V2StorageStatsResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -333,6 +333,33 @@ export class Provider extends HeyApiClient {
     }
 }
 
+export class Request2 extends HeyApiClient {
+    /**
+     * Pending question requests of every session at the location, oldest first
+     */
+    public list<ThrowOnError extends boolean = false>(parameters?: {
+        location?: {
+            directory?: string;
+            workspace?: string;
+        };
+    }, options?: Options<never, ThrowOnError>): RequestResult<V2QuestionRequestListResponses, V2QuestionRequestListErrors, ThrowOnError> {
+        const params = buildClientParams([parameters], [{ args: [{ in: 'query', key: 'location' }] }]);
+        return (options?.client ?? this.client).get<V2QuestionRequestListResponses, V2QuestionRequestListErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/question/request',
+            ...options,
+            ...params
+        });
+    }
+}
+
+export class Question extends HeyApiClient {
+    private _request?: Request2;
+    get request(): Request2 {
+        return this._request ??= new Request2({ client: this.client });
+    }
+}
+
 export class Permission2 extends HeyApiClient {
     /**
      * The session's pending permission requests, oldest first
@@ -383,6 +410,65 @@ export class Permission2 extends HeyApiClient {
         return (options?.client ?? this.client).post<V2SessionPermissionReplyResponses, V2SessionPermissionReplyErrors, ThrowOnError>({
             security: [{ scheme: 'basic', type: 'http' }],
             url: '/api/session/{sessionID}/permission/{requestID}/reply',
+            ...options,
+            ...params,
+            headers: {
+                'Content-Type': 'application/json',
+                ...options?.headers,
+                ...params.headers
+            }
+        });
+    }
+}
+
+export class Question2 extends HeyApiClient {
+    /**
+     * The session's pending question requests, oldest first
+     */
+    public list<ThrowOnError extends boolean = false>(parameters: {
+        sessionID: string;
+    }, options?: Options<never, ThrowOnError>): RequestResult<V2SessionQuestionListResponses, V2SessionQuestionListErrors, ThrowOnError> {
+        const params = buildClientParams([parameters], [{ args: [{ in: 'path', key: 'sessionID' }] }]);
+        return (options?.client ?? this.client).get<V2SessionQuestionListResponses, V2SessionQuestionListErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/session/{sessionID}/question',
+            ...options,
+            ...params
+        });
+    }
+    
+    /**
+     * Decline a pending question request: the waiting tool call fails, the turn goes on
+     */
+    public reject<ThrowOnError extends boolean = false>(parameters: {
+        sessionID: string;
+        requestID: string;
+    }, options?: Options<never, ThrowOnError>): RequestResult<V2SessionQuestionRejectResponses, V2SessionQuestionRejectErrors, ThrowOnError> {
+        const params = buildClientParams([parameters], [{ args: [{ in: 'path', key: 'sessionID' }, { in: 'path', key: 'requestID' }] }]);
+        return (options?.client ?? this.client).post<V2SessionQuestionRejectResponses, V2SessionQuestionRejectErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/session/{sessionID}/question/{requestID}/reject',
+            ...options,
+            ...params
+        });
+    }
+    
+    /**
+     * Answer a pending question request: one array of chosen labels per question; the waiting tool call gets them
+     */
+    public reply<ThrowOnError extends boolean = false>(parameters: {
+        sessionID: string;
+        requestID: string;
+        questionV2Reply: QuestionV2Reply;
+    }, options?: Options<never, ThrowOnError>): RequestResult<V2SessionQuestionReplyResponses, V2SessionQuestionReplyErrors, ThrowOnError> {
+        const params = buildClientParams([parameters], [{ args: [
+                    { in: 'path', key: 'sessionID' },
+                    { in: 'path', key: 'requestID' },
+                    { key: 'questionV2Reply', map: 'body' }
+                ] }]);
+        return (options?.client ?? this.client).post<V2SessionQuestionReplyResponses, V2SessionQuestionReplyErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/session/{sessionID}/question/{requestID}/reply',
             ...options,
             ...params,
             headers: {
@@ -448,6 +534,23 @@ export class Revert extends HeyApiClient {
                 ...options?.headers,
                 ...params.headers
             }
+        });
+    }
+}
+
+export class Todo extends HeyApiClient {
+    /**
+     * The session's todo list, in the order it was last written
+     */
+    public list<ThrowOnError extends boolean = false>(parameters: {
+        sessionID: string;
+    }, options?: Options<never, ThrowOnError>): RequestResult<V2SessionTodoListResponses, V2SessionTodoListErrors, ThrowOnError> {
+        const params = buildClientParams([parameters], [{ args: [{ in: 'path', key: 'sessionID' }] }]);
+        return (options?.client ?? this.client).get<V2SessionTodoListResponses, V2SessionTodoListErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/session/{sessionID}/todo',
+            ...options,
+            ...params
         });
     }
 }
@@ -962,9 +1065,19 @@ export class Session extends HeyApiClient {
         return this._permission ??= new Permission2({ client: this.client });
     }
     
+    private _question?: Question2;
+    get question(): Question2 {
+        return this._question ??= new Question2({ client: this.client });
+    }
+    
     private _revert?: Revert;
     get revert(): Revert {
         return this._revert ??= new Revert({ client: this.client });
+    }
+    
+    private _todo?: Todo;
+    get todo(): Todo {
+        return this._todo ??= new Todo({ client: this.client });
     }
 }
 
@@ -1064,6 +1177,11 @@ export class V2 extends HeyApiClient {
     private _provider?: Provider;
     get provider(): Provider {
         return this._provider ??= new Provider({ client: this.client });
+    }
+    
+    private _question?: Question;
+    get question(): Question {
+        return this._question ??= new Question({ client: this.client });
     }
     
     private _session?: Session;

@@ -438,6 +438,111 @@ export type PruneSummary = {
     bytes: number;
 };
 
+export type QuestionNotFoundError = {
+    _tag: 'QuestionNotFoundError';
+    requestID: string;
+    sessionID: string;
+    message: string;
+};
+
+export type QuestionV2Answer = Array<string>;
+
+export type QuestionV2Asked = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'question.v2.asked';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        id: string;
+        questions: Array<QuestionV2Info>;
+        tool?: QuestionV2Tool;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type QuestionV2Info = {
+    /**
+     * Complete question
+     */
+    question: string;
+    /**
+     * Very short label (max 30 chars)
+     */
+    header: string;
+    /**
+     * Available choices
+     */
+    options: Array<QuestionV2Option>;
+    multiple?: boolean;
+    custom?: boolean;
+};
+
+export type QuestionV2Option = {
+    /**
+     * Display text (1-5 words, concise)
+     */
+    label: string;
+    /**
+     * Explanation of choice
+     */
+    description: string;
+};
+
+export type QuestionV2Rejected = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'question.v2.rejected';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        requestID: string;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type QuestionV2Replied = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'question.v2.replied';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        requestID: string;
+        answers: Array<QuestionV2Answer>;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
+export type QuestionV2Reply = {
+    answers: Array<QuestionV2Answer>;
+};
+
+export type QuestionV2Request = {
+    id: string;
+    sessionID: string;
+    /**
+     * Questions to ask
+     */
+    questions: Array<QuestionV2Info>;
+    tool?: QuestionV2Tool;
+    time?: number;
+};
+
+export type QuestionV2Tool = {
+    messageID: string;
+    callID: string;
+};
+
 export type RetentionSummary = {
     time: number;
     dryRun: boolean;
@@ -522,7 +627,7 @@ export type SessionContextTokens = {
     limit?: number;
 };
 
-export type SessionDurableEvent = PermissionV2Asked | PermissionV2Replied | SessionNextAgentSwitched | SessionNextCompactionEnded | SessionNextCompactionStarted | SessionNextCreated | SessionNextDeleted | SessionNextErased | SessionNextMessageRetracted | SessionNextModelSwitched | SessionNextPromptAdmitted | SessionNextPrompted | SessionNextPruned | SessionNextReasoningAppended | SessionNextReasoningEnded | SessionNextReasoningRemoved | SessionNextReasoningStarted | SessionNextRenamed | SessionNextRetried | SessionNextRevertCleared | SessionNextRevertCommitted | SessionNextRevertStaged | SessionNextStepEnded | SessionNextStepFailed | SessionNextStepStarted | SessionNextSynthetic | SessionNextSyntheticQueued | SessionNextTextAppended | SessionNextTextCorrected | SessionNextTextEnded | SessionNextTextStarted | SessionNextToolCalled | SessionNextToolFailed | SessionNextToolInputEnded | SessionNextToolInputStarted | SessionNextToolProgress | SessionNextToolPruned | SessionNextToolSuccess | SessionNextTurnEnded | SessionNextTurnResumed | SessionNextTurnStarted;
+export type SessionDurableEvent = PermissionV2Asked | PermissionV2Replied | QuestionV2Asked | QuestionV2Rejected | QuestionV2Replied | SessionNextAgentSwitched | SessionNextCompactionEnded | SessionNextCompactionStarted | SessionNextCreated | SessionNextDeleted | SessionNextErased | SessionNextMessageRetracted | SessionNextModelSwitched | SessionNextPromptAdmitted | SessionNextPrompted | SessionNextPruned | SessionNextReasoningAppended | SessionNextReasoningEnded | SessionNextReasoningRemoved | SessionNextReasoningStarted | SessionNextRenamed | SessionNextRetried | SessionNextRevertCleared | SessionNextRevertCommitted | SessionNextRevertStaged | SessionNextStepEnded | SessionNextStepFailed | SessionNextStepStarted | SessionNextSynthetic | SessionNextSyntheticQueued | SessionNextTextAppended | SessionNextTextCorrected | SessionNextTextEnded | SessionNextTextStarted | SessionNextToolCalled | SessionNextToolFailed | SessionNextToolInputEnded | SessionNextToolInputStarted | SessionNextToolProgress | SessionNextToolPruned | SessionNextToolSuccess | SessionNextTurnEnded | SessionNextTurnResumed | SessionNextTurnStarted | TodoUpdated;
 
 export type SessionErrorUnknown = {
     type: 'unknown';
@@ -1709,6 +1814,36 @@ export type SkillV2Info = {
     content: string;
 };
 
+export type Todo = {
+    /**
+     * Brief description of the task
+     */
+    content: string;
+    /**
+     * Current status of the task: pending, in_progress, completed, cancelled
+     */
+    status: string;
+    /**
+     * Priority level of the task: high, medium, low
+     */
+    priority: string;
+};
+
+export type TodoUpdated = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'todo.updated';
+    durable: DurableStamp;
+    location?: LocationRef;
+    data: {
+        todos: Array<Todo>;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
 export type Tokens = {
     input: number;
     output: number;
@@ -1752,7 +1887,7 @@ export type UnsupportedMediaTypeError = {
     message: string;
 };
 
-export type V2Event = ServerConnected | ServerError | PermissionV2Asked | PermissionV2Replied | SessionNextAgentSwitched | SessionNextCompactionEnded | SessionNextCompactionStarted | SessionNextCreated | SessionNextDeleted | SessionNextErased | SessionNextMessageRetracted | SessionNextModelSwitched | SessionNextPromptAdmitted | SessionNextPrompted | SessionNextPruned | SessionNextReasoningAppended | SessionNextReasoningEnded | SessionNextReasoningRemoved | SessionNextReasoningStarted | SessionNextRenamed | SessionNextRetried | SessionNextRevertCleared | SessionNextRevertCommitted | SessionNextRevertStaged | SessionNextStepEnded | SessionNextStepFailed | SessionNextStepStarted | SessionNextSynthetic | SessionNextSyntheticQueued | SessionNextTextAppended | SessionNextTextCorrected | SessionNextTextEnded | SessionNextTextStarted | SessionNextToolCalled | SessionNextToolFailed | SessionNextToolInputEnded | SessionNextToolInputStarted | SessionNextToolProgress | SessionNextToolPruned | SessionNextToolSuccess | SessionNextTurnEnded | SessionNextTurnResumed | SessionNextTurnStarted | SessionNextCompactionDelta | SessionNextReasoningDelta | SessionNextTextDelta | SessionNextToolInputDelta | SessionStatus;
+export type V2Event = ServerConnected | ServerError | PermissionV2Asked | PermissionV2Replied | QuestionV2Asked | QuestionV2Rejected | QuestionV2Replied | SessionNextAgentSwitched | SessionNextCompactionEnded | SessionNextCompactionStarted | SessionNextCreated | SessionNextDeleted | SessionNextErased | SessionNextMessageRetracted | SessionNextModelSwitched | SessionNextPromptAdmitted | SessionNextPrompted | SessionNextPruned | SessionNextReasoningAppended | SessionNextReasoningEnded | SessionNextReasoningRemoved | SessionNextReasoningStarted | SessionNextRenamed | SessionNextRetried | SessionNextRevertCleared | SessionNextRevertCommitted | SessionNextRevertStaged | SessionNextStepEnded | SessionNextStepFailed | SessionNextStepStarted | SessionNextSynthetic | SessionNextSyntheticQueued | SessionNextTextAppended | SessionNextTextCorrected | SessionNextTextEnded | SessionNextTextStarted | SessionNextToolCalled | SessionNextToolFailed | SessionNextToolInputEnded | SessionNextToolInputStarted | SessionNextToolProgress | SessionNextToolPruned | SessionNextToolSuccess | SessionNextTurnEnded | SessionNextTurnResumed | SessionNextTurnStarted | TodoUpdated | SessionNextCompactionDelta | SessionNextReasoningDelta | SessionNextTextDelta | SessionNextToolInputDelta | SessionStatus;
 
 export type V2AgentListData = {
     body?: never;
@@ -2549,6 +2684,62 @@ export type V2ProviderGetResponses = {
 };
 
 export type V2ProviderGetResponse = V2ProviderGetResponses[keyof V2ProviderGetResponses];
+
+export type V2QuestionRequestListData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * The location to work in (`location[directory]=...`); default the server's own.
+         */
+        location?: {
+            directory?: string;
+            workspace?: string;
+        };
+    };
+    url: '/api/question/request';
+};
+
+export type V2QuestionRequestListErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2QuestionRequestListError = V2QuestionRequestListErrors[keyof V2QuestionRequestListErrors];
+
+export type V2QuestionRequestListResponses = {
+    /**
+     * Success
+     */
+    200: {
+        location: LocationInfo;
+        data: Array<QuestionV2Request>;
+    };
+};
+
+export type V2QuestionRequestListResponse = V2QuestionRequestListResponses[keyof V2QuestionRequestListResponses];
 
 export type V2SessionListData = {
     body?: never;
@@ -3925,6 +4116,163 @@ export type V2SessionPruneResponses = {
 
 export type V2SessionPruneResponse = V2SessionPruneResponses[keyof V2SessionPruneResponses];
 
+export type V2SessionQuestionListData = {
+    body?: never;
+    path: {
+        sessionID: string;
+    };
+    query?: never;
+    url: '/api/session/{sessionID}/question';
+};
+
+export type V2SessionQuestionListErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * SessionNotFoundError
+     */
+    404: SessionNotFoundError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2SessionQuestionListError = V2SessionQuestionListErrors[keyof V2SessionQuestionListErrors];
+
+export type V2SessionQuestionListResponses = {
+    /**
+     * Success
+     */
+    200: {
+        data: Array<QuestionV2Request>;
+    };
+};
+
+export type V2SessionQuestionListResponse = V2SessionQuestionListResponses[keyof V2SessionQuestionListResponses];
+
+export type V2SessionQuestionRejectData = {
+    body?: never;
+    path: {
+        sessionID: string;
+        requestID: string;
+    };
+    query?: never;
+    url: '/api/session/{sessionID}/question/{requestID}/reject';
+};
+
+export type V2SessionQuestionRejectErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * SessionNotFoundError | QuestionNotFoundError
+     */
+    404: SessionNotFoundError | QuestionNotFoundError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2SessionQuestionRejectError = V2SessionQuestionRejectErrors[keyof V2SessionQuestionRejectErrors];
+
+export type V2SessionQuestionRejectResponses = {
+    /**
+     * <No Content>
+     */
+    204: void;
+};
+
+export type V2SessionQuestionRejectResponse = V2SessionQuestionRejectResponses[keyof V2SessionQuestionRejectResponses];
+
+export type V2SessionQuestionReplyData = {
+    body: QuestionV2Reply;
+    path: {
+        sessionID: string;
+        requestID: string;
+    };
+    query?: never;
+    url: '/api/session/{sessionID}/question/{requestID}/reply';
+};
+
+export type V2SessionQuestionReplyErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * SessionNotFoundError | QuestionNotFoundError
+     */
+    404: SessionNotFoundError | QuestionNotFoundError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2SessionQuestionReplyError = V2SessionQuestionReplyErrors[keyof V2SessionQuestionReplyErrors];
+
+export type V2SessionQuestionReplyResponses = {
+    /**
+     * <No Content>
+     */
+    204: void;
+};
+
+export type V2SessionQuestionReplyResponse = V2SessionQuestionReplyResponses[keyof V2SessionQuestionReplyResponses];
+
 export type V2SessionResumeData = {
     body?: never;
     path: {
@@ -4214,6 +4562,59 @@ export type V2SessionSyntheticResponses = {
 };
 
 export type V2SessionSyntheticResponse = V2SessionSyntheticResponses[keyof V2SessionSyntheticResponses];
+
+export type V2SessionTodoListData = {
+    body?: never;
+    path: {
+        sessionID: string;
+    };
+    query?: never;
+    url: '/api/session/{sessionID}/todo';
+};
+
+export type V2SessionTodoListErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * SessionNotFoundError
+     */
+    404: SessionNotFoundError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2SessionTodoListError = V2SessionTodoListErrors[keyof V2SessionTodoListErrors];
+
+export type V2SessionTodoListResponses = {
+    /**
+     * Success
+     */
+    200: {
+        data: Array<Todo>;
+    };
+};
+
+export type V2SessionTodoListResponse = V2SessionTodoListResponses[keyof V2SessionTodoListResponses];
 
 export type V2SessionWaitData = {
     body?: never;

@@ -4,6 +4,7 @@ import {
   type ModelRef,
   type OpencodeClient,
   type PermissionV2Request,
+  type QuestionV2Request as QuestionRequest,
   type SessionV2Info,
   subscribe,
   type V2Event,
@@ -112,6 +113,8 @@ export const run = defineCommand({
     "Permissions: on a terminal, each ask is answered interactively (once / always / reject). Without one,",
     "an ask is rejected with a message unless --allow names its tool (or its kind: read, edit, bash) or",
     "--yes allows everything asked.",
+    "Questions (the question tool): on a terminal, chosen by number or typed; without one they are refused",
+    "(the tool fails, the turn goes on) unless --yes, which picks each question's first option.",
     "--format json prints every event of the session as one JSON object per line (NDJSON) on stdout.",
     "Exit status: 0 when the turn completed, 1 when it failed, a rejected permission ended it (a reject",
     "without a message) or a request was refused (an unknown --model or --agent creates no session),",
@@ -358,6 +361,24 @@ const turn = async (target: Target, io: Io, terminal: Terminal, input: TurnInput
     }
     const pending = await call(api.session.permission.list({ sessionID }))
     for (const request of pending.data) await answer(listedAsk(request))
+    // Questions of the `question` tool, pending or new: answered on a terminal, else by --yes, else refused.
+    const settledQuestions = new Set<string>()
+    const answerQuestion = async (request: QuestionRequest) => {
+      if (settledQuestions.has(request.id)) return
+      settledQuestions.add(request.id)
+      const answers = await chooseAnswers(request, input, terminal, output)
+      const result =
+        answers === undefined
+          ? await api.session.question.reject({ sessionID, requestID: request.id })
+          : await api.session.question.reply({ sessionID, requestID: request.id, questionV2Reply: { answers } })
+      if (result.error && (result.error as { _tag?: string })._tag !== "QuestionNotFoundError") {
+        throw new CommandError(
+          `cannot answer ${request.id}: ${(result.error as { message?: string }).message ?? "refused"}`,
+        )
+      }
+    }
+    const questions = await call(api.session.question.list({ sessionID }))
+    for (const request of questions.data) await answerQuestion(request)
 
     let delivered = false
     let turnID: string | undefined
@@ -412,6 +433,11 @@ const turn = async (target: Target, io: Io, terminal: Terminal, input: TurnInput
           resources: data.resources,
           ...(data.metadata ? { metadata: data.metadata } : {}),
         })
+        continue
+      }
+      if (event.type === "question.v2.asked") {
+        const { timestamp: _, ...request } = event.data
+        await answerQuestion(request)
         continue
       }
       if (event.type === "permission.v2.replied") {
@@ -506,6 +532,55 @@ const verdict = (
   const error = ended.error
   output.note(`turn failed: ${error ? `${error.name ?? "Error"}: ${error.message}` : "unknown error"}`)
   return EXIT_FAILURE
+}
+
+/**
+ * The answers to a question request, or `undefined` to refuse it: `--yes` picks each question's first
+ * option; without a terminal (or with `--format json`) it is refused, so the tool fails and the turn goes
+ * on instead of waiting for nobody; on a terminal each question is shown with numbered options and read
+ * as numbers (`1`, or `1,3` where several are allowed) or typed text. An empty line refuses.
+ */
+const chooseAnswers = async (
+  request: QuestionRequest,
+  input: TurnInput,
+  terminal: Terminal,
+  output: Output,
+): Promise<Array<Array<string>> | undefined> => {
+  const headers = request.questions.map((q) => q.header).join(", ")
+  if (input.yes) {
+    output.note(`answered ${headers} with the first option (--yes)`)
+    return request.questions.map((q) => (q.options[0] ? [q.options[0].label] : []))
+  }
+  if (!terminal.interactive || input.format === "json") {
+    output.note(`question ${headers}: refused, there is no terminal to ask on (pass --yes to pick the first options)`)
+    return undefined
+  }
+  const answers: Array<Array<string>> = []
+  for (const q of request.questions) {
+    output.note(`? ${q.question}`)
+    q.options.forEach((option, i) =>
+      output.note(`  ${i + 1}. ${option.label}${option.description ? ` - ${option.description}` : ""}`),
+    )
+    for (;;) {
+      const line = (
+        await terminal.question(
+          q.multiple ? "Choose (e.g. 1,2), or type an answer: " : "Choose a number, or type an answer: ",
+        )
+      ).trim()
+      if (line === "") return undefined
+      const picks = line.split(",").map((part) => Number(part.trim()))
+      if (picks.every((n) => Number.isInteger(n) && n >= 1 && n <= q.options.length)) {
+        if (picks.length > 1 && !q.multiple) continue
+        answers.push([...new Set(picks)].map((n) => q.options[n - 1]!.label))
+        break
+      }
+      // Numbers that name no option (or several for a one-choice question) are asked again, not taken as text.
+      if (q.custom === false || /^[\d\s,]+$/.test(line)) continue
+      answers.push([line])
+      break
+    }
+  }
+  return answers
 }
 
 /** How to answer an ask: `--yes` / `--allow`, else the terminal, else a reject that says why. */

@@ -20,6 +20,7 @@ import { ServerDirectory } from "./location.ts"
 import { RequestErrorsLive } from "./middleware.ts"
 import { SessionPermissionHandlers } from "./permission.ts"
 import { SessionRevertHandlers } from "./revert.ts"
+import { QuestionRequestHandlers, SessionQuestionHandlers, SessionTodoHandlers } from "./question.ts"
 import { ConfigHandlers, PluginHandlers } from "./plugin.ts"
 import { McpHandlers } from "./mcp.ts"
 import { SessionHandlers } from "./session.ts"
@@ -64,6 +65,9 @@ export const appLayer = (options: AppOptions) => {
     ModelHandlers,
     ProviderHandlers,
     PermissionRequestHandlers,
+    SessionQuestionHandlers,
+    QuestionRequestHandlers,
+    SessionTodoHandlers,
     FsHandlers,
     CommandHandlers,
     SkillHandlers,

@@ -5,6 +5,7 @@ import {
   ItemNotFoundError as CoreItemNotFoundError,
   MessageNotFoundError as CoreMessageNotFoundError,
   PermissionNotFoundError as CorePermissionNotFoundError,
+  QuestionNotFoundError as CoreQuestionNotFoundError,
   QueueFullError as CoreQueueFullError,
   SessionNotFoundError as CoreSessionNotFoundError,
 } from "@opencode-ai/core"
@@ -15,6 +16,7 @@ import {
   ItemNotFoundError,
   MessageNotFoundError,
   PermissionNotFoundError,
+  QuestionNotFoundError,
   SessionBusyError,
   SessionNotFoundError,
   SessionQueueFullError,
@@ -31,6 +33,7 @@ export type CoreError =
   | CoreInvalidTargetError
   | CoreInvalidInputError
   | CorePermissionNotFoundError
+  | CoreQuestionNotFoundError
   | CoreQueueFullError
 
 /** The HTTP error each core error becomes, at the type level (distributes over unions). */
@@ -50,7 +53,9 @@ export type ToHttp<E> = E extends CoreSessionNotFoundError
               ? PermissionNotFoundError
               : E extends CoreQueueFullError
                 ? SessionQueueFullError
-                : never
+                : E extends CoreQuestionNotFoundError
+                  ? QuestionNotFoundError
+                  : never
 
 /** The one place where core tags become HTTP tags; fields are kept, `message` is the core's text. */
 export const toHttpError = (error: CoreError) => {
@@ -82,6 +87,12 @@ export const toHttpError = (error: CoreError) => {
       })
     case "Permission.NotFoundError":
       return new PermissionNotFoundError({
+        sessionID: error.sessionID,
+        requestID: error.requestID,
+        message: error.message,
+      })
+    case "Question.NotFoundError":
+      return new QuestionNotFoundError({
         sessionID: error.sessionID,
         requestID: error.requestID,
         message: error.message,

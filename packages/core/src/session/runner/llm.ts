@@ -9,6 +9,8 @@ import type { ProviderEvent, Usage } from "../../provider/provider.ts"
 import { Providers } from "../../provider/registry.ts"
 import { withRetry } from "../../provider/retry.ts"
 import { Permissions } from "../../permission/permission.ts"
+import { Questions } from "../../question/question.ts"
+import { Todos } from "../../todo/todo.ts"
 import { childEnvironment } from "../../tool/env.ts"
 import { builtinTools, toModelTool, type ToolSource } from "../../tool/registry.ts"
 import type { Tool } from "../../tool/tool.ts"
@@ -75,7 +77,17 @@ export class Runner extends Context.Service<
       const blobs = yield* Blobs
       const skills = yield* Skills
       const subagents = yield* Subagents
-      const builtin = [...builtinTools({ bash: config.data.tools?.bash !== false }), subagents.tool]
+      const questions = yield* Questions
+      const todos = yield* Todos
+      const builtin = [
+        ...builtinTools({
+          bash: config.data.tools?.bash !== false,
+          ...(config.data.webfetch ? { webfetch: config.data.webfetch } : {}),
+          todos,
+          questions,
+        }),
+        subagents.tool,
+      ]
       const skillTool = makeSkillTool(skills)
       const tools = [...builtin, skillTool]
       const modelTools: ReadonlyArray<ModelTool> = builtin.map(toModelTool)
@@ -112,6 +124,7 @@ export class Runner extends Context.Service<
       const caller = makeToolCaller({
         tools,
         permissions,
+        questions,
         session,
         env: childEnvironment(process.env, config.secrets ?? []),
         blobs,

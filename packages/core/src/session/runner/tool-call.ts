@@ -1,6 +1,7 @@
 import { Cause, Effect } from "effect"
 import { draft, type Draft } from "../../bus/event.ts"
 import { type Answer, Permissions, type PermissionRequest } from "../../permission/permission.ts"
+import type { QuestionsShape } from "../../question/question.ts"
 import { planTool } from "../../tool/registry.ts"
 import type { BlobsShape } from "../../storage/blobs.ts"
 import type { BeforeImages, Tool, ToolPlan } from "../../tool/tool.ts"
@@ -46,6 +47,8 @@ const errorInfo = (message: string, name?: string): ErrorInfo => ({
 export const makeToolCaller = (deps: {
   readonly tools: ReadonlyArray<Tool>
   readonly permissions: Permissions["Service"]
+  /** Pending questions hold their call's message open across a shutdown, as permission asks do. */
+  readonly questions?: QuestionsShape
   readonly session: Session["Service"]
   readonly env: Readonly<Record<string, string | undefined>>
   /** The before-image store file-changing tools record into (see `FileRecord`). */
@@ -73,11 +76,14 @@ export const makeToolCaller = (deps: {
     const controller = new AbortController()
     const input = pending?.input ?? callInput(call)
     const base = { assistantMessageID: scope.messageID, callID: call.callID }
-    const failed = (message: string, extra: { structured?: Record<string, unknown>; title?: string } = {}) =>
+    const failed = (
+      message: string,
+      extra: { structured?: Record<string, unknown>; title?: string; name?: string } = {},
+    ) =>
       commit(scope.sessionID, [
         draft(SessionEvent.ToolFailed, {
           ...base,
-          error: errorInfo(message),
+          error: errorInfo(message, extra.name),
           provider: { executed: false },
           ...(extra.structured ? { structured: extra.structured } : {}),
           ...(extra.title !== undefined ? { title: extra.title } : {}),
@@ -183,7 +189,9 @@ export const makeToolCaller = (deps: {
         ])
       const result = yield* Effect.result(plan.run())
       if (result._tag === "Failure") {
-        yield* failed(result.failure.message, { structured, title: plan.title })
+        // Tool errors other than the generic one keep their tag (`Tool.ForbiddenAddressError`).
+        const name = result.failure._tag === "Tool.Error" ? undefined : result.failure._tag
+        yield* failed(result.failure.message, { structured, title: plan.title, ...(name ? { name } : {}) })
         return { stop: false }
       }
       const metadata = result.success.metadata
@@ -209,11 +217,12 @@ export const makeToolCaller = (deps: {
   }
 
   /**
-   * Whether an assistant message must stay open across a shutdown: an ask of it still waits, or (while the
-   * host stops) a `task` call of it runs, whose child resumes with it on the next start.
+   * Whether an assistant message must stay open across a shutdown: an ask or a question of it still waits,
+   * or (while the host stops) a `task` call of it runs, whose child resumes with it on the next start.
    */
   const waiting = (sessionID: string, messageID: string) => {
     if (permissions.sync.pending(sessionID).some((ask) => ask.source.messageID === messageID)) return true
+    if (deps.questions?.sync.pending(sessionID).some((q) => q.tool?.messageID === messageID)) return true
     if (!deps.stopping?.()) return false
     const message = session.sync.message(sessionID, messageID)
     return message?.type === "assistant" && runningTask(message)
@@ -228,9 +237,15 @@ export const makeToolCaller = (deps: {
   const resume = (turn: { readonly sessionID: string; readonly turnID: string }, directory: string) =>
     Effect.gen(function* () {
       const asks = permissions.sync.pending(turn.sessionID)
+      const questions = deps.questions?.sync.pending(turn.sessionID) ?? []
       const messages = session.sync
         .incomplete(turn.sessionID, turn.turnID)
-        .filter((m) => asks.some((a) => a.source.messageID === m.id) || runningTask(m))
+        .filter(
+          (m) =>
+            asks.some((a) => a.source.messageID === m.id) ||
+            questions.some((q) => q.tool?.messageID === m.id) ||
+            runningTask(m),
+        )
       let more = true
       for (const message of messages) {
         const scope: CallScope = { sessionID: turn.sessionID, messageID: message.id, agentID: message.agent, directory }
