@@ -94,7 +94,7 @@ describe("opencode2 run", () => {
       [["--model", "openai/gpt-5"], 'provider "openai" needs an API key: set OPENAI_API_KEY'],
       [["--model", "anthropic/claude-sonnet-4-5"], 'provider "anthropic" needs an API key: set ANTHROPIC_API_KEY'],
       [["--model", "local/m"], 'provider "local" needs the environment variable OC2_TEST_UNSET_KEY, which is not set'],
-      [["--agent", "ghost"], 'unknown agent "ghost" (known: build)'],
+      [["--agent", "ghost"], 'unknown agent "ghost" (known: build, general)'],
     ] as const) {
       const result = await runCli(["run", "hi", "--db", db, ...flags], { cwd, env })
       expect(result.code, result.stderr).toBe(1)
