@@ -20,7 +20,7 @@ describe("admission checks the chosen agent and model", () => {
     )
     const rejected = await ctx!.session.prompt({ sessionID, text: "hi", agent: "ghost" }).catch((e: unknown) => e)
     expect(rejected).toMatchObject({ _tag: "Session.InvalidInputError", field: "agent" })
-    expect((rejected as { message: string }).message).toContain('unknown agent "ghost" (known: build, plan)')
+    expect((rejected as { message: string }).message).toContain('unknown agent "ghost" (known: build, general, plan)')
 
     const byModel = await host
       .exit(
@@ -66,7 +66,7 @@ describe("admission checks the chosen agent and model", () => {
       .create({ title: "typo", directory: host.directory, agent: "ghost" })
       .catch((e: unknown) => e)
     expect(rejected).toMatchObject({ _tag: "Session.InvalidInputError", field: "agent" })
-    expect((rejected as { message: string }).message).toContain('unknown agent "ghost" (known: build, plan)')
+    expect((rejected as { message: string }).message).toContain('unknown agent "ghost" (known: build, general, plan)')
     expect(await count()).toBe(before)
 
     const created = await ctx!.session.create({ title: "ok", directory: host.directory, agent: "plan" })

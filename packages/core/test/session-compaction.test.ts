@@ -56,7 +56,7 @@ describe("automatic compaction", () => {
   it("summarises the older transcript before a request that would not fit; later requests carry the summary and what follows", async () => {
     answer()
     const host = makeHost({
-      config: config({ context: 3000, output: 500 }),
+      config: config({ context: 4500, output: 500 }),
       plugins: [
         {
           source: "inline:keeper",

@@ -14,6 +14,8 @@ const TABLES: ReadonlyArray<readonly [table: string, column: string]> = [
   ["session_execution", "session_id"],
   ["session_inbox", "session_id"],
   ["session_permission", "session_id"],
+  ["session_question", "session_id"],
+  ["session_todo", "session_id"],
 ]
 
 /** The session's rows of every projection table. */
