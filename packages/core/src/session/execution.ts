@@ -1,6 +1,6 @@
 import type { PromptEvent, SyntheticEvent } from "@opencode-ai/plugin"
 import type { Delivery, InputAdmitted, ModelRef, Prompt, PromptInput as PromptBody } from "@opencode-ai/schema"
-import { Context, Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { Bus, type Decision } from "../bus/bus.ts"
 import { Commands } from "../command/commands.ts"
 import type { Draft, Envelope } from "../bus/event.ts"
@@ -8,7 +8,7 @@ import { Config } from "../config/config.ts"
 import { ascending } from "../id/id.ts"
 import { Permissions } from "../permission/permission.ts"
 import { Questions } from "../question/question.ts"
-import { Hooks, recordedHookError } from "../plugin/hooks.ts"
+import { Hooks } from "../plugin/hooks.ts"
 import { Providers } from "../provider/registry.ts"
 import {
   admitInput,
@@ -23,6 +23,7 @@ import { resolveAttachments } from "./attachment.ts"
 import { checkChoice } from "./choice.ts"
 import { admitCompaction } from "./compaction.ts"
 import { type BusyError, InvalidInputError, QueueFullError, SessionNotFoundError } from "./error.ts"
+import { hookEdit } from "./hook-edit.ts"
 import type { ErrorInfo, Origin } from "./message.ts"
 import { Runner, type TurnOutcome } from "./runner/llm.ts"
 import { Session } from "./session.ts"
@@ -112,7 +113,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
       const providers = yield* Providers
       const cap = config.data.server?.resumeAttempts ?? DEFAULT_RESUME_ATTEMPTS
       const queueLimit = config.data.session?.queueLimit ?? DEFAULT_QUEUE_LIMIT
-      const owners = yield* Turns
+      const turns = yield* Turns
       const permissions = yield* Permissions
       const questions = yield* Questions
       /** Admissions whose plugin hook threw: the turn they start fails with this error, recorded. */
@@ -131,8 +132,8 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
 
       /**
        * Runs a decision. `Turns` changes in the same synchronous step as the claim it mirrors (inside the
-       * transaction callback, with no yield in between): a grant to a new loop registers its entry, and a
-       * boundary taken by a loop (`by`) that releases the claim removes that loop's entry. So the entry
+       * transaction callback, with no yield in between): a grant to a new loop claims its entry, and a
+       * boundary taken by a loop (`by`) that releases the claim releases that loop's entry. So the entry
        * exists exactly while this process holds the claim, and no admission can see one without the other.
        */
       const decide = <E>(
@@ -156,14 +157,15 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
               if (!Array.isArray(result.decision)) return result.decision
               const grant = result.grant
               if (by && grant) {
-                by.turnID = grant.turnID
+                turns.advance(by, grant.turnID)
                 next = { owner: by, grant }
-              } else if (by && owners.get(sessionID) === by) {
-                owners.delete(sessionID)
-                ended = true
-              } else if (!by && grant) {
-                const owner: Turn = { turnID: grant.turnID, idle: Deferred.makeUnsafe<void>() }
-                owners.set(sessionID, owner)
+              } else if (by) {
+                ended = turns.release(sessionID, by)
+              } else if (grant) {
+                const owner = turns.claim(sessionID, grant.turnID)
+                // Admission grants only while no claim is held, and the entry mirrors the claim: a refusal is
+                // a broken invariant, and throwing here rolls the grant back (a defect) rather than run two loops.
+                if (!owner) throw new Error(`session ${sessionID} already has a running turn in this process`)
                 next = { owner, grant }
               }
               return result.decision
@@ -171,17 +173,11 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
             .pipe(
               Effect.catchTag("Bus.InvalidEventError", Effect.die),
               // Nothing committed: a fresh entry is dropped (its loop never forks).
-              Effect.onError(() => Effect.sync(() => next && !by && retire(sessionID, next.owner))),
+              Effect.onError(() => Effect.sync(() => next && !by && turns.finish(sessionID, next.owner))),
             )
-          if (ended && by) Deferred.doneUnsafe(by.idle, Effect.void)
+          if (ended && by) turns.finish(sessionID, by)
           return { ...(next ? { started: next } : {}), envelopes }
         })
-
-      /** Drops a loop's entry (when it is still the current one) and opens its latch. */
-      const retire = (sessionID: string, owner: Turn) => {
-        if (owners.get(sessionID) === owner) owners.delete(sessionID)
-        Deferred.doneUnsafe(owner.idle, Effect.void)
-      }
 
       const runTurn = (sessionID: string, grant: Grant): Effect.Effect<TurnOutcome> => {
         const failure = grant.messageID ? failures.get(grant.messageID) : undefined
@@ -256,8 +252,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           const fiber = yield* Effect.forkIn(loop(sessionID, started.owner, started.grant), loops, {
             uninterruptible: true,
           })
-          fiber.addObserver(() => retire(sessionID, started.owner))
-          started.owner.fiber = fiber
+          turns.attach(sessionID, started.owner, fiber)
         })
 
       const requireText = (text: unknown, field: string) =>
@@ -388,15 +383,14 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
             text: sent,
             ...(agent ? { agentID: agent } : {}),
           }
-          const hook = yield* Effect.result(hooks.run("prompt", event))
-          const text = hook._tag === "Success" && typeof event.text === "string" && event.text ? event.text : sent
+          const { text, failure } = yield* hookEdit(hooks, "prompt", event)
           const messageID = input.id ?? ascending("msg")
           const stored: Prompt = {
             text,
             ...(files ? { files } : {}),
             ...(input.prompt.agents ? { agents: input.prompt.agents } : {}),
           }
-          if (hook._tag === "Failure") failures.set(messageID, recordedHookError(hook.failure))
+          if (failure) failures.set(messageID, failure)
           const delivery = input.delivery ?? "queue"
           const admitted = admit(
             input.sessionID,
@@ -436,11 +430,10 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
             text: input.text,
             ...(input.description !== undefined ? { description: input.description } : {}),
           }
-          const hook = yield* Effect.result(hooks.run("synthetic", event))
-          const text = hook._tag === "Success" && typeof event.text === "string" && event.text ? event.text : input.text
+          const { text, failure } = yield* hookEdit(hooks, "synthetic", event)
           const messageID = ascending("msg")
           const wake = input.resume ?? true
-          if (hook._tag === "Failure" && wake) failures.set(messageID, recordedHookError(hook.failure))
+          if (failure && wake) failures.set(messageID, failure)
           return yield* admit(
             input.sessionID,
             {
@@ -471,30 +464,22 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           yield* session.switchModel(sessionID, model)
         })
 
-      /** Stops a loop of this process and waits until it has released the claim. */
-      const stop = (owner: Turn) =>
-        Effect.gen(function* () {
-          owner.stopped = true
-          if (owner.fiber) yield* Fiber.interrupt(owner.fiber)
-          yield* Deferred.await(owner.idle)
-        })
-
       const interrupt = (sessionID: string) =>
         Effect.gen(function* () {
           yield* session.get(sessionID)
-          const owner = owners.get(sessionID)
+          const owner = turns.current(sessionID)
           if (owner) {
             // Pending permission asks and questions are rejected (durably) before the turn stops.
             yield* permissions.rejectPending(sessionID, undefined, { wake: false })
             yield* questions.rejectPending(sessionID, { wake: false })
-            return yield* stop(owner)
+            return yield* turns.interrupt(owner)
           }
           if (!session.sync.claimed(sessionID)) return
           // A suspended claim (no loop here) is ended directly. The claim and the entry are read inside the
           // transaction: a turn granted since the read above is stopped like any running one.
           let raced: Turn | undefined
           yield* decide<never>(sessionID, () => {
-            raced = owners.get(sessionID)
+            raced = turns.current(sessionID)
             const claim = session.sync.claimed(sessionID)
             if (raced || !claim) return { decision: [] }
             const ended = boundary(
@@ -515,15 +500,14 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           if (raced) {
             yield* permissions.rejectPending(sessionID, undefined, { wake: false })
             yield* questions.rejectPending(sessionID, { wake: false })
-            yield* stop(raced)
+            yield* turns.interrupt(raced)
           }
         })
 
       const wait = (sessionID: string) =>
         Effect.gen(function* () {
           yield* session.get(sessionID)
-          const owner = owners.get(sessionID)
-          if (owner) yield* Deferred.await(owner.idle)
+          yield* turns.idle(sessionID)
         })
 
       /** The restart notice is a host notice like any other: the `synthetic` hook sees it first. */
@@ -531,15 +515,14 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
         Effect.gen(function* () {
           if (!text) return undefined
           const event: SyntheticEvent = { sessionID, origin: "host", description: "restart", text }
-          const hook = yield* Effect.result(hooks.run("synthetic", event))
-          const edited = hook._tag === "Success" && typeof event.text === "string" && event.text ? event.text : text
+          const { text: edited, failure } = yield* hookEdit(hooks, "synthetic", event)
           const messageID = ascending("msg")
           const notice: Input = {
             kind: "synthetic",
             wake: true,
             data: { messageID, text: edited, origin: "host", description: "restart" },
           }
-          if (hook._tag === "Failure") failures.set(messageID, recordedHookError(hook.failure))
+          if (failure) failures.set(messageID, failure)
           return notice
         })
 
@@ -561,7 +544,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
               const tasks = claim ? session.sync.incomplete(sessionID, claim.turn_id).filter(runningTask) : []
               const asked = questions.sync.pending(sessionID).flatMap((q) => (q.tool ? [q.tool.messageID] : []))
               return admitResume(session.sync, sessionID, {
-                running: owners.has(sessionID),
+                running: turns.current(sessionID) !== undefined,
                 cap,
                 ...(notice ? { notice } : {}),
                 permissions: {
@@ -597,7 +580,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
         resume,
         compact,
         remove,
-        running: (sessionID) => owners.has(sessionID),
+        running: (sessionID) => turns.current(sessionID) !== undefined,
       })
       // The `task` tool runs children through this service, which is built on the runner offering it.
       ;(yield* Subagents).bind({ ...shape, stopping: () => stopping })

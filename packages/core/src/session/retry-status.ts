@@ -13,8 +13,7 @@ import type { Turns } from "./turns.ts"
 export const retryStatus = (bus: Bus["Service"], turns: Turns["Service"], sessionID: string): RetryHandlers => ({
   onRetry: (notice) =>
     Effect.gen(function* () {
-      const turn = turns.get(sessionID)
-      if (turn) turn.retrying = true
+      turns.retrying(sessionID, true)
       yield* bus
         .commit(sessionID, [
           draft(SessionEvent.Retried, {
@@ -39,8 +38,7 @@ export const retryStatus = (bus: Bus["Service"], turns: Turns["Service"], sessio
       })
     }),
   onResume: Effect.sync(() => {
-    const turn = turns.get(sessionID)
-    if (turn) turn.retrying = false
+    turns.retrying(sessionID, false)
     bus.publish(SessionEvent.Status, sessionID, { status: { type: "busy" }, name: "busy" })
   }),
 })

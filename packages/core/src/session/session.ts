@@ -242,9 +242,9 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
 
       const status = (row: SessionRow): SessionStatus => {
         if (!row.claimed) return "idle"
-        const turn = turns.get(row.id)
+        const turn = turns.status(row.id)
         if (!turn) return "suspended"
-        if (turn.retrying) return "retrying"
+        if (turn === "retrying") return "retrying"
         return row.asking ? "waiting" : "busy"
       }
 
@@ -457,7 +457,7 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
             return yield* new MessageNotFoundError({ sessionID, messageID })
           }),
         active: () =>
-          [...turns.keys()].flatMap((sessionID) => {
+          turns.sessions().flatMap((sessionID) => {
             const row = readSession.get(sessionID)
             return row ? [{ sessionID, status: status(row) }] : []
           }),
