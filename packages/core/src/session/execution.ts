@@ -20,13 +20,14 @@ import {
   settleCutOff,
 } from "./admission.ts"
 import { resolveAttachments } from "./attachment.ts"
+import { type AskReads, awaitsAnswer } from "./awaited-answer.ts"
 import { checkChoice } from "./choice.ts"
 import { admitCompaction } from "./compaction.ts"
 import { type BusyError, InvalidInputError, QueueFullError, SessionNotFoundError } from "./error.ts"
 import type { ErrorInfo, Origin } from "./message.ts"
 import { Runner, type TurnOutcome } from "./runner/llm.ts"
 import { Session } from "./session.ts"
-import { runningTask, Subagents } from "./subagent.ts"
+import { Subagents } from "./subagent.ts"
 import { type Turn, Turns } from "./turns.ts"
 
 export interface PromptInput {
@@ -115,6 +116,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
       const owners = yield* Turns
       const permissions = yield* Permissions
       const questions = yield* Questions
+      const asks: AskReads = { permissions: permissions.sync.ofMessage, questions: questions.sync.ofMessage }
       /** Admissions whose plugin hook threw: the turn they start fails with this error, recorded. */
       const failures = new Map<string, ErrorInfo>()
       let stopping = false
@@ -554,22 +556,18 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
         Effect.flatMap(restartNotice(sessionID, options.notice), (notice) =>
           Effect.gen(function* () {
             const started = yield* decide(sessionID, () => {
-              // A call waiting for permission keeps its message open; if the turn is given up, its asks are rejected.
-              // So does a running `task` call: its child resumes too, and the call completes once.
-              const pending = permissions.sync.pending(sessionID)
+              // A call that asked (answered yet or not) keeps its message open; if the turn is given up, its
+              // pending asks are rejected. So does a running `task` call: its child resumes too.
               const claim = session.sync.claimed(sessionID)
-              const tasks = claim ? session.sync.incomplete(sessionID, claim.turn_id).filter(runningTask) : []
-              const asked = questions.sync.pending(sessionID).flatMap((q) => (q.tool ? [q.tool.messageID] : []))
+              const kept = claim
+                ? session.sync.incomplete(sessionID, claim.turn_id).filter((m) => awaitsAnswer(sessionID, m, asks))
+                : []
               return admitResume(session.sync, sessionID, {
                 running: owners.has(sessionID),
                 cap,
                 ...(notice ? { notice } : {}),
                 permissions: {
-                  messages: new Set([
-                    ...pending.map((ask) => ask.source.messageID),
-                    ...tasks.map((m) => m.id),
-                    ...asked,
-                  ]),
+                  messages: new Set(kept.map((m) => m.id)),
                   reject: [...permissions.sync.rejectDrafts(sessionID), ...questions.sync.rejectDrafts(sessionID)],
                 },
               })
