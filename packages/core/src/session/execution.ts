@@ -3,6 +3,7 @@ import type { Delivery, InputAdmitted, ModelRef, Prompt, PromptInput as PromptBo
 import { Context, Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { Bus, type Decision } from "../bus/bus.ts"
 import { Commands } from "../command/commands.ts"
+import { subtaskOf } from "../command/subtask.ts"
 import type { Draft, Envelope } from "../bus/event.ts"
 import { Config } from "../config/config.ts"
 import { ascending } from "../id/id.ts"
@@ -363,11 +364,15 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           // `session.prompt` hook) see what is sent to the model. The prompt's own agent and model win over
           // the command's. Text naming no command is admitted as it is.
           const expansion = yield* commands.expand(info.location.directory, input.prompt.text)
-          const agent = input.agent ?? expansion?.command.agent
+          // A `subtask: true` command's agent is the subagent that runs it, not this session's agent.
+          const { subtask, problem } = expansion ? subtaskOf(config.data, expansion) : {}
+          if (problem) return yield* new InvalidInputError({ message: problem, field: "prompt.text" })
+          const commandAgent = subtask ? undefined : expansion?.command.agent
+          const agent = input.agent ?? commandAgent
           const model = input.model ?? expansion?.command.model
           if (expansion)
             yield* checkChoice(config.data, providers, {
-              agent: input.agent === undefined ? expansion.command.agent : undefined,
+              agent: input.agent === undefined ? commandAgent : undefined,
               model: input.model === undefined ? expansion.command.model : undefined,
             }).pipe(
               Effect.mapError(
@@ -412,6 +417,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
                 origin: input.origin ?? "user",
                 ...(agent ? { agent } : {}),
                 ...(model ? { model } : {}),
+                ...(subtask ? { subtask } : {}),
               },
             },
             stored,
