@@ -321,6 +321,9 @@ export class Runner extends Context.Service<
             const directory = session.sync.row(turn.sessionID)?.directory ?? process.cwd()
             const pending = yield* caller.resume(turn, directory)
             if (pending.resumed && !pending.more) return { outcome: "completed" } as TurnOutcome
+            // A subtask prompt's turn is its task call alone, also when a restart cut it off mid-child.
+            if (pending.resumed && session.sync.latestPrompt(turn.sessionID)?.subtask)
+              return { outcome: "completed" } as TurnOutcome
           }
           // A `subtask: true` command's prompt is run by its subagent, not answered by this model.
           const subtask = pendingSubtask(session.sync.transcript(turn.sessionID))
