@@ -149,6 +149,8 @@ export const api = {
     enveloped(v2().session.removeItem({ sessionID, messageID, itemID })),
   /** Stages (or moves) a revert to just after `messageID`: later messages hidden, their file changes undone. */
   revertStage: (sessionID: string, messageID: string) => enveloped(v2().session.revert.stage({ sessionID, messageID })),
+  /** A new session holding a copy of the transcript up to and including `messageID` (`parentID` this one). */
+  fork: (sessionID: string, messageID: string) => enveloped(v2().session.fork({ sessionID, messageID })),
   revertClear: (sessionID: string): Promise<unknown> => call(v2().session.revert.clear({ sessionID })),
   revertCommit: (sessionID: string): Promise<unknown> => call(v2().session.revert.commit({ sessionID })),
   prune: (sessionID: string): Promise<PruneSummary> => enveloped(v2().session.prune({ sessionID })),

@@ -11,6 +11,8 @@ export interface MessageActions {
   retract(message: SessionMessage): void
   /** Stages a revert to just after this message (later messages hidden, their file changes undone). */
   revertTo(message: SessionMessage): void
+  /** Forks the session at this message into a new one (this session untouched) and opens it. */
+  forkFrom(message: SessionMessage): void
   /** Takes a tool call (pruned) or a reasoning item out of a finished assistant message. */
   removeItem(message: SessionMessage, itemID: string, kind: "tool" | "reasoning"): void
 }
@@ -417,6 +419,17 @@ const MessageView = ({ message, live, status, actions }: RowProps) => {
             onClick={() => actions.revertTo(message)}
           >
             Revert to here
+          </button>
+        )}
+        {!queued && completed && (
+          <button
+            type="button"
+            class="small"
+            data-testid="fork-from"
+            title="Open a new session holding this conversation up to and including this message"
+            onClick={() => actions.forkFrom(message)}
+          >
+            Fork from here
           </button>
         )}
       </header>

@@ -8,6 +8,7 @@ import { Notice } from "./notice.tsx"
 import { PermissionCard } from "./permission.tsx"
 import { PromptBox } from "./prompt.tsx"
 import { QuestionCard } from "./question.tsx"
+import { navigate } from "./router.ts"
 import { TodoPanel } from "./todo.tsx"
 import type { Question, Todo } from "./types.ts"
 import { isQueued } from "./transcript.ts"
@@ -186,6 +187,13 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
               actions.say(`Left alone (changed outside the session): ${left.map((c) => c.path).join(", ")}`)
           })
       },
+      forkFrom: (message) => {
+        void actions
+          .run("the fork", () => api.fork(sessionID, message.id))
+          .then((forked) => {
+            if (forked) navigate(`/session/${forked.id}`)
+          })
+      },
       removeItem: (message, itemID, kind) => {
         void actions.run(kind === "tool" ? "removing the tool call" : "removing the reasoning", () =>
           api.removeItem(sessionID, message.id, itemID),
@@ -243,6 +251,11 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
           <code class="muted" title="directory">
             {state.directory}
           </code>
+          {state.parentID && (
+            <a href={`/session/${state.parentID}`} data-testid="parent-session">
+              Parent session
+            </a>
+          )}
           <span class="muted" data-testid="session-bytes">
             {size === undefined ? "" : bytes(size)}
           </span>

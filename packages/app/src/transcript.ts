@@ -45,6 +45,8 @@ export interface Transcript {
   readonly deleted: boolean
   /** Messages older than `messages[0]` exist but are not loaded yet. */
   readonly hasOlder: boolean
+  /** The session this one was forked from, or whose `task` call started it. */
+  readonly parentID?: string
   /** The staged revert: the messages after `revert.messageID` are hidden (the server leaves them out). */
   readonly revert?: SessionInfo["revert"]
   /** The latest provider retry notice while retrying. */
@@ -99,6 +101,7 @@ export const fromSnapshot = (input: SnapshotInput): Transcript => {
     hasOlder: input.hasOlder ?? false,
     live: EMPTY,
     ...(input.session.revert ? { revert: input.session.revert } : {}),
+    ...(input.session.parentID ? { parentID: input.session.parentID } : {}),
   }
 }
 

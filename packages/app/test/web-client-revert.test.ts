@@ -15,7 +15,7 @@ afterAll(async () => {
   await browser?.close()
 })
 
-describe.skipIf(!CHROME)("the web client: revert to here", () => {
+describe.skipIf(!CHROME)("the web client: revert to here, fork from here", () => {
   let app: AppServer
   let page: Page
   beforeAll(async () => {
@@ -76,5 +76,51 @@ describe.skipIf(!CHROME)("the web client: revert to here", () => {
     expect(stored).toEqual(all.slice(0, all.indexOf(boundary) + 1))
     expect(await shownIDs()).toEqual(stored)
     expect(existsSync(file) && readFileSync(file, "utf8")).toBe("roses are red\n")
+  })
+
+  it("forks from a message: opens the new session with the transcript up to it, the original untouched", async () => {
+    const sessionID = (await app.api.session.create({ title: "original", location: { directory: app.directory } }))
+      .data!.data.id
+    app.model.enqueue({ text: "First answer." }, { text: "Second answer." })
+    for (const text of ["first question", "second question"]) {
+      await app.api.session.prompt({ sessionID, prompt: { text } })
+      await app.api.session.wait({ sessionID })
+    }
+    const original = (await app.api.session.messages({ sessionID })).data!.data
+    expect(original).toHaveLength(4)
+    const boundary = original[1]!.id
+
+    await page.goto(`${app.url}/session/${sessionID}`)
+    await page
+      .getByTestId("connection")
+      .filter({ hasText: /^live$/ })
+      .waitFor({ state: "attached" })
+    await page.locator(`[data-message-id="${boundary}"]`).getByTestId("fork-from").click()
+    await page.waitForURL((url) => url.pathname.startsWith("/session/") && !url.pathname.endsWith(sessionID))
+    const forkID = new URL(page.url()).pathname.split("/").pop()!
+    await page.locator(`main[data-session-id="${forkID}"]`).waitFor()
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="message"]').length === 2)
+    const texts = await page.getByTestId("message").allInnerTexts()
+    expect(texts[0]).toContain("first question")
+    expect(texts[1]).toContain("First answer.")
+    expect(texts.join("\n")).not.toContain("second question")
+
+    const fork = (await app.api.session.get({ sessionID: forkID })).data!.data
+    expect(fork).toMatchObject({
+      parentID: sessionID,
+      title: "original (fork)",
+      location: { directory: app.directory },
+    })
+    const copied = (await app.api.session.messages({ sessionID: forkID })).data!.data
+    expect(copied.map((m) => m.type)).toEqual(["user", "assistant"])
+    expect(copied.map((m) => m.id)).not.toContain(boundary)
+    expect((await app.api.session.messages({ sessionID })).data!.data.map((m) => m.id)).toEqual(
+      original.map((m) => m.id),
+    )
+
+    // The fork links back to where it came from.
+    await page.getByTestId("parent-session").click()
+    await page.locator(`main[data-session-id="${sessionID}"]`).waitFor()
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="message"]').length === 4)
   })
 })

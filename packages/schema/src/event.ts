@@ -5,7 +5,7 @@ import { ErrorInfo, ToolContent } from "./message.ts"
 import { ModelRef, Tokens } from "./model.ts"
 import { Origin } from "./origin.ts"
 import { PermissionReply, PermissionSource } from "./permission.ts"
-import { Delivery, Prompt } from "./prompt.ts"
+import { Delivery, Prompt, PromptSubtask } from "./prompt.ts"
 import { RevertConflict, RevertState } from "./session.ts"
 import { QuestionAnswer, QuestionInfo, QuestionTool } from "./question.ts"
 import { Todo } from "./todo.ts"
@@ -64,6 +64,8 @@ export namespace SessionEvent {
     /** The agent and model the prompt asked for, if it chose. */
     agent: Schema.optional(Schema.String),
     model: Schema.optional(ModelRef),
+    /** Set when the prompt invoked a `subtask: true` command: its turn runs the text as a `task` call. */
+    subtask: Schema.optional(PromptSubtask),
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { ModelRef, Tokens } from "./model.ts"
 import { Origin } from "./origin.ts"
-import { PromptAgentAttachment, PromptFileAttachment } from "./prompt.ts"
+import { PromptAgentAttachment, PromptFileAttachment, PromptSubtask } from "./prompt.ts"
 
 /**
  * The transcript: upstream OpenCode v2's `SessionMessage` union, plus what this host adds as extra fields
@@ -51,6 +51,8 @@ export const UserMessage = Schema.Struct({
   /** The agent and model this prompt asked for, if it chose. */
   agent: Schema.optional(Schema.String),
   model: Schema.optional(ModelRef),
+  /** Set when the prompt invoked a `subtask: true` command, run by a subagent in a child session. */
+  subtask: Schema.optional(PromptSubtask),
 }).annotate({ identifier: "SessionMessageUser" })
 export type UserMessage = typeof UserMessage.Type
 

@@ -24,6 +24,20 @@ export const PromptAgentAttachment = Schema.Struct({
 }).annotate({ identifier: "PromptAgentAttachment" })
 export type PromptAgentAttachment = typeof PromptAgentAttachment.Type
 
+/**
+ * A prompt that invoked a `subtask: true` command: its text is the task a subagent runs in a child session
+ * (the host's addition; upstream v1 calls this a subtask part).
+ */
+export const PromptSubtask = Schema.Struct({
+  /** The subagent that runs it: the command's `agent`, else `general`. */
+  agent: Schema.String,
+  /** The task's short description: the command's `description`, else `/name`. */
+  description: Schema.String,
+  /** The command's name. */
+  command: Schema.String,
+}).annotate({ identifier: "PromptSubtask" })
+export type PromptSubtask = typeof PromptSubtask.Type
+
 /** A prompt as stored: its text and what it attached. */
 export const Prompt = Schema.Struct({
   text: Schema.String,

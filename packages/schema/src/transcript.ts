@@ -41,6 +41,7 @@ export const userMessage = (sessionID: string, seq: number, time: number, data: 
   ...(data.prompt.agents ? { agents: data.prompt.agents } : {}),
   ...(data.agent !== undefined ? { agent: data.agent } : {}),
   ...(data.model !== undefined ? { model: data.model } : {}),
+  ...(data.subtask !== undefined ? { subtask: data.subtask } : {}),
 })
 
 /** The synthetic message a delivered notice becomes. */

@@ -74,6 +74,11 @@ export interface PermissionsShape {
     pending(sessionID: string): ReadonlyArray<PermissionRequest>
     /** Every session's pending requests, oldest first. */
     all(): ReadonlyArray<PermissionRequest>
+    /**
+     * Every ask of one message, answered or not, oldest first: a restart finishes a call whose ask was
+     * answered before the resumed turn read it, so "pending" alone would miss it.
+     */
+    ofMessage(sessionID: string, messageID: string): ReadonlyArray<PermissionRequest>
     /** Replies rejecting every pending ask (to be committed inside the caller's transaction). */
     rejectDrafts(sessionID: string, message?: string): Array<Draft>
   }
@@ -116,6 +121,9 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
       )
       const readInTree = client.query<{ found: number }, [string, string]>(
         `${tree} SELECT 1 AS found FROM tree WHERE id = ?2`,
+      )
+      const readOfMessage = client.query<{ data: string }, [string, string]>(
+        "SELECT data FROM session_permission WHERE session_id = ? AND message_id = ? ORDER BY seq",
       )
       const readGrants = client.query<{ data: string }, [string]>(
         "SELECT data FROM session_permission WHERE session_id = ? AND reply = 'always' ORDER BY seq",
@@ -252,6 +260,8 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
           pending,
           rejectDrafts,
           all: () => readAllPending.all().map((row) => JSON.parse(row.data) as PermissionRequest),
+          ofMessage: (sessionID, messageID) =>
+            readOfMessage.all(sessionID, messageID).map((row) => JSON.parse(row.data) as PermissionRequest),
         },
       })
     }),

@@ -48,6 +48,8 @@ export interface QuestionsShape {
     pending(sessionID: string): ReadonlyArray<QuestionRequest>
     /** Every session's pending questions, oldest first. */
     all(): ReadonlyArray<QuestionRequest>
+    /** Every question asked by one message's calls, settled or not, oldest first (see `Permissions`). */
+    ofMessage(sessionID: string, messageID: string): ReadonlyArray<QuestionRequest>
     /** Rejections of every pending question (to be committed inside the caller's transaction). */
     rejectDrafts(sessionID: string): Array<Draft>
   }
@@ -103,6 +105,9 @@ export class Questions extends Context.Service<Questions, QuestionsShape>()("@op
         { session_id: string; state: string; answers: string | null; data: string },
         [string]
       >("SELECT session_id, state, answers, data FROM session_question WHERE id = ?")
+      const readOfMessage = client.query<{ data: string }, [string, string]>(
+        "SELECT data FROM session_question WHERE session_id = ? AND message_id = ? ORDER BY seq",
+      )
       const readByCall = client.query<{ id: string }, [string, string, string]>(
         "SELECT id FROM session_question WHERE session_id = ? AND message_id = ? AND call_id = ?",
       )
@@ -229,6 +234,8 @@ export class Questions extends Context.Service<Questions, QuestionsShape>()("@op
           pending,
           rejectDrafts,
           all: () => readAllPending.all().map((row) => JSON.parse(row.data) as QuestionRequest),
+          ofMessage: (sessionID, messageID) =>
+            readOfMessage.all(sessionID, messageID).map((row) => JSON.parse(row.data) as QuestionRequest),
         },
       })
     }),

@@ -3,6 +3,7 @@ import type { Delivery, InputAdmitted, ModelRef, Prompt, PromptInput as PromptBo
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { Bus, type Decision } from "../bus/bus.ts"
 import { Commands } from "../command/commands.ts"
+import { subtaskOf } from "../command/subtask.ts"
 import type { Draft, Envelope } from "../bus/event.ts"
 import { Config } from "../config/config.ts"
 import { ascending } from "../id/id.ts"
@@ -20,6 +21,7 @@ import {
   settleCutOff,
 } from "./admission.ts"
 import { resolveAttachments } from "./attachment.ts"
+import { type AskReads, awaitsAnswer } from "./awaited-answer.ts"
 import { checkChoice } from "./choice.ts"
 import { admitCompaction } from "./compaction.ts"
 import { type BusyError, InvalidInputError, QueueFullError, SessionNotFoundError } from "./error.ts"
@@ -27,7 +29,7 @@ import { hookEdit } from "./hook-edit.ts"
 import type { ErrorInfo, Origin } from "./message.ts"
 import { Runner, type TurnOutcome } from "./runner/llm.ts"
 import { Session } from "./session.ts"
-import { runningTask, Subagents } from "./subagent.ts"
+import { Subagents } from "./subagent.ts"
 import { type Turn, Turns } from "./turns.ts"
 
 export interface PromptInput {
@@ -116,6 +118,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
       const turns = yield* Turns
       const permissions = yield* Permissions
       const questions = yield* Questions
+      const asks: AskReads = { permissions: permissions.sync.ofMessage, questions: questions.sync.ofMessage }
       /** Admissions whose plugin hook threw: the turn they start fails with this error, recorded. */
       const failures = new Map<string, ErrorInfo>()
       let stopping = false
@@ -356,11 +359,15 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           // `session.prompt` hook) see what is sent to the model. The prompt's own agent and model win over
           // the command's. Text naming no command is admitted as it is.
           const expansion = yield* commands.expand(info.location.directory, input.prompt.text)
-          const agent = input.agent ?? expansion?.command.agent
+          // A `subtask: true` command's agent is the subagent that runs it, not this session's agent.
+          const { subtask, problem } = expansion ? subtaskOf(config.data, expansion) : {}
+          if (problem) return yield* new InvalidInputError({ message: problem, field: "prompt.text" })
+          const commandAgent = subtask ? undefined : expansion?.command.agent
+          const agent = input.agent ?? commandAgent
           const model = input.model ?? expansion?.command.model
           if (expansion)
             yield* checkChoice(config.data, providers, {
-              agent: input.agent === undefined ? expansion.command.agent : undefined,
+              agent: input.agent === undefined ? commandAgent : undefined,
               model: input.model === undefined ? expansion.command.model : undefined,
             }).pipe(
               Effect.mapError(
@@ -404,6 +411,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
                 origin: input.origin ?? "user",
                 ...(agent ? { agent } : {}),
                 ...(model ? { model } : {}),
+                ...(subtask ? { subtask } : {}),
               },
             },
             stored,
@@ -537,22 +545,18 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
         Effect.flatMap(restartNotice(sessionID, options.notice), (notice) =>
           Effect.gen(function* () {
             const started = yield* decide(sessionID, () => {
-              // A call waiting for permission keeps its message open; if the turn is given up, its asks are rejected.
-              // So does a running `task` call: its child resumes too, and the call completes once.
-              const pending = permissions.sync.pending(sessionID)
+              // A call that asked (answered yet or not) keeps its message open; if the turn is given up, its
+              // pending asks are rejected. So does a running `task` call: its child resumes too.
               const claim = session.sync.claimed(sessionID)
-              const tasks = claim ? session.sync.incomplete(sessionID, claim.turn_id).filter(runningTask) : []
-              const asked = questions.sync.pending(sessionID).flatMap((q) => (q.tool ? [q.tool.messageID] : []))
+              const kept = claim
+                ? session.sync.incomplete(sessionID, claim.turn_id).filter((m) => awaitsAnswer(sessionID, m, asks))
+                : []
               return admitResume(session.sync, sessionID, {
                 running: turns.current(sessionID) !== undefined,
                 cap,
                 ...(notice ? { notice } : {}),
                 permissions: {
-                  messages: new Set([
-                    ...pending.map((ask) => ask.source.messageID),
-                    ...tasks.map((m) => m.id),
-                    ...asked,
-                  ]),
+                  messages: new Set(kept.map((m) => m.id)),
                   reject: [...permissions.sync.rejectDrafts(sessionID), ...questions.sync.rejectDrafts(sessionID)],
                 },
               })

@@ -216,6 +216,7 @@ export class Transfer extends Context.Service<Transfer, TransferShape>()("@openc
                   origin: message.origin,
                   ...(message.agent !== undefined ? { agent: message.agent } : {}),
                   ...(message.model !== undefined ? { model: message.model } : {}),
+                  ...(message.subtask !== undefined ? { subtask: message.subtask } : {}),
                 }),
                 ...retracted,
               )

@@ -389,6 +389,12 @@ export type PromptSource = {
     text: string;
 };
 
+export type PromptSubtask = {
+    agent: string;
+    description: string;
+    command: string;
+};
+
 export type ProviderApi = {
     type: 'aisdk';
     package: string;
@@ -924,6 +930,7 @@ export type SessionMessageUser = {
     agents?: Array<PromptAgentAttachment>;
     agent?: string;
     model?: ModelRef;
+    subtask?: PromptSubtask;
 };
 
 export type SessionMessagesResponse = {
@@ -1103,6 +1110,7 @@ export type SessionNextPromptAdmitted = {
         origin: Origin;
         agent?: string;
         model?: ModelRef;
+        subtask?: PromptSubtask;
         sessionID: string;
         timestamp: number;
     };
@@ -1123,6 +1131,7 @@ export type SessionNextPrompted = {
         origin: Origin;
         agent?: string;
         model?: ModelRef;
+        subtask?: PromptSubtask;
         resume?: boolean;
         sessionID: string;
         timestamp: number;

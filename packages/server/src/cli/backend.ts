@@ -12,6 +12,7 @@ import {
   Prune,
   resolveDatabasePath,
   Retention,
+  Revert,
   type RetentionPlan,
   type RetentionPolicy,
   type RetentionSummary,
@@ -27,6 +28,8 @@ import {
   type EraseSummary,
   type PrunableType,
   type PruneSummary,
+  type RevertConflict,
+  type RevertState,
   type SessionMessage,
   type SessionV2Info,
 } from "@opencode-ai/sdk/v2"
@@ -55,6 +58,15 @@ export interface Backend {
   import(document: unknown): Promise<SessionV2Info>
   /** A new session from the transcript up to and including `messageID` (all of it without one). */
   fork(sessionID: string, messageID?: string): Promise<SessionV2Info>
+  /**
+   * Stages (or moves) a revert to just after `messageID`: the later messages hidden, the files the
+   * session's tools changed after it restored (unless `files` is false).
+   */
+  revertStage(sessionID: string, messageID: string, files: boolean): Promise<RevertState>
+  /** Undoes the staged revert; the files it left alone when the backend reports them. */
+  revertClear(sessionID: string): Promise<ReadonlyArray<RevertConflict> | undefined>
+  /** Makes the staged revert final: the hidden messages are removed. */
+  revertCommit(sessionID: string): Promise<void>
   /** What retention would do (`dryRun`) or does now; local databases only. */
   retention(policy: RetentionPolicy, dryRun: boolean): Promise<RetentionPlan | RetentionSummary>
   close(): Promise<void>
@@ -79,7 +91,10 @@ export const databasePath = (flag: string | undefined, io: Io) => resolveDatabas
 
 /** The core services a local command needs: storage, the bus, the session read model, prune and erase. */
 const localLayer = (path: string, config: ConfigShape) =>
-  MaintenanceLayer({ path, persist: config.data.events?.persist !== false }).pipe(Layer.provideMerge(LogLayer("Warn")))
+  Revert.layer.pipe(
+    Layer.provideMerge(MaintenanceLayer({ path, persist: config.data.events?.persist !== false })),
+    Layer.provideMerge(LogLayer("Warn")),
+  )
 
 /**
  * The local database, opened through the core (migrations run as on server start). Refuses a path
@@ -91,7 +106,7 @@ export const openLocal = async (path: string, config: ConfigShape): Promise<Back
   }
   const runtime = ManagedRuntime.make(localLayer(path, config))
   const run = async <A, E extends CoreError>(
-    effect: Effect.Effect<A, E, Prune | Erase | Session | Stats | Transfer>,
+    effect: Effect.Effect<A, E, Prune | Erase | Revert | Session | Stats | Transfer>,
   ): Promise<A> => {
     const exit = await runtime.runPromiseExit(fromCore(effect))
     if (Exit.isSuccess(exit)) return exit.value
@@ -141,6 +156,10 @@ export const openLocal = async (path: string, config: ConfigShape): Promise<Back
     export: (sessionID) => run(Transfer.use((t) => t.export(sessionID))),
     import: (document) => run(Transfer.use((t) => t.import(document))) as Promise<SessionV2Info>,
     fork: (sessionID, messageID) => run(Transfer.use((t) => t.fork(sessionID, messageID))) as Promise<SessionV2Info>,
+    revertStage: (sessionID, messageID, files) =>
+      run(Revert.use((r) => r.stage({ sessionID, messageID, files }))) as Promise<RevertState>,
+    revertClear: (sessionID) => run(Revert.use((r) => r.clear({ sessionID }))),
+    revertCommit: (sessionID) => run(Revert.use((r) => r.commit({ sessionID }))),
     retention: (policy, dryRun) =>
       runtime.runPromise(
         Retention.use((r): Effect.Effect<RetentionPlan | RetentionSummary> =>
@@ -236,6 +255,15 @@ export const openRemote = (url: string, io: Io): Backend => {
     },
     fork: async (sessionID, messageID) =>
       (await call(client.session.fork({ sessionID, ...(messageID !== undefined ? { messageID } : {}) }))).data,
+    revertStage: async (sessionID, messageID, files) =>
+      (await call(client.session.revert.stage({ sessionID, messageID, ...(files ? {} : { files: false }) }))).data,
+    revertClear: async (sessionID) => {
+      await call(client.session.revert.clear({ sessionID }))
+      return undefined
+    },
+    revertCommit: async (sessionID) => {
+      await call(client.session.revert.commit({ sessionID }))
+    },
     retention: async () => {
       throw new CommandError("db retention works on a local database: use --db PATH (not --attach)")
     },

@@ -28,6 +28,7 @@ import { run } from "./run.ts"
 import { serve } from "./serve.ts"
 import { sessionList, sessionPrune, sessionShow } from "./session.ts"
 import { sessionDelete, sessionExport, sessionFork, sessionImport, sessionRename } from "./session-manage.ts"
+import { sessionRevert } from "./session-revert.ts"
 
 /** Top-level commands, and the groups (`session`, `db`) with their subcommands. */
 const commands: ReadonlyArray<AnyCommand> = [
@@ -41,13 +42,15 @@ const commands: ReadonlyArray<AnyCommand> = [
   sessionExport,
   sessionImport,
   sessionFork,
+  sessionRevert,
   dbStats,
   dbErase,
   dbRetention,
   openapi,
 ]
 const groups: Record<string, string> = {
-  session: "Sessions: list, show, rename, delete, export and import them; prune tool and reasoning items.",
+  session:
+    "Sessions: list, show, rename, delete, export, import and fork them; revert to a message; prune tool and reasoning items.",
   db: "The database: where the bytes are, and erasing superseded content from the journal.",
 }
 

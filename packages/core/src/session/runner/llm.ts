@@ -33,6 +33,7 @@ import { systemParts } from "../system.ts"
 import { toModelMessages } from "../transcript.ts"
 import { Subagents } from "../subagent.ts"
 import { Blobs } from "../../storage/blobs.ts"
+import { makeSubtaskStep, pendingSubtask } from "./subtask.ts"
 import { makeToolCaller, SKIPPED_AFTER_REJECT } from "./tool-call.ts"
 
 export interface Turn {
@@ -135,6 +136,12 @@ export class Runner extends Context.Service<
             Effect.forEach(sources, (source) => source.find(name)),
             (found) => found.find((tool) => tool !== undefined),
           ),
+      })
+
+      const runSubtask = makeSubtaskStep({
+        commit,
+        run: (scope, call) => caller.run(scope, call),
+        waiting: caller.waiting,
       })
 
       /** Runs `session.context` on copies, keeping system-part provenance host-assigned per plugin. */
@@ -314,6 +321,15 @@ export class Runner extends Context.Service<
             const directory = session.sync.row(turn.sessionID)?.directory ?? process.cwd()
             const pending = yield* caller.resume(turn, directory)
             if (pending.resumed && !pending.more) return { outcome: "completed" } as TurnOutcome
+            // A subtask prompt's turn is its task call alone, also when a restart cut it off mid-child.
+            if (pending.resumed && session.sync.latestPrompt(turn.sessionID)?.subtask)
+              return { outcome: "completed" } as TurnOutcome
+          }
+          // A `subtask: true` command's prompt is run by its subagent, not answered by this model.
+          const subtask = pendingSubtask(session.sync.transcript(turn.sessionID))
+          if (subtask) {
+            const directory = session.sync.row(turn.sessionID)?.directory ?? process.cwd()
+            return yield* runSubtask(turn, subtask, { agentID: selection.agent.id, model: selection.model, directory })
           }
           for (let index = 1; index <= selection.steps; index++) {
             const reason = index === 1 && turn.reason !== "compact" ? turn.reason : "continue"

@@ -8,6 +8,7 @@ import type { BeforeImages, Tool, ToolPlan } from "../../tool/tool.ts"
 import { SessionEvent } from "../event.ts"
 import { callInput, type ErrorInfo, type ToolItem } from "../message.ts"
 import type { Session } from "../session.ts"
+import { askOfCall, type AskReads, awaitsAnswer, openCalls } from "../awaited-answer.ts"
 import { runningTask } from "../subagent.ts"
 
 /** Where a call runs: the session, its directory, the assistant message holding the item, the agent. */
@@ -61,6 +62,10 @@ export const makeToolCaller = (deps: {
 }) => {
   const { permissions, session, commit } = deps
   const byName = new Map(deps.tools.map((tool) => [tool.name, tool]))
+  const askReads: AskReads = {
+    permissions: permissions.sync.ofMessage,
+    questions: (sessionID, messageID) => deps.questions?.sync.ofMessage(sessionID, messageID) ?? [],
+  }
 
   /**
    * One call. `pending` is the ask a previous process left for it (restart); `continued`, a call that was
@@ -236,23 +241,15 @@ export const makeToolCaller = (deps: {
    */
   const resume = (turn: { readonly sessionID: string; readonly turnID: string }, directory: string) =>
     Effect.gen(function* () {
-      const asks = permissions.sync.pending(turn.sessionID)
-      const questions = deps.questions?.sync.pending(turn.sessionID) ?? []
+      // Read when the resumed turn runs, not when it was granted: an ask answered in between is finished too.
       const messages = session.sync
         .incomplete(turn.sessionID, turn.turnID)
-        .filter(
-          (m) =>
-            asks.some((a) => a.source.messageID === m.id) ||
-            questions.some((q) => q.tool?.messageID === m.id) ||
-            runningTask(m),
-        )
+        .filter((m) => awaitsAnswer(turn.sessionID, m, askReads))
       let more = true
       for (const message of messages) {
         const scope: CallScope = { sessionID: turn.sessionID, messageID: message.id, agentID: message.agent, directory }
-        const open = message.content.filter(
-          (item): item is ToolItem =>
-            item.type === "tool" && (item.state.status === "pending" || item.state.status === "running"),
-        )
+        const open = openCalls(message)
+        const asks = permissions.sync.ofMessage(turn.sessionID, message.id)
         const settled = new Set<string>()
         yield* Effect.gen(function* () {
           let stopped = false
@@ -267,7 +264,7 @@ export const makeToolCaller = (deps: {
                 }),
               ])
             } else {
-              const ask = asks.find((a) => a.itemID === call.id)
+              const ask = askOfCall(asks, call)
               const continued = !ask && call.name === "task" && call.state.status === "running"
               const outcome = yield* run(scope, call, ask, continued)
               if (outcome.stop) stopped = true
