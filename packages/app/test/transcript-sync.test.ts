@@ -7,7 +7,7 @@ import type { DurableWireEvent, SessionInfo, SessionMessage, WireEvent } from ".
 // replay property runs on, the HTTP wire envelope and the message page the API encodes.
 import { Bus } from "../../core/src/bus/bus.ts"
 import { Session } from "../../core/src/session/session.ts"
-import { StoreLayer } from "../../core/src/storage/layer.ts"
+import { StoreLayer } from "../../core/src/host.ts"
 import { applyOps, opsArbitrary } from "../../core/test/support/random-history.ts"
 import { MessagePage } from "../../protocol/src/session.ts"
 import { wireEvent } from "../../server/src/http/events.ts"

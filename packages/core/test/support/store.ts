@@ -1,5 +1,5 @@
 import { Effect, Layer, ManagedRuntime } from "effect"
-import { StoreLayer } from "../../src/storage/layer.ts"
+import { StoreLayer } from "../../src/host.ts"
 import { tempDb } from "./tmp.ts"
 
 /** A store on a fresh SQLite file, as a runtime the test drives with `run`. */
