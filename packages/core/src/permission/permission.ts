@@ -195,7 +195,6 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
                   }),
                 ]
               })
-              .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die))
             wake(permissionID, { reply, ...(message !== undefined ? { message } : {}) })
             return { id: permissionID, reply }
           }),

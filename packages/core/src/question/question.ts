@@ -199,7 +199,6 @@ export class Questions extends Context.Service<Questions, QuestionsShape>()("@op
                 if (problem) return { reject: new InvalidInputError({ message: problem, field: "answers" }) }
                 return [draft(SessionEvent.QuestionReplied, { requestID, answers: copy })]
               })
-              .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die))
             wake(requestID, { type: "replied", answers: copy })
           }),
         reject: ({ sessionID, requestID }) =>
@@ -210,7 +209,6 @@ export class Questions extends Context.Service<Questions, QuestionsShape>()("@op
                 if ("reject" in found) return { reject: found.reject }
                 return [draft(SessionEvent.QuestionRejected, { requestID })]
               })
-              .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die))
             wake(requestID, { type: "rejected" })
           }),
         rejectPending: (sessionID, options = {}) =>

@@ -169,7 +169,6 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
               return result.decision
             })
             .pipe(
-              Effect.catchTag("Bus.InvalidEventError", Effect.die),
               // Nothing committed: a fresh entry is dropped (its loop never forks).
               Effect.onError(() => Effect.sync(() => next && !by && retire(sessionID, next.owner))),
             )
@@ -222,7 +221,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
                           { drain: true },
                         ),
                       owner,
-                    ).pipe(Effect.ignore),
+                    ).pipe(Effect.ignore({ log: "Warn", message: `session ${sessionID}: ending the interrupted turn failed` })),
               ),
             )
             if (!session.sync.row(sessionID)) break

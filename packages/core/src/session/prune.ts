@@ -79,7 +79,6 @@ export class Prune extends Context.Service<Prune, PruneShape>()("@opencode-ai/co
                   return messages.length > 0 ? [draft(SessionEvent.Pruned, { types: [...wanted], messages, by })] : []
                 }),
               )
-              .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die))
             if (summary.items > 0 && !noReclaim) reclaim(database, "incremental")
             return summary
           }),

@@ -290,7 +290,6 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
           .transact(sessionID, () =>
             readSession.get(sessionID) ? [make()] : { reject: new SessionNotFoundError({ sessionID }) },
           )
-          .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die))
 
       const sync: SessionShape["sync"] = {
         row: (sessionID) => readSession.get(sessionID) ?? undefined,
@@ -371,7 +370,6 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
                         }),
                       ],
               )
-              .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die))
             return yield* get(sessionID).pipe(Effect.orDie)
           }),
         get,
