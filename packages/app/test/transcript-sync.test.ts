@@ -187,9 +187,7 @@ describe("the transcript a browser keeps, on random histories", () => {
               // The third path: the server tests' fold over the same events (the projector gave `reading`).
               const own = recorded.events.filter((e) => e.durable.aggregateID === sessionID)
               const upTo = own.filter((e) => e.durable.seq <= event.durable.seq) as unknown as Array<DurableEvent>
-              expect(plain(foldTranscript(upTo)), `e2e fold after seq ${event.durable.seq}`).toEqual(
-                reading.messages,
-              )
+              expect(plain(foldTranscript(upTo)), `e2e fold after seq ${event.durable.seq}`).toEqual(reading.messages)
               next++
             }
           }

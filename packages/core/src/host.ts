@@ -41,11 +41,7 @@ export interface StoreOptions {
 export const StoreLayer = (options: StoreOptions) => {
   const storage = StorageLayer({ path: options.path })
   const bus = Bus.layer({ persist: options.persist }).pipe(Layer.provide(ProjectorsLive))
-  return Session.layer.pipe(
-    Layer.provideMerge(bus),
-    Layer.provideMerge(storage),
-    Layer.provideMerge(Turns.layer),
-  )
+  return Session.layer.pipe(Layer.provideMerge(bus), Layer.provideMerge(storage), Layer.provideMerge(Turns.layer))
 }
 
 /**

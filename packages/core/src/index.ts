@@ -4,7 +4,14 @@ export { EnvelopeSchema, type Envelope, type Transient } from "./bus/event.ts"
 export { journalReader, toEnvelope, type JournalRow } from "./bus/journal.ts"
 export { replay, projectionSnapshot } from "./bus/replay.ts"
 export { Config, ConfigError, ConfigSchema, type ConfigData, type ConfigShape } from "./config/config.ts"
-export { HostLayer, MaintenanceLayer, StoreLayer, type HostOptions, type HostServices, type StoreOptions } from "./host.ts"
+export {
+  HostLayer,
+  MaintenanceLayer,
+  StoreLayer,
+  type HostOptions,
+  type HostServices,
+  type StoreOptions,
+} from "./host.ts"
 export { formatLogLine, LOG_LEVELS, LogLayer, parseLogLevel, stderrLogger, type LogLevelName } from "./log.ts"
 export { configJsonSchema, unknownConfigKeys } from "./config/schema.ts"
 export { Hooks, HookError } from "./plugin/hooks.ts"

@@ -221,7 +221,12 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
                           { drain: true },
                         ),
                       owner,
-                    ).pipe(Effect.ignore({ log: "Warn", message: `session ${sessionID}: ending the interrupted turn failed` })),
+                    ).pipe(
+                      Effect.ignore({
+                        log: "Warn",
+                        message: `session ${sessionID}: ending the interrupted turn failed`,
+                      }),
+                    ),
               ),
             )
             if (!session.sync.row(sessionID)) break

@@ -105,8 +105,7 @@ export class Revert extends Context.Service<Revert, RevertShape>()("@opencode-ai
       }
 
       const commitDrafts = <E>(sessionID: string, decide: () => Decision<E>) =>
-        bus
-          .transact(sessionID, () => admitMutation(reads, sessionID, decide))
+        bus.transact(sessionID, () => admitMutation(reads, sessionID, decide))
 
       /**
        * Writes each path's `want` content (`undefined`: removes it) where the file still holds `expect`

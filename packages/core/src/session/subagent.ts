@@ -165,7 +165,10 @@ export class Subagents extends Context.Service<
             Effect.onInterrupt(() =>
               exec.stopping()
                 ? Effect.void
-                : Effect.ignore(exec.interrupt(childID), { log: "Warn", message: `subagent ${childID}: interrupt failed` }),
+                : Effect.ignore(exec.interrupt(childID), {
+                    log: "Warn",
+                    message: `subagent ${childID}: interrupt failed`,
+                  }),
             ),
           )
           const answer = finalAnswer(session.sync.transcript(childID), promptID)
