@@ -1,3 +1,4 @@
+import { join } from "node:path"
 import { afterAll } from "vitest"
 import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/v2"
 // The app's tests drive a real server; the server depends on the app (it embeds it), so these imports
