@@ -11,7 +11,7 @@ import { SessionEvent } from "../packages/core/src/session/event.ts"
 import { makeSessionProjector } from "../packages/core/src/session/projector.ts"
 import { Session } from "../packages/core/src/session/session.ts"
 import { Database } from "../packages/core/src/storage/database.ts"
-import { StoreLayer } from "../packages/core/src/storage/layer.ts"
+import { StoreLayer } from "../packages/core/src/host.ts"
 import { line, now, rate, section } from "./stats.ts"
 
 /** One user message: a `session.next.prompt.admitted` event (the message id and its text are the whole payload). */

@@ -12,6 +12,7 @@ const suites = [
   "./revert.ts",
   "./storage.ts",
   "./retention.ts",
+  "./session-stats.ts",
   "./restart.ts",
   "./http.ts",
   "./grep-health.ts",

@@ -4,7 +4,7 @@ import { draft } from "../packages/core/src/bus/event.ts"
 import { ascending } from "../packages/core/src/id/id.ts"
 import { SessionEvent } from "../packages/core/src/session/event.ts"
 import { Session } from "../packages/core/src/session/session.ts"
-import { StoreLayer } from "../packages/core/src/storage/layer.ts"
+import { StoreLayer } from "../packages/core/src/host.ts"
 
 /**
  * Commits `count` prior messages into a session, one event per commit: alternating user prompts

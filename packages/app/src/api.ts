@@ -155,6 +155,7 @@ export const api = {
   revertCommit: (sessionID: string): Promise<unknown> => call(v2().session.revert.commit({ sessionID })),
   prune: (sessionID: string): Promise<PruneSummary> => enveloped(v2().session.prune({ sessionID })),
   erase: (sessionID: string): Promise<EraseSummary> => enveloped(v2().session.erase({ sessionID })),
+  /** The storage report; a view asks for it at most once per `STATS_INTERVAL_MS` (see `throttle.ts`). */
   stats: (sessionID?: string): Promise<DatabaseStats> => enveloped(v2().storage.stats(sessionID ? { sessionID } : {})),
   permissions: (sessionID: string): Promise<ReadonlyArray<Permission>> =>
     enveloped(v2().session.permission.list({ sessionID })) as Promise<ReadonlyArray<Permission>>,
@@ -171,3 +172,6 @@ export const api = {
   agents: (): Promise<unknown> => call(v2().agent.list()),
   models: (): Promise<unknown> => call(v2().model.list()),
 }
+
+/** How often one view may ask for the storage report: it reads the database, so seq changes never drive it directly. */
+export const STATS_INTERVAL_MS = 1_000

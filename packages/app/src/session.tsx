@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks"
 import { useActions } from "./actions.ts"
-import { api } from "./api.ts"
+import { api, STATS_INTERVAL_MS } from "./api.ts"
 import { bytes } from "./format.ts"
 import { LiveSession } from "./live.ts"
 import { type MessageActions, MessageRow } from "./message.tsx"
@@ -9,6 +9,7 @@ import { PermissionCard } from "./permission.tsx"
 import { PromptBox } from "./prompt.tsx"
 import { QuestionCard } from "./question.tsx"
 import { navigate } from "./router.ts"
+import { throttle } from "./throttle.ts"
 import { TodoPanel } from "./todo.tsx"
 import type { Question, Todo } from "./types.ts"
 import { isQueued } from "./transcript.ts"
@@ -115,18 +116,24 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
   const [visible, setVisible] = useState(FIRST_SCREEN)
   const [size, setSize] = useState<number | undefined>(undefined)
 
-  // The session's stored bytes, refreshed a moment after the transcript settles.
+  // The session's stored bytes, refreshed as the transcript changes, at most once per interval.
   const lastSeq = state?.lastSeq
+  const sizeRefresh = useMemo(
+    () =>
+      throttle(
+        () =>
+          void api.stats(sessionID).then(
+            (stats) => setSize(stats.sessions.find((s) => s.sessionID === sessionID)?.bytes ?? 0),
+            () => undefined,
+          ),
+        STATS_INTERVAL_MS,
+      ),
+    [sessionID],
+  )
+  useEffect(() => () => sizeRefresh.cancel(), [sizeRefresh])
   useEffect(() => {
-    if (lastSeq === undefined) return
-    const timer = setTimeout(() => {
-      void api.stats(sessionID).then(
-        (stats) => setSize(stats.sessions.find((s) => s.sessionID === sessionID)?.bytes ?? 0),
-        () => undefined,
-      )
-    }, 300)
-    return () => clearTimeout(timer)
-  }, [lastSeq, sessionID])
+    if (lastSeq !== undefined) sizeRefresh.request()
+  }, [lastSeq, sizeRefresh])
 
   // Questions and the todo list are read again whenever the session's seq moves (their events carry a
   // seq like every durable event); a server without their routes shows none.

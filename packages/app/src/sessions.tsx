@@ -1,11 +1,12 @@
 import { useEffect, useMemo, useState } from "preact/hooks"
 import { type Actions, useActions } from "./actions.ts"
-import { api } from "./api.ts"
+import { api, STATS_INTERVAL_MS } from "./api.ts"
 import { ago, bytes, stamp } from "./format.ts"
 import { LiveSessions } from "./live.ts"
 import { Notice } from "./notice.tsx"
 import { navigate } from "./router.ts"
 import { StatusBadge } from "./session.tsx"
+import { throttle } from "./throttle.ts"
 import type { SessionInfo } from "./types.ts"
 
 const CreateForm = ({ actions }: { actions: Actions }) => {
@@ -135,22 +136,22 @@ export const SessionsView = () => {
   const actions = useActions()
   const [sizes, setSizes] = useState<ReadonlyMap<string, number>>(new Map())
   useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const refresh = () =>
-      void api.stats().then(
-        (stats) => setSizes(new Map(stats.sessions.map((s) => [s.sessionID, s.bytes]))),
-        () => undefined,
-      )
-    live.onChange = () => {
-      clearTimeout(timer)
-      timer = setTimeout(refresh, 500)
-    }
-    refresh()
+    // Stored bytes follow the list's changes, at most once per interval.
+    const refresh = throttle(
+      () =>
+        void api.stats().then(
+          (stats) => setSizes(new Map(stats.sessions.map((s) => [s.sessionID, s.bytes]))),
+          () => undefined,
+        ),
+      STATS_INTERVAL_MS,
+    )
+    live.onChange = () => refresh.request()
+    refresh.request()
     const unsubscribe = live.subscribe(redraw)
     // The relative times age.
     const tick = setInterval(() => redraw(), 30_000)
     return () => {
-      clearTimeout(timer)
+      refresh.cancel()
       clearInterval(tick)
       unsubscribe()
       live.close()

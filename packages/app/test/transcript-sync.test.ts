@@ -7,10 +7,11 @@ import type { DurableWireEvent, SessionInfo, SessionMessage, WireEvent } from ".
 // replay property runs on, the HTTP wire envelope and the message page the API encodes.
 import { Bus } from "../../core/src/bus/bus.ts"
 import { Session } from "../../core/src/session/session.ts"
-import { StoreLayer } from "../../core/src/storage/layer.ts"
+import { StoreLayer } from "../../core/src/host.ts"
 import { applyOps, opsArbitrary } from "../../core/test/support/random-history.ts"
 import { MessagePage } from "../../protocol/src/session.ts"
 import { wireEvent } from "../../server/src/http/events.ts"
+import { type DurableEvent, foldTranscript } from "../../server/test/support/e2e-events.ts"
 
 /**
  * The client's view of a transcript without a browser: random valid histories committed to a real store
@@ -18,7 +19,9 @@ import { wireEvent } from "../../server/src/http/events.ts"
  * the wire envelope the streams send, fed to the view's rules. At every point the view holds exactly
  * what `session.messages` answers, whether it followed from the start or from a snapshot taken at any
  * seq with any overlap between the snapshot and the buffered stream, and with older messages left
- * unloaded and paged in later.
+ * unloaded and paged in later. The three places that apply events to messages (the server's projector,
+ * which `session.messages` reads; this view's reducer; the server tests' `foldTranscript`) all go through
+ * `@opencode-ai/schema`'s `applyEvent`, and the first property checks that they agree after every commit.
  */
 
 /** What the API answered at one seq: the session and its messages (the `session.messages` body). */
@@ -180,6 +183,10 @@ describe("the transcript a browser keeps, on random histories", () => {
           const reading = recorded.readings[next]
           if (reading && reading.session.seq === event.durable.seq) {
             expect(plain(delivered(state)), `after seq ${event.durable.seq}`).toEqual(reading.messages)
+            // The third path: the server tests' fold over the same events (the projector gave `reading`).
+            const own = recorded.events.filter((e) => e.durable.aggregateID === sessionID)
+            const upTo = own.filter((e) => e.durable.seq <= event.durable.seq) as unknown as Array<DurableEvent>
+            expect(plain(foldTranscript(upTo)), `e2e fold after seq ${event.durable.seq}`).toEqual(reading.messages)
             next++
           }
         }

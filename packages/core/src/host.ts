@@ -1,4 +1,5 @@
 import { Effect, Layer } from "effect"
+import { Bus } from "./bus/bus.ts"
 import { Commands } from "./command/commands.ts"
 import { Skills } from "./command/skills.ts"
 import { Config, type ConfigShape } from "./config/config.ts"
@@ -12,16 +13,46 @@ import { Providers } from "./provider/registry.ts"
 import { Erase } from "./session/erase.ts"
 import { Execution } from "./session/execution.ts"
 import { Mutation } from "./session/mutation.ts"
+import { ProjectorsLive } from "./session/projector.ts"
 import { Prune } from "./session/prune.ts"
 import { Restart } from "./session/restart.ts"
 import { Transfer } from "./session/transfer.ts"
 import { Revert } from "./session/revert.ts"
 import { StatusLayer } from "./session/status.ts"
 import { Runner } from "./session/runner/llm.ts"
+import { Session } from "./session/session.ts"
 import { Subagents } from "./session/subagent.ts"
-import { StoreLayer } from "./storage/layer.ts"
+import { Turns } from "./session/turns.ts"
+import { StorageLayer } from "./storage/layer.ts"
 import { Retention } from "./storage/retention.ts"
 import { RetentionSchedule } from "./storage/retention-schedule.ts"
+
+export interface StoreOptions {
+  /** SQLite file path, or `:memory:`. */
+  readonly path: string
+  /** Whether committed events are also appended to the journal (`events.persist`). */
+  readonly persist: boolean
+}
+
+/**
+ * The event-sourced store: storage (database, blobs, stats) with the bus, its projectors and the session
+ * read model on top. Composed here, not in `storage/`, so storage never depends on the domain.
+ */
+export const StoreLayer = (options: StoreOptions) => {
+  const storage = StorageLayer({ path: options.path })
+  const bus = Bus.layer({ persist: options.persist }).pipe(Layer.provide(ProjectorsLive))
+  return Session.layer.pipe(Layer.provideMerge(bus), Layer.provideMerge(storage), Layer.provideMerge(Turns.layer))
+}
+
+/**
+ * The store plus prune, erase, export/import and retention, without turns, providers or plugins: what
+ * maintenance commands need to work on a database file directly.
+ */
+export const MaintenanceLayer = (options: StoreOptions) =>
+  Retention.layer.pipe(
+    Layer.provideMerge(Layer.mergeAll(Prune.layer, Erase.layer, Transfer.layer)),
+    Layer.provideMerge(StoreLayer(options)),
+  )
 
 export interface HostOptions {
   /** SQLite file path, or `:memory:`. */

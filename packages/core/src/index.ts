@@ -4,7 +4,14 @@ export { EnvelopeSchema, type Envelope, type Transient } from "./bus/event.ts"
 export { journalReader, toEnvelope, type JournalRow } from "./bus/journal.ts"
 export { replay, projectionSnapshot } from "./bus/replay.ts"
 export { Config, ConfigError, ConfigSchema, type ConfigData, type ConfigShape } from "./config/config.ts"
-export { HostLayer, type HostOptions, type HostServices } from "./host.ts"
+export {
+  HostLayer,
+  MaintenanceLayer,
+  StoreLayer,
+  type HostOptions,
+  type HostServices,
+  type StoreOptions,
+} from "./host.ts"
 export { formatLogLine, LOG_LEVELS, LogLayer, parseLogLevel, stderrLogger, type LogLevelName } from "./log.ts"
 export { configJsonSchema, unknownConfigKeys } from "./config/schema.ts"
 export { Hooks, HookError } from "./plugin/hooks.ts"
@@ -34,7 +41,7 @@ export { Blobs, blobDirectory } from "./storage/blobs.ts"
 export { Session, type ListMessagesOptions, type ListSessionsOptions } from "./session/session.ts"
 export { SessionExport, Transfer } from "./session/transfer.ts"
 export { Database } from "./storage/database.ts"
-export { MaintenanceLayer, StoreLayer, type StoreOptions } from "./storage/layer.ts"
+export { StorageLayer } from "./storage/layer.ts"
 export { resolveDatabasePath } from "./storage/path.ts"
 export { databaseStats, DatabaseStats, SessionBytes, Stats } from "./storage/stats.ts"
 export { Retention, RetentionSummary, type RetentionPlan, type RetentionPolicy } from "./storage/retention.ts"

@@ -1,12 +1,12 @@
+import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { describe, expect, it } from "vitest"
 import { Bus } from "../src/bus/bus.ts"
 import { draft } from "../src/bus/event.ts"
 import { ascending } from "../src/id/id.ts"
 import { SessionEvent } from "../src/session/event.ts"
 import type { Message } from "../src/session/message.ts"
 import { Session } from "../src/session/session.ts"
-import { makeStore } from "./support/store.ts"
+import { storeLayer } from "./support/store.ts"
 
 const admit = (text: string) =>
   draft(SessionEvent.PromptAdmitted, {
@@ -19,34 +19,24 @@ const admit = (text: string) =>
 const textOf = (message: Message) => (message.type === "user" ? message.text : `unexpected ${message.type}`)
 
 describe("a cursor passed alone", () => {
-  it("continues the listing that issued it in that listing's order, whatever the default order", async () => {
-    const store = makeStore({ persist: false })
-    const result = await store.run(
-      Effect.gen(function* () {
-        const session = yield* Session
-        const bus = yield* Bus
-        const ids: Array<string> = []
-        for (const title of ["a", "b", "c"]) ids.push((yield* session.create({ title, directory: "/tmp" })).id)
-        for (const text of ["m0", "m1", "m2"]) yield* bus.commit(ids[0]!, [admit(text)])
-        // Sessions list newest first by default: an oldest-first cursor goes on oldest first.
-        const oldest = yield* session.list({ order: "asc", limit: 1 })
-        const afterOldest = yield* session.list({ cursor: oldest.cursor.next!, limit: 1 })
-        // Messages list oldest first by default: a newest-first cursor goes on newest first.
-        const newest = yield* session.messages(ids[0]!, { order: "desc", limit: 1 })
-        const afterNewest = yield* session.messages(ids[0]!, { cursor: newest.cursor.next!, limit: 1 })
-        // Naming the other order with the cursor is still refused.
-        const conflicting = yield* Effect.flip(session.list({ order: "desc", cursor: oldest.cursor.next!, limit: 1 }))
-        return {
-          ids,
-          sessions: [...oldest.data, ...afterOldest.data].map((info) => info.id),
-          messages: [...newest.data, ...afterNewest.data].map(textOf),
-          conflicting,
-        }
-      }),
-    )
-    expect(result.sessions).toEqual(result.ids.slice(0, 2))
-    expect(result.messages).toEqual(["m2", "m1"])
-    expect(result.conflicting).toMatchObject({ _tag: "Session.InvalidInputError", field: "cursor" })
-    await store.dispose()
-  })
+  it.effect("continues the listing that issued it in that listing's order, whatever the default order", () =>
+    Effect.gen(function* () {
+      const session = yield* Session
+      const bus = yield* Bus
+      const ids: Array<string> = []
+      for (const title of ["a", "b", "c"]) ids.push((yield* session.create({ title, directory: "/tmp" })).id)
+      for (const text of ["m0", "m1", "m2"]) yield* bus.commit(ids[0]!, [admit(text)])
+      // Sessions list newest first by default: an oldest-first cursor goes on oldest first.
+      const oldest = yield* session.list({ order: "asc", limit: 1 })
+      const afterOldest = yield* session.list({ cursor: oldest.cursor.next!, limit: 1 })
+      // Messages list oldest first by default: a newest-first cursor goes on newest first.
+      const newest = yield* session.messages(ids[0]!, { order: "desc", limit: 1 })
+      const afterNewest = yield* session.messages(ids[0]!, { cursor: newest.cursor.next!, limit: 1 })
+      // Naming the other order with the cursor is still refused.
+      const conflicting = yield* Effect.flip(session.list({ order: "desc", cursor: oldest.cursor.next!, limit: 1 }))
+      expect([...oldest.data, ...afterOldest.data].map((info) => info.id)).toEqual(ids.slice(0, 2))
+      expect([...newest.data, ...afterNewest.data].map(textOf)).toEqual(["m2", "m1"])
+      expect(conflicting).toMatchObject({ _tag: "Session.InvalidInputError", field: "cursor" })
+    }).pipe(Effect.provide(storeLayer({ persist: false }))),
+  )
 })

@@ -6,7 +6,7 @@ import { Erase } from "../src/session/erase.ts"
 import { sessionDurableEvents } from "../src/session/event.ts"
 import { makeSessionProjector } from "../src/session/projector.ts"
 import { Database } from "../src/storage/database.ts"
-import { MaintenanceLayer } from "../src/storage/layer.ts"
+import { MaintenanceLayer } from "../src/host.ts"
 import { applyOps, opsArbitrary } from "./support/random-history.ts"
 import { makeStore } from "./support/store.ts"
 

@@ -1,17 +1,17 @@
+import { describe, expect, it } from "@effect/vitest"
 import { Effect, Random } from "effect"
-import { describe, expect, it } from "vitest"
 import { Bus, isDurable } from "../src/bus/bus.ts"
 import { draft } from "../src/bus/event.ts"
 import { SessionEvent } from "../src/session/event.ts"
 import { Session } from "../src/session/session.ts"
-import { makeStore } from "./support/store.ts"
+import { Database } from "../src/storage/database.ts"
+import { storeLayer } from "./support/store.ts"
 
 describe("subscribers", () => {
-  it("see each session's events in seq order under concurrent publishers on several sessions", async () => {
-    const store = makeStore({ persist: true })
-    const seen = new Map<string, Array<number>>()
-    const sessions = await store.run(
-      Effect.gen(function* () {
+  it.effect("see each session's events in seq order under concurrent publishers on several sessions", () =>
+    Effect.gen(function* () {
+      const seen = new Map<string, Array<number>>()
+      const sessions = yield* Effect.gen(function* () {
         const session = yield* Session
         const bus = yield* Bus
         const created = yield* Effect.forEach(Array.from({ length: 8 }), (_, i) =>
@@ -37,22 +37,20 @@ describe("subscribers", () => {
         )
         yield* Effect.all(publishers, { concurrency: "unbounded" })
         return created
-      }),
-    )
-    for (const info of sessions) {
-      const seqs = seen.get(info.id)!
-      expect(seqs).toHaveLength(200)
-      // seq 1 was the creation, before the subscription.
-      expect(seqs).toEqual(Array.from({ length: 200 }, (_, i) => i + 2))
-    }
-    await store.dispose()
-  })
+      })
+      for (const info of sessions) {
+        const seqs = seen.get(info.id)!
+        expect(seqs).toHaveLength(200)
+        // seq 1 was the creation, before the subscription.
+        expect(seqs).toEqual(Array.from({ length: 200 }, (_, i) => i + 2))
+      }
+    }).pipe(Effect.provide(storeLayer({ persist: true }))),
+  )
 
-  it("keep receiving events when another subscriber throws", async () => {
-    const store = makeStore({ persist: false })
-    const received: Array<string> = []
-    await store.run(
-      Effect.gen(function* () {
+  it.effect("keep receiving events when another subscriber throws", () =>
+    Effect.gen(function* () {
+      const received: Array<string> = []
+      yield* Effect.gen(function* () {
         const bus = yield* Bus
         const session = yield* Session
         bus.subscribe(() => {
@@ -60,17 +58,15 @@ describe("subscribers", () => {
         })
         bus.subscribe((event) => received.push(event.type))
         yield* session.create({ title: "x", directory: "/tmp" })
-      }),
-    )
-    expect(received).toEqual(["session.next.created"])
-    await store.dispose()
-  })
+      })
+      expect(received).toEqual(["session.next.created"])
+    }).pipe(Effect.provide(storeLayer({ persist: false }))),
+  )
 
-  it("do not see anything after unsubscribing, and ephemeral events never reach the database", async () => {
-    const store = makeStore({ persist: true })
-    const received: Array<string> = []
-    const rows = await store.run(
-      Effect.gen(function* () {
+  it.effect("do not see anything after unsubscribing, and ephemeral events never reach the database", () =>
+    Effect.gen(function* () {
+      const received: Array<string> = []
+      const rows = yield* Effect.gen(function* () {
         const bus = yield* Bus
         const session = yield* Session
         const info = yield* session.create({ title: "x", directory: "/tmp" })
@@ -83,19 +79,13 @@ describe("subscribers", () => {
         off()
         yield* session.rename(info.id, "y")
         return info
-      }),
-    )
-    expect(received).toEqual(["session.next.text.delta"])
-    const { Database } = await import("../src/storage/database.ts")
-    const db = await store.run(
-      Effect.gen(function* () {
-        return yield* Database
-      }),
-    )
-    expect(db.client.query("SELECT type FROM event WHERE aggregate_id = ? ORDER BY seq").all(rows.id)).toEqual([
-      { type: "session.next.created" },
-      { type: "session.next.renamed" },
-    ])
-    await store.dispose()
-  })
+      })
+      expect(received).toEqual(["session.next.text.delta"])
+      const db = yield* Database
+      expect(db.client.query("SELECT type FROM event WHERE aggregate_id = ? ORDER BY seq").all(rows.id)).toEqual([
+        { type: "session.next.created" },
+        { type: "session.next.renamed" },
+      ])
+    }).pipe(Effect.provide(storeLayer({ persist: true }))),
+  )
 })

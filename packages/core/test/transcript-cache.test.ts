@@ -18,7 +18,7 @@ import { Prune } from "../src/session/prune.ts"
 import { Session } from "../src/session/session.ts"
 import { TRANSCRIPT_CACHE_SESSIONS } from "../src/session/transcript-cache.ts"
 import { Database } from "../src/storage/database.ts"
-import { StoreLayer } from "../src/storage/layer.ts"
+import { StoreLayer } from "../src/host.ts"
 import { makeHost } from "./support/host.ts"
 
 /** The transcript straight from the table, parsed afresh. */

@@ -1,5 +1,5 @@
 /**
- * Queued input is addressable (DESIGN, "Transcript ownership for plugins"): a prompt or notice admitted
+ * Queued input is addressable (docs/plugins.md, "Queued input is addressable at once"): a prompt or notice admitted
  * while a turn runs can be read by id at once (`queued: true`, seq 0 until delivery) over HTTP and by a
  * plugin, and retracting it while the turn runs answers 200 and cancels its delivery: it never reaches the
  * model, the retraction is a recorded event every subscriber sees, a repeat is a harmless retry, and the

@@ -1,5 +1,5 @@
 /**
- * Transcript ownership for plugins (DESIGN): by default a plugin corrects and retracts only its own
+ * Transcript ownership for plugins (docs/plugins.md, "Transcript ownership"): by default a plugin corrects and retracts only its own
  * messages; `{ "path", "transcript": "any" }` in the config's plugin list grants every message; HTTP/SDK
  * callers are the user and may do everything. A refusal rejects with `Session.ForbiddenError { sessionID,
  * messageID, pluginID, reason }` and commits nothing. Real server, SDK, plugins loaded from files.

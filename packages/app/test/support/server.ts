@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll } from "vitest"
 import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/v2"
@@ -8,19 +6,15 @@ import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/v2"
 import type { ConfigData } from "../../../core/src/config/config.ts"
 import { type OpenAIServer, startOpenAIServer } from "../../../core/test/support/openai-server.ts"
 import { type RunningServer, startServer } from "../../../server/src/server.ts"
+// Temporary directories: one helper for every package's tests, removed when the test file finishes.
+import { tempDir } from "../../../core/test/support/tmp.ts"
 
-const dirs: Array<string> = []
+export { tempDir }
+
 const stops: Array<() => Promise<unknown>> = []
 afterAll(async () => {
   for (const stop of stops.reverse()) await stop().catch(() => undefined)
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
-
-export const tempDir = (prefix = "oc2-app-") => {
-  const dir = mkdtempSync(join(tmpdir(), prefix))
-  dirs.push(dir)
-  return dir
-}
 
 export interface AppServer {
   readonly server: RunningServer

@@ -20,16 +20,18 @@ export type Decision<E> = ReadonlyArray<Draft> | { readonly reject: E }
 export interface BusShape {
   /** Whether committed events are also appended to the `event` journal. */
   readonly persist: boolean
-  /** Commits drafts for one session in one IMMEDIATE transaction, then publishes them in seq order. */
-  commit(sessionID: string, drafts: ReadonlyArray<Draft>): Effect.Effect<ReadonlyArray<Envelope>, InvalidEventError>
+  /**
+   * Commits drafts for one session in one IMMEDIATE transaction, then publishes them in seq order. A draft
+   * whose data does not match its declaration is a host bug, not an input error (drafts are built by host
+   * code from already-validated input): it dies with `Bus.InvalidEventError` and nothing is written.
+   */
+  commit(sessionID: string, drafts: ReadonlyArray<Draft>): Effect.Effect<ReadonlyArray<Envelope>>
   /**
    * Like `commit`, but `decide` runs inside the transaction (synchronously) and can read the projection
-   * to choose the drafts or reject. Nothing is written or published on rejection.
+   * to choose the drafts or reject. Nothing is written or published on rejection. Fails only with the
+   * rejection; an invalid draft is a defect, as in `commit`.
    */
-  transact<E>(
-    sessionID: string,
-    decide: () => Decision<E>,
-  ): Effect.Effect<ReadonlyArray<Envelope>, E | InvalidEventError>
+  transact<E>(sessionID: string, decide: () => Decision<E>): Effect.Effect<ReadonlyArray<Envelope>, E>
   /** Publishes an ephemeral event (streaming deltas). Never touches the database. */
   publish<S extends Schema.Struct<any>>(definition: Ephemeral<string, S>, sessionID: string, data: S["Type"]): void
   /** Registers a listener for every event published after this call; returns the unsubscribe function. */
@@ -131,6 +133,9 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
       Effect.gen(function* () {
         const database = yield* Database
         const projectors = yield* Projectors
+        // Listeners run outside any fiber: their failures are logged with the services the bus was built
+        // with (the host's logger and level), not the default runtime's.
+        const host = yield* Effect.context<never>()
         const client = database.client
         const journal = client.query<unknown, [string, string, number, string, number, number, string]>(
           "INSERT INTO event (id, aggregate_id, seq, type, version, time, data) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -149,7 +154,7 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
               listener(event)
             } catch (cause) {
               // A broken subscriber must not stop delivery to the others, nor undo a committed event.
-              Effect.runFork(Effect.logError("bus listener failed", cause))
+              Effect.runSyncWith(host)(Effect.logError("bus listener failed", Cause.die(cause)))
             }
           }
         }
@@ -187,7 +192,7 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
         }
 
         const transact = <E>(sessionID: string, decide: () => Decision<E>) =>
-          Effect.suspend((): Effect.Effect<ReadonlyArray<Envelope>, E | InvalidEventError> => {
+          Effect.suspend((): Effect.Effect<ReadonlyArray<Envelope>, E> => {
             let envelopes: ReadonlyArray<Envelope>
             try {
               envelopes = database.immediate(() => {
@@ -197,7 +202,7 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
               })
             } catch (cause) {
               if (cause instanceof Rejected) return Effect.fail(cause.error as E)
-              if (cause instanceof InvalidEventError) return Effect.fail(cause)
+              // An invalid draft (`InvalidEventError`) included: the host built it, so it is a defect.
               return Effect.die(cause)
             }
             for (const envelope of envelopes) deliver(envelope)

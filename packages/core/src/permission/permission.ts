@@ -183,27 +183,25 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
           Effect.gen(function* () {
             // The reply is committed to the session that asked, which may be a descendant of `sessionID`.
             const owner = readOne.get(permissionID)?.session_id ?? sessionID
-            yield* bus
-              .transact<SessionNotFoundError | PermissionNotFoundError>(owner, () => {
-                if (!readSession.get(sessionID)) return { reject: new SessionNotFoundError({ sessionID }) }
-                const row = readOne.get(permissionID)
-                if (
-                  !row ||
-                  row.session_id !== owner ||
-                  row.reply !== null ||
-                  (owner !== sessionID && !readInTree.get(sessionID, owner))
-                ) {
-                  return { reject: new PermissionNotFoundError({ sessionID, requestID: permissionID }) }
-                }
-                return [
-                  draft(SessionEvent.PermissionReplied, {
-                    requestID: permissionID,
-                    reply,
-                    ...(message !== undefined ? { message } : {}),
-                  }),
-                ]
-              })
-              .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die))
+            yield* bus.transact<SessionNotFoundError | PermissionNotFoundError>(owner, () => {
+              if (!readSession.get(sessionID)) return { reject: new SessionNotFoundError({ sessionID }) }
+              const row = readOne.get(permissionID)
+              if (
+                !row ||
+                row.session_id !== owner ||
+                row.reply !== null ||
+                (owner !== sessionID && !readInTree.get(sessionID, owner))
+              ) {
+                return { reject: new PermissionNotFoundError({ sessionID, requestID: permissionID }) }
+              }
+              return [
+                draft(SessionEvent.PermissionReplied, {
+                  requestID: permissionID,
+                  reply,
+                  ...(message !== undefined ? { message } : {}),
+                }),
+              ]
+            })
             wake(permissionID, { reply, ...(message !== undefined ? { message } : {}) })
             return { id: permissionID, reply }
           }),

@@ -1,5 +1,5 @@
 import type { EffectSession, HookName, PromiseSession, SessionError } from "@opencode-ai/plugin"
-import { Cause, Effect, Exit, Scope } from "effect"
+import { Cause, type Context, Effect, Exit, Scope } from "effect"
 import { resolveDirectory } from "../session/directory.ts"
 import { ForbiddenError, InvalidInputError } from "../session/error.ts"
 import type { Message } from "../session/message.ts"
@@ -226,9 +226,11 @@ export const promiseSession = (
   pluginID: string,
   hooks: Hooks["Service"],
   track: (dispose: () => void) => () => void,
+  /** The host's services (its logger and level among them): a plugin's calls run with them, not the default runtime's. */
+  host: Context.Context<never>,
 ): PromiseSession => {
   const run = <A>(program: Effect.Effect<A, unknown>): Promise<A> =>
-    Effect.runPromiseExit(program).then((exit) =>
+    Effect.runPromiseExitWith(host)(program).then((exit) =>
       Exit.isSuccess(exit) ? exit.value : Promise.reject(toPlainError(exit.cause)),
     )
   return {

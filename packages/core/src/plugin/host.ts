@@ -105,13 +105,20 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
                       candidate.setup({
                         id,
                         directory: config.directory,
-                        session: promiseSession(session, id, services.hooks, track),
+                        session: promiseSession(session, id, services.hooks, track, hostContext),
                         log: (text, fields) => void Effect.runForkWith(hostContext)(log(text, fields)),
                       }),
                     catch: (cause) => cause,
                   })
                   if (typeof cleanup === "function") {
-                    yield* Scope.addFinalizer(scope, Effect.promise(async () => cleanup()).pipe(Effect.ignore))
+                    yield* Scope.addFinalizer(
+                      scope,
+                      Effect.tryPromise(async () => cleanup()).pipe(
+                        Effect.ignore({ log: "Warn", message: `plugin ${id}: cleanup failed` }),
+                        // Finalizers run on the fiber closing the host, which may not carry the host's logger.
+                        Effect.provideContext(hostContext),
+                      ),
+                    )
                   }
                   return "promise" as const
                 })

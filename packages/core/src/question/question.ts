@@ -196,26 +196,22 @@ export class Questions extends Context.Service<Questions, QuestionsShape>()("@op
         reply: ({ sessionID, requestID, answers }) =>
           Effect.gen(function* () {
             const copy = answers.map((answer) => [...answer])
-            yield* bus
-              .transact<SessionNotFoundError | QuestionNotFoundError | InvalidInputError>(sessionID, () => {
-                const found = target(sessionID, requestID)
-                if ("reject" in found) return { reject: found.reject }
-                const problem = answerProblem(found.request.questions, copy)
-                if (problem) return { reject: new InvalidInputError({ message: problem, field: "answers" }) }
-                return [draft(SessionEvent.QuestionReplied, { requestID, answers: copy })]
-              })
-              .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die))
+            yield* bus.transact<SessionNotFoundError | QuestionNotFoundError | InvalidInputError>(sessionID, () => {
+              const found = target(sessionID, requestID)
+              if ("reject" in found) return { reject: found.reject }
+              const problem = answerProblem(found.request.questions, copy)
+              if (problem) return { reject: new InvalidInputError({ message: problem, field: "answers" }) }
+              return [draft(SessionEvent.QuestionReplied, { requestID, answers: copy })]
+            })
             wake(requestID, { type: "replied", answers: copy })
           }),
         reject: ({ sessionID, requestID }) =>
           Effect.gen(function* () {
-            yield* bus
-              .transact<SessionNotFoundError | QuestionNotFoundError>(sessionID, () => {
-                const found = target(sessionID, requestID)
-                if ("reject" in found) return { reject: found.reject }
-                return [draft(SessionEvent.QuestionRejected, { requestID })]
-              })
-              .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die))
+            yield* bus.transact<SessionNotFoundError | QuestionNotFoundError>(sessionID, () => {
+              const found = target(sessionID, requestID)
+              if ("reject" in found) return { reject: found.reject }
+              return [draft(SessionEvent.QuestionRejected, { requestID })]
+            })
             wake(requestID, { type: "rejected" })
           }),
         rejectPending: (sessionID, options = {}) =>

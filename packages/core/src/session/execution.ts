@@ -174,7 +174,6 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
               return result.decision
             })
             .pipe(
-              Effect.catchTag("Bus.InvalidEventError", Effect.die),
               // Nothing committed: a fresh entry is dropped (its loop never forks).
               Effect.onError(() => Effect.sync(() => next && !by && turns.finish(sessionID, next.owner))),
             )
@@ -221,7 +220,12 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
                           { drain: true },
                         ),
                       owner,
-                    ).pipe(Effect.ignore),
+                    ).pipe(
+                      Effect.ignore({
+                        log: "Warn",
+                        message: `session ${sessionID}: ending the interrupted turn failed`,
+                      }),
+                    ),
               ),
             )
             if (!session.sync.row(sessionID)) break

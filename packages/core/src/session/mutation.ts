@@ -90,10 +90,7 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
 
       /** Commits a decision; the result is read back inside the same fiber step, right after commit. */
       const commit = <E>(sessionID: string, messageID: string, decision: () => Decision<E>) =>
-        bus.transact(sessionID, decision).pipe(
-          Effect.catchTag("Bus.InvalidEventError", Effect.die),
-          Effect.map(() => reads.message(sessionID, messageID)!),
-        )
+        bus.transact(sessionID, decision).pipe(Effect.map(() => reads.message(sessionID, messageID)!))
 
       const apply = <E = never>(
         sessionID: string,

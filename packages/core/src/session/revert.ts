@@ -105,9 +105,7 @@ export class Revert extends Context.Service<Revert, RevertShape>()("@opencode-ai
       }
 
       const commitDrafts = <E>(sessionID: string, decide: () => Decision<E>) =>
-        bus
-          .transact(sessionID, () => admitMutation(reads, sessionID, decide))
-          .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die))
+        bus.transact(sessionID, () => admitMutation(reads, sessionID, decide))
 
       /**
        * Writes each path's `want` content (`undefined`: removes it) where the file still holds `expect`
@@ -276,7 +274,9 @@ export class Revert extends Context.Service<Revert, RevertShape>()("@opencode-ai
           blobs.release(pinned)
           if (committed._tag === "Failure") {
             // A turn started meanwhile: the files go back to what they were before this call.
-            yield* unstage(directory, revert).pipe(Effect.ignore)
+            yield* unstage(directory, revert).pipe(
+              Effect.ignore({ log: "Warn", message: `revert: restoring the files of ${sessionID} failed` }),
+            )
             return yield* Effect.fail(committed.failure)
           }
           return revert

@@ -286,11 +286,9 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
       }
 
       const lifecycle = (sessionID: string, make: () => ReturnType<typeof draft>) =>
-        bus
-          .transact(sessionID, () =>
-            readSession.get(sessionID) ? [make()] : { reject: new SessionNotFoundError({ sessionID }) },
-          )
-          .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die))
+        bus.transact(sessionID, () =>
+          readSession.get(sessionID) ? [make()] : { reject: new SessionNotFoundError({ sessionID }) },
+        )
 
       const sync: SessionShape["sync"] = {
         row: (sessionID) => readSession.get(sessionID) ?? undefined,
@@ -344,34 +342,32 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
                 field: "id",
               })
             const sessionID = input.id ?? ascending("ses")
-            yield* bus
-              .transact(sessionID, () =>
-                readSession.get(sessionID)
+            yield* bus.transact(sessionID, () =>
+              readSession.get(sessionID)
+                ? {
+                    reject: new InvalidInputError({
+                      message: `session ${sessionID} already exists; choose another id or omit it`,
+                      field: "id",
+                    }),
+                  }
+                : // A deleted session's events stay journaled under its id; a new one would collide.
+                  readJournaled.get(sessionID) !== null
                   ? {
                       reject: new InvalidInputError({
-                        message: `session ${sessionID} already exists; choose another id or omit it`,
+                        message: `session id ${sessionID} was used by a deleted session; choose another id or omit it`,
                         field: "id",
                       }),
                     }
-                  : // A deleted session's events stay journaled under its id; a new one would collide.
-                    readJournaled.get(sessionID) !== null
-                    ? {
-                        reject: new InvalidInputError({
-                          message: `session id ${sessionID} was used by a deleted session; choose another id or omit it`,
-                          field: "id",
-                        }),
-                      }
-                    : [
-                        draft(SessionEvent.Created, {
-                          title: input.title ?? "New session",
-                          location: { directory: input.directory },
-                          ...(input.parentID ? { parentID: input.parentID } : {}),
-                          ...(input.agent ? { agent: input.agent } : {}),
-                          ...(input.model ? { model: input.model } : {}),
-                        }),
-                      ],
-              )
-              .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die))
+                  : [
+                      draft(SessionEvent.Created, {
+                        title: input.title ?? "New session",
+                        location: { directory: input.directory },
+                        ...(input.parentID ? { parentID: input.parentID } : {}),
+                        ...(input.agent ? { agent: input.agent } : {}),
+                        ...(input.model ? { model: input.model } : {}),
+                      }),
+                    ],
+            )
             return yield* get(sessionID).pipe(Effect.orDie)
           }),
         get,

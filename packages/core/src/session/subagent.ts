@@ -99,8 +99,12 @@ export class Subagents extends Context.Service<
             if (exec.stopping()) return yield* Effect.interrupt
             if (!session.sync.claimed(childID)) return
             // A child a restart left suspended, reached before the start-up pass resumed it: the same resume.
-            if (!exec.running(childID)) yield* Effect.ignore(exec.resume(childID, { notice: RESTART_NOTICE }))
-            yield* Effect.ignore(exec.wait(childID))
+            if (!exec.running(childID))
+              yield* Effect.ignore(exec.resume(childID, { notice: RESTART_NOTICE }), {
+                log: "Warn",
+                message: `subagent ${childID}: resume failed`,
+              })
+            yield* Effect.ignore(exec.wait(childID), { log: "Warn", message: `subagent ${childID}: wait failed` })
           }
         })
 
@@ -158,7 +162,14 @@ export class Subagents extends Context.Service<
             )
           yield* settle(exec, childID).pipe(
             // The caller interrupted (not the host stopping): the child stops with it.
-            Effect.onInterrupt(() => (exec.stopping() ? Effect.void : Effect.ignore(exec.interrupt(childID)))),
+            Effect.onInterrupt(() =>
+              exec.stopping()
+                ? Effect.void
+                : Effect.ignore(exec.interrupt(childID), {
+                    log: "Warn",
+                    message: `subagent ${childID}: interrupt failed`,
+                  }),
+            ),
           )
           const answer = finalAnswer(session.sync.transcript(childID), promptID)
           if (answer.error !== undefined)

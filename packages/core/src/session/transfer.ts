@@ -1,6 +1,6 @@
 import { SessionInfo, SessionMessage } from "@opencode-ai/schema"
 import { Context, Effect, Layer, Schema } from "effect"
-import { Bus } from "../bus/bus.ts"
+import { Bus, validate } from "../bus/bus.ts"
 import { type Draft, draft } from "../bus/event.ts"
 import { ascending } from "../id/id.ts"
 import { BusyError, InvalidInputError, MessageNotFoundError, type SessionNotFoundError } from "./error.ts"
@@ -265,9 +265,15 @@ export class Transfer extends Context.Service<Transfer, TransferShape>()("@openc
       const restore = (document: SessionExport, origin: { readonly parentID?: string } = {}) =>
         Effect.gen(function* () {
           const sessionID = ascending("ses")
-          yield* bus
-            .commit(sessionID, drafts(document, origin))
-            .pipe(Effect.mapError((error) => new InvalidInputError({ message: `cannot restore: ${error.message}` })))
+          const restored = drafts(document, origin)
+          // The document comes from outside: a draft it cannot fill is bad input, checked before the commit
+          // (where an invalid draft is a host defect).
+          yield* Effect.try({
+            try: () => restored.forEach(({ definition, data }) => validate(definition, data)),
+            catch: (error) =>
+              new InvalidInputError({ message: `cannot restore: ${(error as { message?: string }).message ?? error}` }),
+          })
+          yield* bus.commit(sessionID, restored)
           return yield* session.get(sessionID).pipe(Effect.orDie)
         })
 

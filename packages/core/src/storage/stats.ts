@@ -119,15 +119,22 @@ export const databaseStats = (
       totals[type] += size
     }
   }
-  const journalRows = client
-    .query<{ aggregate_id: string; events: number; bytes: number }, []>(
-      "SELECT aggregate_id, count(*) AS events, sum(length(CAST(data AS BLOB))) AS bytes FROM event GROUP BY aggregate_id",
-    )
-    .all()
+  // Filtered by session, the journal query walks that session's range of the `(aggregate_id, seq)` index
+  // instead of grouping the whole journal.
+  const journalRows = options.sessionID
+    ? client
+        .query<{ aggregate_id: string; events: number; bytes: number | null }, [string]>(
+          "SELECT aggregate_id, count(*) AS events, sum(length(CAST(data AS BLOB))) AS bytes FROM event WHERE aggregate_id = ? GROUP BY aggregate_id",
+        )
+        .all(options.sessionID)
+    : client
+        .query<{ aggregate_id: string; events: number; bytes: number | null }, []>(
+          "SELECT aggregate_id, count(*) AS events, sum(length(CAST(data AS BLOB))) AS bytes FROM event GROUP BY aggregate_id",
+        )
+        .all()
   let journalEvents = 0
   let journalBytes = 0
   for (const row of journalRows) {
-    if (options.sessionID && row.aggregate_id !== options.sessionID) continue
     journalEvents += row.events
     journalBytes += row.bytes ?? 0
     const entry = sessions.get(row.aggregate_id)

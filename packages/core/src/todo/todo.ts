@@ -40,7 +40,7 @@ export class Todos extends Context.Service<Todos, TodosShape>()("@opencode-ai/co
                   ]
                 : { reject: new SessionNotFoundError({ sessionID }) },
             )
-            .pipe(Effect.catchTag("Bus.InvalidEventError", Effect.die), Effect.asVoid),
+            .pipe(Effect.asVoid),
       })
     }),
   )

@@ -6,7 +6,7 @@ import { draft } from "../../src/bus/event.ts"
 import { ascending } from "../../src/id/id.ts"
 import { SessionEvent } from "../../src/session/event.ts"
 import { Session } from "../../src/session/session.ts"
-import { StoreLayer } from "../../src/storage/layer.ts"
+import { StoreLayer } from "../../src/host.ts"
 
 const [mode, path] = process.argv.slice(2) as ["write" | "read", string]
 

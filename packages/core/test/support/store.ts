@@ -1,5 +1,5 @@
 import { Effect, Layer, ManagedRuntime } from "effect"
-import { StoreLayer } from "../../src/storage/layer.ts"
+import { StoreLayer } from "../../src/host.ts"
 import { tempDb } from "./tmp.ts"
 
 /** A store on a fresh SQLite file, as a runtime the test drives with `run`. */
@@ -16,3 +16,10 @@ export const makeStore = (options: { persist?: boolean; path?: string } = {}) =>
     dispose: () => runtime.dispose(),
   }
 }
+
+/**
+ * A store on a fresh SQLite file as a layer, for `@effect/vitest`: `it.effect(name, () =>
+ * program.pipe(Effect.provide(storeLayer())))` builds it for the test and closes it after.
+ */
+export const storeLayer = (options: { persist?: boolean; path?: string } = {}) =>
+  StoreLayer({ path: options.path ?? tempDb(), persist: options.persist ?? true })

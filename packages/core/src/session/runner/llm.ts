@@ -289,7 +289,7 @@ export class Runner extends Context.Service<
                   error,
                   ...(state.usage ? { tokens: state.tokens() } : {}),
                 }),
-              ]).pipe(Effect.ignore)
+              ]).pipe(Effect.ignore({ log: "Warn", message: "recording a failed step failed" }))
             }),
           )
           return finished

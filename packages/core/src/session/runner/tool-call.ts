@@ -302,7 +302,7 @@ export const makeToolCaller = (deps: {
                 finish: "interrupted",
                 error: errorInfo(reason, "Interrupted"),
               }),
-            ]).pipe(Effect.ignore)
+            ]).pipe(Effect.ignore({ log: "Warn", message: "recording an interrupted tool call failed" }))
           }),
         )
       }
