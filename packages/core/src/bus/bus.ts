@@ -154,9 +154,9 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
           }
         }
 
-        const apply = (sessionID: string, drafts: ReadonlyArray<Draft>) => {
+        // `time` is read from Effect's `Clock` inside the transaction, so a test's `TestClock` sets it.
+        const apply = (sessionID: string, drafts: ReadonlyArray<Draft>, time: number) => {
           let seq = projectors.currentSeq(sessionID)
-          const time = Date.now()
           const envelopes: Array<Envelope> = []
           for (const { definition, data } of drafts) {
             const { decoded, encoded } = validate(definition, data)
@@ -187,13 +187,13 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
         }
 
         const transact = <E>(sessionID: string, decide: () => Decision<E>) =>
-          Effect.suspend((): Effect.Effect<ReadonlyArray<Envelope>, E | InvalidEventError> => {
+          Effect.clockWith((clock): Effect.Effect<ReadonlyArray<Envelope>, E | InvalidEventError> => {
             let envelopes: ReadonlyArray<Envelope>
             try {
               envelopes = database.immediate(() => {
                 const decision = decide()
                 if (!Array.isArray(decision)) throw new Rejected((decision as { reject: E }).reject)
-                return apply(sessionID, decision as ReadonlyArray<Draft>)
+                return apply(sessionID, decision as ReadonlyArray<Draft>, clock.currentTimeMillisUnsafe())
               })
             } catch (cause) {
               if (cause instanceof Rejected) return Effect.fail(cause.error as E)

@@ -1,5 +1,5 @@
 import { EraseSummary } from "@opencode-ai/schema"
-import { Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
 import { Bus } from "../bus/bus.ts"
 import { draft } from "../bus/event.ts"
@@ -303,7 +303,8 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
                   .pipe(Effect.orDie)
             }
             // A compacted journal's snapshot is content too (docs/storage.md): taken again from what is visible.
-            database.immediate(() => rebaseAfterErase(database.client, sessionID, Date.now()))
+            const now = yield* Clock.currentTimeMillis
+            database.immediate(() => rebaseAfterErase(database.client, sessionID, now))
             reclaim(database, "full")
             // Before-images nothing references any more (their calls pruned, removed or erased) leave too.
             yield* Effect.promise(() => blobs.collect())
