@@ -22,6 +22,7 @@ import { Subagents } from "./session/subagent.ts"
 import { StoreLayer } from "./storage/layer.ts"
 import { Retention } from "./storage/retention.ts"
 import { RetentionSchedule } from "./storage/retention-schedule.ts"
+import { TelemetryLayer } from "./telemetry/telemetry.ts"
 
 export interface HostOptions {
   /** SQLite file path, or `:memory:`. */
@@ -77,6 +78,9 @@ export const HostLayer = (options: HostOptions) => {
     Layer.provideMerge(resume),
     Layer.provideMerge(Restart.layer),
     Layer.provideMerge(plugins),
+    // Beneath everything: the exporter (when configured) is the `Tracer` of every fiber the host starts, and
+    // it is closed last, after the other services' finalizers, so their spans are flushed too.
+    Layer.provideMerge(TelemetryLayer(options.config.data.telemetry)),
   )
 }
 

@@ -5,6 +5,7 @@ import { type Draft, type Durable, type Envelope, type Ephemeral, InvalidEventEr
 import { checkpointCompactor } from "./checkpoints.ts"
 import { journalReader, toEnvelope } from "./journal.ts"
 import { Projectors } from "./projector.ts"
+import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 export type BusEvent = Envelope | Transient
 export type Listener = (event: BusEvent) => void
@@ -204,7 +205,7 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
             return Effect.succeed(envelopes)
           })
 
-        return Bus.of({
+        const implementation = Bus.of({
           persist: options.persist,
           transact,
           commit: (sessionID, drafts) => transact<never>(sessionID, () => drafts),
@@ -264,6 +265,7 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
               }),
             ),
         })
+        return withServiceSpans("Bus", implementation)
       }),
     )
 }

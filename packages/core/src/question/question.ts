@@ -7,6 +7,7 @@ import { InvalidInputError, SessionNotFoundError } from "../session/error.ts"
 import { SessionEvent } from "../session/event.ts"
 import { Database } from "../storage/database.ts"
 import { QuestionNotFoundError } from "./error.ts"
+import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 export { QuestionNotFoundError }
 
@@ -137,7 +138,7 @@ export class Questions extends Context.Service<Questions, QuestionsShape>()("@op
         return { request: JSON.parse(row.data) as QuestionRequest }
       }
 
-      return Questions.of({
+      const implementation = Questions.of({
         list: (sessionID) =>
           Effect.suspend(() =>
             readSession.get(sessionID)
@@ -231,6 +232,7 @@ export class Questions extends Context.Service<Questions, QuestionsShape>()("@op
           all: () => readAllPending.all().map((row) => JSON.parse(row.data) as QuestionRequest),
         },
       })
+      return withServiceSpans("Questions", implementation)
     }),
   )
 }

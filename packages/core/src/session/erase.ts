@@ -11,6 +11,7 @@ import { reclaim } from "../storage/reclaim.ts"
 import { SessionNotFoundError } from "./error.ts"
 import { SessionEvent as E } from "./event.ts"
 import { type AssistantItem, type Message, type Origin, type Queued, queuedMessage } from "./message.ts"
+import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 export { EraseSummary }
 
@@ -282,7 +283,7 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
         return summary
       }
 
-      return Erase.of({
+      const implementation = Erase.of({
         session: ({ sessionID, by }) =>
           Effect.gen(function* () {
             const live = sessionExists.get(sessionID)!.n > 0
@@ -311,6 +312,7 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
             return summary
           }),
       })
+      return withServiceSpans("Erase", implementation)
     }),
   )
 }

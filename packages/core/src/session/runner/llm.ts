@@ -34,6 +34,7 @@ import { toModelMessages } from "../transcript.ts"
 import { Subagents } from "../subagent.ts"
 import { Blobs } from "../../storage/blobs.ts"
 import { makeToolCaller, SKIPPED_AFTER_REJECT } from "./tool-call.ts"
+import { withServiceSpans } from "../../telemetry/service-spans.ts"
 
 export interface Turn {
   readonly sessionID: string
@@ -374,7 +375,8 @@ export class Runner extends Context.Service<
           Effect.catch((failure) => fail(turn, { type: "unknown", name: failure._tag, message: failure.message })),
         )
 
-      return Runner.of({ run, fail, compact })
+      const implementation = Runner.of({ run, fail, compact })
+      return withServiceSpans("Runner", implementation)
     }),
   )
 }
