@@ -66,6 +66,7 @@ export class Hooks extends Context.Service<Hooks, HooksShape>()("@opencode-ai/co
       list: (name) => [...(registry.get(name) ?? [])],
       run: (name, event, options = {}) =>
         Effect.gen(function* () {
+          yield* Effect.annotateCurrentSpan("hook.name", name)
           for (const registration of [...(registry.get(name) ?? [])]) {
             let call = Effect.suspend(() => registration.run(event)).pipe(
               Effect.catchDefect((defect) => Effect.fail(defect)),

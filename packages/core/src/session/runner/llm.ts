@@ -287,7 +287,7 @@ export class Runner extends Context.Service<
             }),
           )
           return finished
-        })
+        }).pipe(Effect.withSpan("Runner.step", { attributes: { "step.index": index, "step.reason": reason } }))
 
       /** Streamed text and reasoning reach live subscribers only; the checkpoints and the end are durable. */
       const publishDelta = (sessionID: string, delta: Delta) =>
@@ -309,6 +309,12 @@ export class Runner extends Context.Service<
 
       const run = (turn: Turn) =>
         Effect.gen(function* () {
+          // The turn's span (`Runner.run`) says which session and turn it is.
+          yield* Effect.annotateCurrentSpan({
+            "session.id": turn.sessionID,
+            "turn.id": turn.turnID,
+            "turn.reason": turn.reason,
+          })
           const selection = resolve(turn.sessionID)
           if (turn.reason === "resume") {
             // An answer cut off while a call waited for permission is finished first.
