@@ -1,6 +1,4 @@
 import { Effect } from "effect"
-import { createServer, type IncomingHttpHeaders } from "node:http"
-import type { AddressInfo } from "node:net"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
@@ -8,52 +6,9 @@ import { Execution } from "../src/session/execution.ts"
 import { Session } from "../src/session/session.ts"
 import { otlpSettings } from "../src/telemetry/telemetry.ts"
 import { makeHost } from "./support/host.ts"
+import { type Collector, type OtlpSpan, startCollector } from "./support/otlp-collector.ts"
 
-interface OtlpSpan {
-  readonly name: string
-  readonly traceId: string
-  readonly spanId: string
-  readonly parentSpanId?: string
-  readonly attributes?: ReadonlyArray<{ key: string; value: { stringValue?: string } }>
-}
-
-interface Export {
-  readonly path: string
-  readonly headers: IncomingHttpHeaders
-  readonly body: {
-    resourceSpans: ReadonlyArray<{
-      resource: { attributes: ReadonlyArray<{ key: string; value: { stringValue?: string } }> }
-      scopeSpans: ReadonlyArray<{ spans: ReadonlyArray<OtlpSpan> }>
-    }>
-  }
-}
-
-/** An OTLP/HTTP collector on loopback: keeps every JSON export it is sent and answers 200. */
-const startCollector = async () => {
-  const exports: Array<Export> = []
-  const server = createServer((request, response) => {
-    const chunks: Array<Buffer> = []
-    request.on("data", (chunk: Buffer) => chunks.push(chunk))
-    request.on("end", () => {
-      exports.push({
-        path: request.url ?? "",
-        headers: request.headers,
-        body: JSON.parse(Buffer.concat(chunks).toString("utf8")),
-      })
-      response.writeHead(200, { "content-type": "application/json" }).end("{}")
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const { port } = server.address() as AddressInfo
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    exports,
-    spans: () => exports.flatMap((e) => e.body.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans))),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  }
-}
-
-let collector: Awaited<ReturnType<typeof startCollector>> | undefined
+let collector: Collector | undefined
 afterEach(async () => {
   await collector?.close()
   collector = undefined
