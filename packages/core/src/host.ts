@@ -26,6 +26,7 @@ import { Turns } from "./session/turns.ts"
 import { StorageLayer } from "./storage/layer.ts"
 import { Retention } from "./storage/retention.ts"
 import { RetentionSchedule } from "./storage/retention-schedule.ts"
+import { TelemetryLayer } from "./telemetry/telemetry.ts"
 
 export interface StoreOptions {
   /** SQLite file path, or `:memory:`. */
@@ -108,6 +109,9 @@ export const HostLayer = (options: HostOptions) => {
     Layer.provideMerge(resume),
     Layer.provideMerge(Restart.layer),
     Layer.provideMerge(plugins),
+    // Beneath everything: the exporter (when configured) is the `Tracer` of every fiber the host starts, and
+    // it is closed last, after the other services' finalizers, so their spans are flushed too.
+    Layer.provideMerge(TelemetryLayer(options.config.data.telemetry)),
   )
 }
 

@@ -28,13 +28,11 @@ describe("the retention schedule", () => {
         Effect.gen(function* () {
           const context = yield* Layer.build(store)
           const session = Context.get(context, Session)
-          // One session last changed 40 days ago, one 29.5 days ago (Date.now stands there while they commit).
-          let now = NOW - 40 * DAY
-          vi.spyOn(Date, "now").mockImplementation(() => now)
+          // One session last changed 40 days ago, one 29.5 days ago (commits take their time from the clock).
+          yield* TestClock.setTime(NOW - 40 * DAY)
           const old = yield* session.create({ directory: "/tmp", title: "old" })
-          now = NOW - 29.5 * DAY
+          yield* TestClock.setTime(NOW - 29.5 * DAY)
           const younger = yield* session.create({ directory: "/tmp", title: "younger" })
-          vi.restoreAllMocks()
 
           // The real retention, reporting each finished run: what the test waits on.
           const real = Context.get(context, Retention)

@@ -5,6 +5,7 @@ import { type Draft, type Durable, type Envelope, type Ephemeral, InvalidEventEr
 import { checkpointCompactor } from "./checkpoints.ts"
 import { journalReader, toEnvelope } from "./journal.ts"
 import { Projectors } from "./projector.ts"
+import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 export type BusEvent = Envelope | Transient
 export type Listener = (event: BusEvent) => void
@@ -159,9 +160,9 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
           }
         }
 
-        const apply = (sessionID: string, drafts: ReadonlyArray<Draft>) => {
+        // `time` is read from Effect's `Clock` inside the transaction, so a test's `TestClock` sets it.
+        const apply = (sessionID: string, drafts: ReadonlyArray<Draft>, time: number) => {
           let seq = projectors.currentSeq(sessionID)
-          const time = Date.now()
           const envelopes: Array<Envelope> = []
           for (const { definition, data } of drafts) {
             const { decoded, encoded } = validate(definition, data)
@@ -192,13 +193,13 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
         }
 
         const transact = <E>(sessionID: string, decide: () => Decision<E>) =>
-          Effect.suspend((): Effect.Effect<ReadonlyArray<Envelope>, E> => {
+          Effect.clockWith((clock): Effect.Effect<ReadonlyArray<Envelope>, E> => {
             let envelopes: ReadonlyArray<Envelope>
             try {
               envelopes = database.immediate(() => {
                 const decision = decide()
                 if (!Array.isArray(decision)) throw new Rejected((decision as { reject: E }).reject)
-                return apply(sessionID, decision as ReadonlyArray<Draft>)
+                return apply(sessionID, decision as ReadonlyArray<Draft>, clock.currentTimeMillisUnsafe())
               })
             } catch (cause) {
               if (cause instanceof Rejected) return Effect.fail(cause.error as E)
@@ -209,7 +210,7 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
             return Effect.succeed(envelopes)
           })
 
-        return Bus.of({
+        const implementation = Bus.of({
           persist: options.persist,
           transact,
           commit: (sessionID, drafts) => transact<never>(sessionID, () => drafts),
@@ -269,6 +270,7 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
               }),
             ),
         })
+        return withServiceSpans("Bus", implementation)
       }),
     )
 }

@@ -7,6 +7,7 @@ import { parseModel } from "../provider/registry.ts"
 import { readDefinitionFiles } from "./definition-files.ts"
 import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts"
 import { expandTemplate, parseInvocation } from "./template.ts"
+import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 /** The commands defined for a directory, and the files left out with why. */
 export interface CommandListing {
@@ -105,7 +106,7 @@ export class Commands extends Context.Service<Commands, CommandsShape>()("@openc
       const config = yield* Config
       const home = config.home ?? configHome()
       const list = (directory: string) => loadCommands(commandRoots(directory, home))
-      return Commands.of({
+      const implementation = Commands.of({
         list,
         expand: (directory, text) =>
           Effect.gen(function* () {
@@ -126,6 +127,7 @@ export class Commands extends Context.Service<Commands, CommandsShape>()("@openc
             return { command, text: expandTemplate(command.template, invocation.arguments) }
           }),
       })
+      return withServiceSpans("Commands", implementation)
     }),
   )
 }

@@ -5,6 +5,7 @@ import { Config } from "../config/config.ts"
 import { configHome } from "../config/home.ts"
 import { readDefinitionFiles } from "./definition-files.ts"
 import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts"
+import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 /** The skills defined for a directory, and the files left out with why. */
 export interface SkillListing {
@@ -79,11 +80,12 @@ export class Skills extends Context.Service<Skills, SkillsShape>()("@opencode-ai
       const config = yield* Config
       const home = config.home ?? configHome()
       const list = (directory: string) => loadSkills(skillRoots(directory, home))
-      return Skills.of({
+      const implementation = Skills.of({
         list,
         get: (directory, name) =>
           Effect.map(list(directory), ({ skills }) => skills.find((skill) => skill.name === name)),
       })
+      return withServiceSpans("Skills", implementation)
     }),
   )
 }

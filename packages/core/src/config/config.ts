@@ -11,6 +11,7 @@ import { parseDuration } from "../storage/duration.ts"
 import { unknownConfigKeys } from "./schema.ts"
 import { configHome } from "./home.ts"
 import { decodeMcpConfig, McpConfig } from "../mcp/config.ts"
+import { TelemetryConfig } from "../telemetry/telemetry.ts"
 
 export { ProviderConfig } from "../provider/config.ts"
 
@@ -118,6 +119,8 @@ export const ConfigSchema = Schema.Struct({
   permission: Schema.optional(PermissionConfig),
   /** MCP servers whose tools the agent may call (docs/mcp.md). A malformed entry is left out and reported. */
   mcp: Schema.optional(McpConfig),
+  /** Span export over OTLP (docs/architecture.md, "Spans"); off unless it or `OTEL_EXPORTER_OTLP_ENDPOINT` names an endpoint. */
+  telemetry: Schema.optional(TelemetryConfig),
 })
 export type ConfigData = typeof ConfigSchema.Type
 

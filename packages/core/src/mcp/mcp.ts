@@ -5,6 +5,7 @@ import type { ToolSource } from "../tool/registry.ts"
 import type { Tool } from "../tool/tool.ts"
 import { McpConnection } from "./connection.ts"
 import { makeMcpTool, mcpToolId } from "./tool.ts"
+import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 /**
  * The configured MCP servers (`mcp` in `opencode.json`) as a tool source. Nothing connects at host start:
@@ -75,7 +76,8 @@ export class Mcp extends Context.Service<
           return out
         })
 
-      return Mcp.of({ tools, find, status })
+      const implementation = Mcp.of({ tools, find, status })
+      return withServiceSpans("Mcp", implementation)
     }),
   )
 }

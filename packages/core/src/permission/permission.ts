@@ -13,6 +13,7 @@ import type { PermissionKey, ToolPlan } from "../tool/tool.ts"
 import type { PermissionRequest } from "./ask.ts"
 import { PermissionNotFoundError } from "./error.ts"
 import { covered, evaluate, type PermissionAction, ruleFor } from "./rule.ts"
+import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 export type { PermissionRequest } from "./ask.ts"
 export { PermissionReply }
@@ -172,7 +173,7 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
           return chosen === "allow" || chosen === "deny" || chosen === "ask" ? chosen : decision
         })
 
-      return Permissions.of({
+      const implementation = Permissions.of({
         list: (sessionID) =>
           Effect.suspend(() =>
             readSession.get(sessionID)
@@ -262,6 +263,7 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
             readOfMessage.all(sessionID, messageID).map((row) => JSON.parse(row.data) as PermissionRequest),
         },
       })
+      return withServiceSpans("Permissions", implementation)
     }),
   )
 }

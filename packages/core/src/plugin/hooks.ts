@@ -1,6 +1,7 @@
 import type { ErrorInfo } from "@opencode-ai/schema"
 import type { HookEvents, HookName } from "@opencode-ai/plugin"
 import { Context, Effect, Layer, Schema } from "effect"
+import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 /** A plugin hook callback threw, rejected, failed or timed out. Fails the turn it belongs to, recorded on it. */
 export class HookError extends Schema.TaggedError<HookError>()("Plugin.HookError", {
@@ -50,7 +51,7 @@ const describe = (cause: unknown) => {
 export class Hooks extends Context.Service<Hooks, HooksShape>()("@opencode-ai/core/plugin/Hooks") {
   static readonly layer = Layer.sync(Hooks, () => {
     const registry = new Map<HookName, Array<Registration<any>>>()
-    return Hooks.of({
+    const implementation = Hooks.of({
       register: (name, registration) => {
         const list = registry.get(name) ?? []
         list.push(registration)
@@ -65,6 +66,7 @@ export class Hooks extends Context.Service<Hooks, HooksShape>()("@opencode-ai/co
       list: (name) => [...(registry.get(name) ?? [])],
       run: (name, event, options = {}) =>
         Effect.gen(function* () {
+          yield* Effect.annotateCurrentSpan("hook.name", name)
           for (const registration of [...(registry.get(name) ?? [])]) {
             let call = Effect.suspend(() => registration.run(event)).pipe(
               Effect.catchDefect((defect) => Effect.fail(defect)),
@@ -93,5 +95,6 @@ export class Hooks extends Context.Service<Hooks, HooksShape>()("@opencode-ai/co
           }
         }),
     })
+    return withServiceSpans("Hooks", implementation)
   })
 }

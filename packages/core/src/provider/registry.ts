@@ -10,6 +10,7 @@ import type { ModelInfo, ProviderInfo } from "./info.ts"
 import { ProviderError, type ProviderClient } from "./provider.ts"
 import { DEFAULT_RETRIES } from "./retry.ts"
 import { endpointOf } from "./endpoint.ts"
+import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 /** Why a provider cannot be used without its key, naming the variable that supplies it. */
 const missingKey = (providerID: string, variable: string) =>
@@ -179,7 +180,7 @@ export class Providers extends Context.Service<Providers, ProvidersShape>()("@op
         )
       }
 
-      return Providers.of({
+      const implementation = Providers.of({
         defaultModel,
         list: () => [...resolved.values()].map(({ apiKey: _, headers: __, missing: ___, ...info }) => info),
         check,
@@ -197,6 +198,7 @@ export class Providers extends Context.Service<Providers, ProvidersShape>()("@op
             return build(provider, model).pipe(Effect.tap((client) => Effect.sync(() => clients.set(key, client))))
           }),
       })
+      return withServiceSpans("Providers", implementation)
     }),
   )
 }

@@ -7,6 +7,7 @@ import { InvalidInputError, SessionNotFoundError } from "../session/error.ts"
 import { SessionEvent } from "../session/event.ts"
 import { Database } from "../storage/database.ts"
 import { QuestionNotFoundError } from "./error.ts"
+import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 export { QuestionNotFoundError }
 
@@ -142,7 +143,7 @@ export class Questions extends Context.Service<Questions, QuestionsShape>()("@op
         return { request: JSON.parse(row.data) as QuestionRequest }
       }
 
-      return Questions.of({
+      const implementation = Questions.of({
         list: (sessionID) =>
           Effect.suspend(() =>
             readSession.get(sessionID)
@@ -234,6 +235,7 @@ export class Questions extends Context.Service<Questions, QuestionsShape>()("@op
             readOfMessage.all(sessionID, messageID).map((row) => JSON.parse(row.data) as QuestionRequest),
         },
       })
+      return withServiceSpans("Questions", implementation)
     }),
   )
 }

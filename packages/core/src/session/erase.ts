@@ -1,5 +1,5 @@
 import { EraseSummary } from "@opencode-ai/schema"
-import { Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
 import { Bus } from "../bus/bus.ts"
 import { draft } from "../bus/event.ts"
@@ -11,6 +11,7 @@ import { reclaim } from "../storage/reclaim.ts"
 import { SessionNotFoundError } from "./error.ts"
 import { SessionEvent as E } from "./event.ts"
 import { type AssistantItem, type Message, type Origin, type Queued, queuedMessage } from "./message.ts"
+import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 export { EraseSummary }
 
@@ -282,7 +283,7 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
         return summary
       }
 
-      return Erase.of({
+      const implementation = Erase.of({
         session: ({ sessionID, by }) =>
           Effect.gen(function* () {
             const live = sessionExists.get(sessionID)!.n > 0
@@ -303,13 +304,15 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
                   .pipe(Effect.orDie)
             }
             // A compacted journal's snapshot is content too (docs/storage.md): taken again from what is visible.
-            database.immediate(() => rebaseAfterErase(database.client, sessionID, Date.now()))
+            const now = yield* Clock.currentTimeMillis
+            database.immediate(() => rebaseAfterErase(database.client, sessionID, now))
             reclaim(database, "full")
             // Before-images nothing references any more (their calls pruned, removed or erased) leave too.
             yield* Effect.promise(() => blobs.collect())
             return summary
           }),
       })
+      return withServiceSpans("Erase", implementation)
     }),
   )
 }

@@ -31,6 +31,7 @@ import { Runner, type TurnOutcome } from "./runner/llm.ts"
 import { Session } from "./session.ts"
 import { Subagents } from "./subagent.ts"
 import { type Turn, Turns } from "./turns.ts"
+import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 export interface PromptInput {
   readonly sessionID: string
@@ -578,7 +579,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           yield* session.remove(sessionID)
         })
 
-      const shape = Execution.of({
+      const implementation = Execution.of({
         prompt,
         synthetic,
         switchAgent,
@@ -590,6 +591,8 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
         remove,
         running: (sessionID) => turns.current(sessionID) !== undefined,
       })
+      // Every method a named span; the `task` tool (bound below) runs children through the spanned ones.
+      const shape = withServiceSpans("Execution", implementation)
       // The `task` tool runs children through this service, which is built on the runner offering it.
       ;(yield* Subagents).bind({ ...shape, stopping: () => stopping })
       return shape

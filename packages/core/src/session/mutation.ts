@@ -14,6 +14,7 @@ import {
 import { SessionEvent } from "./event.ts"
 import { type Message, type Origin, queuedMessage } from "./message.ts"
 import { Session } from "./session.ts"
+import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 /**
  * A mutation fails with a session error (see `@opencode-ai/schema`'s `SessionError`); `ForbiddenError` only
@@ -116,7 +117,7 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
         (message.removed?.includes(itemID) === true ||
           message.content.some((item) => item.id === itemID && item.type === "tool" && item.time.pruned !== undefined))
 
-      return Mutation.of({
+      const implementation = Mutation.of({
         correct: ({ sessionID, messageID, itemID, text, by, authorize }) =>
           text.length === 0
             ? Effect.fail(
@@ -205,6 +206,7 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
             })
           }),
       })
+      return withServiceSpans("Mutation", implementation)
     }),
   )
 }

@@ -9,6 +9,7 @@ import type { BusyError, SessionNotFoundError } from "./error.ts"
 import { SessionEvent } from "./event.ts"
 import type { Origin } from "./message.ts"
 import { Session } from "./session.ts"
+import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 export { PrunableType, PruneSummary }
 
@@ -58,7 +59,7 @@ export class Prune extends Context.Service<Prune, PruneShape>()("@opencode-ai/co
            AND i.value -> '$.time.pruned' IS NULL
          ORDER BY m.seq, i.key`,
       )
-      return Prune.of({
+      const implementation = Prune.of({
         session: ({ sessionID, types, by, completedBefore = Number.MAX_SAFE_INTEGER, limit, noReclaim }) =>
           Effect.gen(function* () {
             const wanted = new Set(types)
@@ -82,6 +83,7 @@ export class Prune extends Context.Service<Prune, PruneShape>()("@opencode-ai/co
             return summary
           }),
       })
+      return withServiceSpans("Prune", implementation)
     }),
   )
 }

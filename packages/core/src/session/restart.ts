@@ -2,6 +2,7 @@ import { Context, Effect, Layer } from "effect"
 import { Execution } from "./execution.ts"
 import { RESTART_NOTICE } from "./restart-notice.ts"
 import { Session } from "./session.ts"
+import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 export { RESTART_NOTICE }
 
@@ -24,7 +25,7 @@ export class Restart extends Context.Service<
     Effect.gen(function* () {
       const session = yield* Session
       const execution = yield* Execution
-      return Restart.of({
+      const implementation = Restart.of({
         resumeClaimed: () =>
           Effect.gen(function* () {
             const resumed: Array<string> = []
@@ -38,6 +39,7 @@ export class Restart extends Context.Service<
             return { resumed, exhausted }
           }),
       })
+      return withServiceSpans("Restart", implementation)
     }),
   )
 }

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import type { Bus } from "../bus/bus.ts"
 import { draft } from "../bus/event.ts"
 import type { RetryHandlers } from "../provider/retry.ts"
@@ -27,12 +27,13 @@ export const retryStatus = (bus: Bus["Service"], turns: Turns["Service"], sessio
           }),
         ])
         .pipe(Effect.orDie)
+      const now = yield* Clock.currentTimeMillis
       bus.publish(SessionEvent.Status, sessionID, {
         status: {
           type: "retry",
           attempt: notice.attempt,
           message: notice.error.message,
-          next: Date.now() + notice.delayMs,
+          next: now + notice.delayMs,
         },
         name: "retrying",
       })

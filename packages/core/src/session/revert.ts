@@ -13,6 +13,7 @@ import { type BusyError, InvalidTargetError, MessageNotFoundError, type SessionN
 import { SessionEvent } from "./event.ts"
 import type { Message } from "./message.ts"
 import { rowRevert, Session } from "./session.ts"
+import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 /**
  * Revert: undo a session's work back to a message. `stage` restores the files the session's tools changed
@@ -313,11 +314,12 @@ export class Revert extends Context.Service<Revert, RevertShape>()("@opencode-ai
           }),
         )
 
-      return Revert.of({
+      const implementation = Revert.of({
         stage: (input) => lock.withPermits(1)(stage(input)),
         clear: (input) => lock.withPermits(1)(clear(input)),
         commit: (input) => lock.withPermits(1)(commit(input)),
       })
+      return withServiceSpans("Revert", implementation)
     }),
   )
 }

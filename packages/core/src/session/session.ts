@@ -18,6 +18,7 @@ import { projectID } from "../location/location.ts"
 import { type AssistantMessage, type Message, type Queued, queuedMessage, type UserMessage } from "./message.ts"
 import { makeTranscriptCache } from "./transcript-cache.ts"
 import { Turns } from "./turns.ts"
+import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 export interface SessionRow {
   id: string
@@ -331,7 +332,7 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
         claimedSessions: () => readClaimed.all().map((row) => row.session_id),
       }
 
-      return Session.of({
+      const implementation = Session.of({
         create: (input) =>
           Effect.gen(function* () {
             // Every route checks a session id against this form, so a session under another id could never
@@ -459,6 +460,7 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
           }),
         sync,
       })
+      return withServiceSpans("Session", implementation)
     }),
   )
 }

@@ -7,6 +7,7 @@ import { BusyError, InvalidInputError, MessageNotFoundError, type SessionNotFoun
 import type { AssistantItem, Message } from "./message.ts"
 import { SessionEvent } from "./event.ts"
 import { Session } from "./session.ts"
+import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 /** A session and its transcript as one JSON document: what `opencode2 session export` writes. */
 export const SessionExport = Schema.Struct({
@@ -277,7 +278,7 @@ export class Transfer extends Context.Service<Transfer, TransferShape>()("@openc
           return yield* session.get(sessionID).pipe(Effect.orDie)
         })
 
-      return Transfer.of({
+      const implementation = Transfer.of({
         export: exportSession,
         fork: (sessionID, messageID) =>
           Effect.gen(function* () {
@@ -313,6 +314,7 @@ export class Transfer extends Context.Service<Transfer, TransferShape>()("@openc
             return yield* restore(document)
           }),
       })
+      return withServiceSpans("Transfer", implementation)
     }),
   )
 }

@@ -9,6 +9,7 @@ import { Session } from "../session/session.ts"
 import { Database } from "./database.ts"
 import { offThreadCheckpointer } from "./checkpointer.ts"
 import { captureSnapshot } from "./journal-base.ts"
+import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 export { RetentionSummary }
 
@@ -304,7 +305,7 @@ export class Retention extends Context.Service<Retention, RetentionShape>()("@op
       const clock = (options?: { readonly now?: number }) =>
         options?.now !== undefined ? Effect.succeed(options.now) : Clock.currentTimeMillis
 
-      return Retention.of({
+      const implementation = Retention.of({
         plan: (policy, options) => Effect.flatMap(clock(options), (now) => plan(policy, now)),
         run: (policy, options) => Effect.flatMap(clock(options), (now) => run(policy, now)),
         last: () => {
@@ -312,6 +313,7 @@ export class Retention extends Context.Service<Retention, RetentionShape>()("@op
           return row ? (JSON.parse(row.summary) as RetentionSummary) : undefined
         },
       })
+      return withServiceSpans("Retention", implementation)
     }),
   )
 }

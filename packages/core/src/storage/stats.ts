@@ -5,6 +5,7 @@ import { join } from "node:path"
 import type { Message } from "../session/message.ts"
 import { blobDirectory } from "./blobs.ts"
 import { Database, type DatabaseShape } from "./database.ts"
+import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 export { DatabaseStats, SessionBytes }
 
@@ -171,7 +172,8 @@ export class Stats extends Context.Service<
     Stats,
     Effect.gen(function* () {
       const database = yield* Database
-      return Stats.of({ report: (options = {}) => Effect.sync(() => databaseStats(database, options)) })
+      const implementation = Stats.of({ report: (options = {}) => Effect.sync(() => databaseStats(database, options)) })
+      return withServiceSpans("Stats", implementation)
     }),
   )
 }

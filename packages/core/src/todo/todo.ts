@@ -5,6 +5,7 @@ import { draft } from "../bus/event.ts"
 import { SessionNotFoundError } from "../session/error.ts"
 import { SessionEvent } from "../session/event.ts"
 import { Database } from "../storage/database.ts"
+import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 export interface TodosShape {
   /** The session's todo list, in the order it was written (empty before the first `todowrite`). */
@@ -22,7 +23,7 @@ export class Todos extends Context.Service<Todos, TodosShape>()("@opencode-ai/co
       const { client } = yield* Database
       const readSession = client.query<{ id: string }, [string]>("SELECT id FROM session WHERE id = ?")
       const readTodos = client.query<{ data: string }, [string]>("SELECT data FROM session_todo WHERE session_id = ?")
-      return Todos.of({
+      const implementation = Todos.of({
         list: (sessionID) =>
           Effect.suspend(() =>
             readSession.get(sessionID)
@@ -42,6 +43,7 @@ export class Todos extends Context.Service<Todos, TodosShape>()("@opencode-ai/co
             )
             .pipe(Effect.asVoid),
       })
+      return withServiceSpans("Todos", implementation)
     }),
   )
 }

@@ -1,5 +1,5 @@
 import type { ContextEvent } from "@opencode-ai/plugin"
-import { Cause, Context, Effect, Layer, Option, Stream } from "effect"
+import { Cause, Clock, Context, Effect, Layer, Option, Stream } from "effect"
 import { Bus } from "../../bus/bus.ts"
 import { draft, type Draft } from "../../bus/event.ts"
 import { Config } from "../../config/config.ts"
@@ -35,6 +35,7 @@ import { Subagents } from "../subagent.ts"
 import { Blobs } from "../../storage/blobs.ts"
 import { makeSubtaskStep, pendingSubtask } from "./subtask.ts"
 import { makeToolCaller, SKIPPED_AFTER_REJECT } from "./tool-call.ts"
+import { withServiceSpans } from "../../telemetry/service-spans.ts"
 
 export interface Turn {
   readonly sessionID: string
@@ -216,7 +217,7 @@ export class Runner extends Context.Service<
               model,
             }),
           ])
-          const state = new StreamState(messageID)
+          const state = new StreamState(messageID, yield* Effect.clockWith(Effect.succeed))
           const finished = yield* Effect.gen(function* () {
             // Transient failures before any output are retried with backoff (status `retrying` meanwhile).
             const retries = providers.retries(model.providerID)
@@ -293,7 +294,7 @@ export class Runner extends Context.Service<
             }),
           )
           return finished
-        })
+        }).pipe(Effect.withSpan("Runner.step", { attributes: { "step.index": index, "step.reason": reason } }))
 
       /** Streamed text and reasoning reach live subscribers only; the checkpoints and the end are durable. */
       const publishDelta = (sessionID: string, delta: Delta) =>
@@ -315,6 +316,12 @@ export class Runner extends Context.Service<
 
       const run = (turn: Turn) =>
         Effect.gen(function* () {
+          // The turn's span (`Runner.run`) says which session and turn it is.
+          yield* Effect.annotateCurrentSpan({
+            "session.id": turn.sessionID,
+            "turn.id": turn.turnID,
+            "turn.reason": turn.reason,
+          })
           const selection = resolve(turn.sessionID)
           if (turn.reason === "resume") {
             // An answer cut off while a call waited for permission is finished first.
@@ -390,7 +397,8 @@ export class Runner extends Context.Service<
           Effect.catch((failure) => fail(turn, { type: "unknown", name: failure._tag, message: failure.message })),
         )
 
-      return Runner.of({ run, fail, compact })
+      const implementation = Runner.of({ run, fail, compact })
+      return withServiceSpans("Runner", implementation)
     }),
   )
 }
@@ -422,7 +430,11 @@ class StreamState {
   private readonly calls: Array<ToolItem> = []
   private readonly settled = new Set<string>()
 
-  constructor(private readonly messageID: string) {}
+  /** `clock` is Effect's, read synchronously while an event is applied (a test's `TestClock` moves it). */
+  constructor(
+    private readonly messageID: string,
+    private readonly clock: Clock.Clock,
+  ) {}
 
   apply(event: ProviderEvent, publish: (delta: Delta) => void): Array<Draft> {
     switch (event.type) {
@@ -432,7 +444,7 @@ class StreamState {
         const drafts = this.open && this.open.type !== type ? this.flush() : []
         if (!this.open) {
           const id = ascending("prt")
-          this.open = { id, type, text: "", checkpoint: Date.now(), committed: 0 }
+          this.open = { id, type, text: "", checkpoint: this.clock.currentTimeMillisUnsafe(), committed: 0 }
           drafts.push(
             type === "text"
               ? draft(SessionEvent.TextStarted, { assistantMessageID: this.messageID, textID: id })
@@ -446,8 +458,9 @@ class StreamState {
         if (kept.full) this.capped = true
         // A crash must not lose what was streamed: what was appended since the last checkpoint is committed
         // at least every CHECKPOINT_MS, so a killed process leaves at most that much text behind.
-        if (Date.now() - open.checkpoint >= CHECKPOINT_MS && open.text.length > open.committed) {
-          open.checkpoint = Date.now()
+        const now = this.clock.currentTimeMillisUnsafe()
+        if (now - open.checkpoint >= CHECKPOINT_MS && open.text.length > open.committed) {
+          open.checkpoint = now
           drafts.push(this.appended(open))
         }
         return drafts
@@ -463,7 +476,7 @@ class StreamState {
           callID: event.callID,
           name: event.tool,
           state: { status: "running", input, structured: {}, content: [] },
-          time: { created: Date.now() },
+          time: { created: this.clock.currentTimeMillisUnsafe() },
         }
         this.calls.push(item)
         drafts.push(

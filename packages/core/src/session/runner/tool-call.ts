@@ -218,6 +218,8 @@ export const makeToolCaller = (deps: {
       ),
       Effect.onInterrupt(() => Effect.sync(() => controller.abort())),
       Effect.scoped,
+      // One span per call, under the turn's step: the decision, the ask and the tool's own work.
+      Effect.withSpan("Tool.call", { attributes: { "tool.name": call.name, "tool.call_id": call.callID } }),
     )
   }
 
