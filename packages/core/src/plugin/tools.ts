@@ -71,6 +71,12 @@ const describe = (cause: unknown) => {
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
+/** Whether a Schema is a struct without fields. */
+const noFields = (schema: Schema.Top) => {
+  const ast = schema.ast as { _tag: string; propertySignatures?: ReadonlyArray<unknown>; indexSignatures?: ReadonlyArray<unknown> }
+  return ast._tag === "Objects" && ast.propertySignatures?.length === 0 && ast.indexSignatures?.length === 0
+}
+
 /** The dependencies a plugin tool's context needs beyond the call's own. */
 export interface PluginToolDeps {
   readonly mutation: Mutation["Service"]
@@ -199,6 +205,8 @@ export const makePluginTool = (
       name: id,
       description: definition.description,
       input: definition.parameters,
+      // `Schema.Struct({})` (a tool without arguments) has no object JSON Schema of its own.
+      ...(noFields(definition.parameters) ? { parameters: { type: "object", properties: {} } } : {}),
       execute: (args, ctx) => Effect.map(run(args, ctx), (result) => result.output),
       plan: (args, ctx) =>
         Effect.succeed({
