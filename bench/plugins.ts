@@ -91,7 +91,10 @@ export const run = async () => {
     three.push(...(await turns([toolPlugin(1), toolPlugin(2), toolPlugin(3)])))
   }
   line("no plugins: turn", `p50 ${ms(percentile(none, 50))}  p99 ${ms(percentile(none, 99))}`)
-  line("3 plugins (a tool + before/after hooks each): turn", `p50 ${ms(percentile(three, 50))}  p99 ${ms(percentile(three, 99))}`)
+  line(
+    "3 plugins (a tool + before/after hooks each): turn",
+    `p50 ${ms(percentile(three, 50))}  p99 ${ms(percentile(three, 99))}`,
+  )
   line("ratio 3 plugins / none (p50; target <= 1.10)", `${(percentile(three, 50) / percentile(none, 50)).toFixed(3)}x`)
 
   section(`plugins: tool.execute.before per call (${CALLS.toLocaleString()} calls)`)
@@ -103,7 +106,9 @@ export const run = async () => {
       run: (event) => Effect.tryPromise({ try: async () => void event, catch: (cause) => cause }),
     }),
   )
-  const effect = await perCall((hooks) => hooks.register("tool.execute.before", { pluginID: "noop", run: () => Effect.void }))
+  const effect = await perCall((hooks) =>
+    hooks.register("tool.execute.before", { pluginID: "noop", run: () => Effect.void }),
+  )
   line("no hook registered", ms(bare))
   line("one no-op Promise hook: added per call (target <= 0.1 ms)", ms(promise - bare))
   line("one no-op Effect hook: added per call (target <= 0.1 ms)", ms(effect - bare))

@@ -44,7 +44,9 @@ export const HostLayer = (options: HostOptions) => {
   const store = StoreLayer({ path: options.database, persist: options.config.data.events?.persist !== false })
   // Commands and skills: the definition files of a session directory and the global config directory.
   const definitions = Layer.mergeAll(Commands.layer, Skills.layer)
-  const base = Layer.mergeAll(Hooks.layer, PluginTools.layer, Providers.layer, definitions, Mcp.layer).pipe(Layer.provideMerge(config))
+  const base = Layer.mergeAll(Hooks.layer, PluginTools.layer, Providers.layer, definitions, Mcp.layer).pipe(
+    Layer.provideMerge(config),
+  )
   const runner = Runner.layer.pipe(
     Layer.provideMerge(Subagents.layer),
     Layer.provideMerge(Layer.mergeAll(Permissions.layer, Questions.layer, Todos.layer)),

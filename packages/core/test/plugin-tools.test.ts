@@ -32,14 +32,23 @@ const recorder = () => {
 
 const setup = async (plugins: ReadonlyArray<PromisePlugin | EffectPlugin>, config: ConfigData = {}) => {
   const rec = recorder()
-  const inline: Array<InlinePlugin> = [...plugins, rec.plugin].map((plugin) => ({ source: `inline:${plugin.id}`, plugin }))
+  const inline: Array<InlinePlugin> = [...plugins, rec.plugin].map((plugin) => ({
+    source: `inline:${plugin.id}`,
+    plugin,
+  }))
   const host = makeHost({ config, plugins: inline })
   writeFileSync(join(host.directory, "a.txt"), "alpha\nbeta\n")
   writeFileSync(join(host.directory, "b.txt"), "bravo\n")
   const events: Array<BusEvent> = []
   const listeners = new Set<() => void>()
   const run = <A, E>(effect: Effect.Effect<A, E, HostServices>) => host.run(effect)
-  const create = () => run(Effect.map(Session.use((s) => s.create({ directory: host.directory })), (s) => s.id))
+  const create = () =>
+    run(
+      Effect.map(
+        Session.use((s) => s.create({ directory: host.directory })),
+        (s) => s.id,
+      ),
+    )
   await run(
     Bus.use((bus) =>
       Effect.sync(() =>
@@ -63,7 +72,8 @@ const setup = async (plugins: ReadonlyArray<PromisePlugin | EffectPlugin>, confi
       listeners.add(check)
       check()
     })
-  const prompt = (text: string, id = sessionID) => run(Execution.use((e) => e.prompt({ sessionID: id, prompt: { text } })))
+  const prompt = (text: string, id = sessionID) =>
+    run(Execution.use((e) => e.prompt({ sessionID: id, prompt: { text } })))
   const wait = (id = sessionID) => run(Execution.use((e) => e.wait(id)))
   const turn = async (text: string, id = sessionID) => {
     await prompt(text, id)
@@ -101,7 +111,13 @@ describe("plugin tools", () => {
           description: "Greets someone.",
           parameters: Greeting,
           execute: async (args, tctx) => {
-            seen.push({ args, sessionID: tctx.sessionID, messageID: tctx.messageID, itemID: tctx.itemID, agent: tctx.agent })
+            seen.push({
+              args,
+              sessionID: tctx.sessionID,
+              messageID: tctx.messageID,
+              itemID: tctx.itemID,
+              agent: tctx.agent,
+            })
             return { output: `hello ${args.name} x${args.times ?? 1}`, title: `greet ${args.name}`, metadata: { n: 1 } }
           },
         })
@@ -115,15 +131,30 @@ describe("plugin tools", () => {
       description: "Greets someone.",
       parameters: expect.objectContaining({
         type: "object",
-        properties: { name: expect.objectContaining({ type: "string", description: "who to greet" }), times: expect.anything() },
+        properties: {
+          name: expect.objectContaining({ type: "string", description: "who to greet" }),
+          times: expect.anything(),
+        },
         required: ["name"],
       }),
     })
     const [item] = await t.toolItems()
-    expect(item).toMatchObject({ name: "greet", title: "greet Ada", state: { status: "completed", structured: { n: 1 } } })
+    expect(item).toMatchObject({
+      name: "greet",
+      title: "greet Ada",
+      state: { status: "completed", structured: { n: 1 } },
+    })
     expect(outputOf(item)).toBe("hello Ada x2")
     const assistant = (await t.messages()).find((m) => m.type === "assistant")!
-    expect(seen).toEqual([{ args: { name: "Ada", times: 2 }, sessionID: t.sessionID, messageID: assistant.id, itemID: item!.id, agent: "build" }])
+    expect(seen).toEqual([
+      {
+        args: { name: "Ada", times: 2 },
+        sessionID: t.sessionID,
+        messageID: assistant.id,
+        itemID: item!.id,
+        agent: "build",
+      },
+    ])
     // The model got the output back and the turn went on.
     expect(JSON.stringify(t.requests[1]!.messages)).toContain("hello Ada x2")
     await t.host.dispose()
@@ -165,7 +196,10 @@ describe("plugin tools", () => {
     const t = await setup([plugin])
     await t.turn(`${call("explode", { n: 1 })}\n${call("explode", { n: "one" })}`)
     const [thrown, invalid] = await t.toolItems()
-    expect(errorOf(thrown)).toMatchObject({ message: expect.stringContaining('plugin "flaky" failed: kaboom'), pluginID: "flaky" })
+    expect(errorOf(thrown)).toMatchObject({
+      message: expect.stringContaining('plugin "flaky" failed: kaboom'),
+      pluginID: "flaky",
+    })
     expect(errorOf(invalid)?.message).toContain('invalid input for tool "explode"')
     expect(ran).toBe(1)
     // The turn went on to an answer, and the next turn works.
@@ -202,11 +236,15 @@ describe("plugin tools", () => {
     const [denied, refused] = await t.toolItems()
     expect(errorOf(denied)?.message).toContain("permission denied")
     expect(ran).toBe(0)
-    expect(errorOf(refused)?.message).toBe('permission denied: "touch a.txt" is not allowed by the edit permission rules')
+    expect(errorOf(refused)?.message).toBe(
+      'permission denied: "touch a.txt" is not allowed by the edit permission rules',
+    )
 
     // An ask waits for the user; "once" lets the tool finish.
     await t.prompt(call("touch", { path: "b.txt" }))
-    const asked = (await t.next("permission.v2.asked")) as { data: { id: string; action: string; resources: Array<string> } }
+    const asked = (await t.next("permission.v2.asked")) as {
+      data: { id: string; action: string; resources: Array<string> }
+    }
     expect(asked.data).toMatchObject({ action: "edit", resources: ["b.txt"] })
     await t.run(Permissions.use((p) => p.reply({ sessionID: t.sessionID, requestID: asked.data.id, reply: "once" })))
     await t.wait()
@@ -248,7 +286,11 @@ describe("plugin tools", () => {
 
   it("registration refuses built-in names, taken ids, bad ids and non-object parameters; nothing is added", async () => {
     const errors: Array<unknown> = []
-    const plugin = (id: string, tool: string, parameters: Schema.Codec<any, any> = Schema.Struct({})): PromisePlugin => ({
+    const plugin = (
+      id: string,
+      tool: string,
+      parameters: Schema.Codec<any, any> = Schema.Struct({}),
+    ): PromisePlugin => ({
       id,
       setup(ctx) {
         try {
@@ -267,7 +309,11 @@ describe("plugin tools", () => {
     ])
     expect(errors).toEqual([
       expect.objectContaining({ _tag: "Plugin.ToolRegistrationError", pluginID: "a", tool: "read" }),
-      expect.objectContaining({ _tag: "Plugin.ToolRegistrationError", pluginID: "c", message: expect.stringContaining('plugin "b"') }),
+      expect.objectContaining({
+        _tag: "Plugin.ToolRegistrationError",
+        pluginID: "c",
+        message: expect.stringContaining('plugin "b"'),
+      }),
       expect.objectContaining({ _tag: "Plugin.ToolRegistrationError", pluginID: "d" }),
       expect.objectContaining({ _tag: "Plugin.ToolRegistrationError", pluginID: "e", tool: "scalar" }),
     ])
@@ -283,7 +329,12 @@ describe("plugin tools", () => {
     const plugin: PromisePlugin = {
       id: "temp",
       setup(ctx) {
-        dispose = ctx.tool.register({ id: "temp_tool", description: "x", parameters: Schema.Struct({}), execute: () => "x" })
+        dispose = ctx.tool.register({
+          id: "temp_tool",
+          description: "x",
+          parameters: Schema.Struct({}),
+          execute: () => "x",
+        })
       },
     }
     const t = await setup([plugin])
@@ -326,7 +377,9 @@ describe("plugin tools", () => {
     const [foreign] = await t.toolItems(other)
     const foreignHolder = (await t.messages(other)).find((m) => m.type === "assistant")!
 
-    await t.turn(`${call("forget", { messageID: foreignHolder.id, itemID: foreign!.id })}\n${call("forget", { messageID: holder.id, itemID: read!.id })}`)
+    await t.turn(
+      `${call("forget", { messageID: foreignHolder.id, itemID: foreign!.id })}\n${call("forget", { messageID: holder.id, itemID: read!.id })}`,
+    )
     expect(results[0]).toMatchObject({ _tag: "Session.MessageNotFoundError", sessionID: t.sessionID })
     expect(results[1]).toEqual({ ok: holder.id })
     const pruned = (await t.toolItems())[0]!
@@ -376,7 +429,12 @@ describe("tool hooks", () => {
     const plugin: PromisePlugin = {
       id: "blocker",
       setup(ctx) {
-        ctx.tool.register({ id: "count", description: "x", parameters: Schema.Struct({}), execute: () => String(++ran) })
+        ctx.tool.register({
+          id: "count",
+          description: "x",
+          parameters: Schema.Struct({}),
+          execute: () => String(++ran),
+        })
         ctx.session.hook("tool.execute.before", (event) => {
           if (event.tool === "count") event.block = "counting is off today"
         })

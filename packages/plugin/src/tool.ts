@@ -10,17 +10,7 @@ import type { Message } from "./message.ts"
 
 /** The permission kinds a tool may ask for (`ctx.ask`); each is governed by the `permission` rule of that key. */
 export type ToolPermissionKind =
-  | "read"
-  | "edit"
-  | "bash"
-  | "skill"
-  | "task"
-  | "mcp"
-  | "webfetch"
-  | "todowrite"
-  | "todoread"
-  | "question"
-  | "plugin"
+  "read" | "edit" | "bash" | "skill" | "task" | "mcp" | "webfetch" | "todowrite" | "todoread" | "question" | "plugin"
 
 /** What a tool asks permission for: a kind and the subjects its rule matches (paths, commands, ids). */
 export interface ToolPermissionRequest {
@@ -75,8 +65,7 @@ export interface ToolCallInfo {
  * call; default the tool id) and metadata (kept on the tool item's `state.structured`).
  */
 export type ToolOutput =
-  | string
-  | { readonly output: string; readonly title?: string; readonly metadata?: { readonly [key: string]: unknown } }
+  string | { readonly output: string; readonly title?: string; readonly metadata?: { readonly [key: string]: unknown } }
 
 /** A tool call's context in the Promise flavour. */
 export interface PromiseToolContext extends ToolCallInfo {

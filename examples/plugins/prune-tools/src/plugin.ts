@@ -110,7 +110,11 @@ export const pruneTools = (options: PruneToolsOptions = {}): PromisePlugin => ({
       for (const entry of items.slice(0, Math.max(0, items.length - keep))) {
         if (total <= threshold) break
         try {
-          await ctx.session.item.remove({ sessionID: event.sessionID, messageID: entry.messageID, itemID: entry.item.id })
+          await ctx.session.item.remove({
+            sessionID: event.sessionID,
+            messageID: entry.messageID,
+            itemID: entry.item.id,
+          })
         } catch (error) {
           if ((error as { _tag?: string })._tag === "Session.BusyError") return
           throw error

@@ -42,7 +42,8 @@ export class PluginTools extends Context.Service<PluginTools, PluginToolsShape>(
       },
       register: (pluginID, tool) =>
         Effect.suspend(() => {
-          const refuse = (message: string) => Effect.fail(new ToolRegistrationError({ pluginID, tool: tool.name, message }))
+          const refuse = (message: string) =>
+            Effect.fail(new ToolRegistrationError({ pluginID, tool: tool.name, message }))
           if (reserved.has(tool.name)) return refuse(`tool "${tool.name}" is a built-in tool`)
           const taken = byName.get(tool.name)
           if (taken) return refuse(`tool "${tool.name}" is already registered by plugin "${taken.pluginID}"`)
@@ -73,7 +74,11 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 
 /** Whether a Schema is a struct without fields. */
 const noFields = (schema: Schema.Top) => {
-  const ast = schema.ast as { _tag: string; propertySignatures?: ReadonlyArray<unknown>; indexSignatures?: ReadonlyArray<unknown> }
+  const ast = schema.ast as {
+    _tag: string
+    propertySignatures?: ReadonlyArray<unknown>
+    indexSignatures?: ReadonlyArray<unknown>
+  }
   return ast._tag === "Objects" && ast.propertySignatures?.length === 0 && ast.indexSignatures?.length === 0
 }
 

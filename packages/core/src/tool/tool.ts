@@ -85,17 +85,7 @@ export interface FileRecord {
 
 /** Which permission rule governs a tool call (docs/tools.md). */
 export type PermissionKey =
-  | "read"
-  | "edit"
-  | "bash"
-  | "skill"
-  | "task"
-  | "mcp"
-  | "webfetch"
-  | "todowrite"
-  | "todoread"
-  | "question"
-  | "plugin"
+  "read" | "edit" | "bash" | "skill" | "task" | "mcp" | "webfetch" | "todowrite" | "todoread" | "question" | "plugin"
 
 /** What a tool call produced: the text the model sees, and data kept on the tool part (`metadata.diff`). */
 export interface ToolResult {

@@ -108,10 +108,10 @@ export class Runner extends Context.Service<
             .flat()
             .filter((tool, index, all) => all.findIndex((other) => other.name === tool.name) === index)
             .map((tool) => {
-            let model = sourcedModelTools.get(tool)
-            if (!model) sourcedModelTools.set(tool, (model = toModelTool(tool)))
-            return model
-          }),
+              let model = sourcedModelTools.get(tool)
+              if (!model) sourcedModelTools.set(tool, (model = toModelTool(tool)))
+              return model
+            }),
       )
       const preflightTimeout = config.data.hooks?.preflightTimeout ?? 30_000
       const instructions = config.data.instructions ?? ["AGENTS.md"]

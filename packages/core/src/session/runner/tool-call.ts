@@ -153,7 +153,9 @@ export const makeToolCaller = (deps: {
           const decided = yield* permissions
             .decide({ sessionID: scope.sessionID, agentID: scope.agentID, tool: call.name, input, plan })
             .pipe(
-              Effect.mapError((e) => refuse("denied", `the permission hook of plugin "${e.pluginID}" failed: ${e.message}`)),
+              Effect.mapError((e) =>
+                refuse("denied", `the permission hook of plugin "${e.pluginID}" failed: ${e.message}`),
+              ),
             )
           if (decided === "allow") return
           if (decided === "deny")
@@ -277,12 +279,15 @@ export const makeToolCaller = (deps: {
         if (after._tag === "Failure") {
           // Fail closed: the hook may exist to redact the output, so an unhooked output is never stored.
           const { pluginID, hook, message } = after.failure
-          yield* failed(`the ${hook} hook of plugin "${pluginID}" failed: ${message}; the call ran, its output was withheld`, {
-            structured,
-            title: stored.title,
-            name: after.failure._tag,
-            pluginID,
-          })
+          yield* failed(
+            `the ${hook} hook of plugin "${pluginID}" failed: ${message}; the call ran, its output was withheld`,
+            {
+              structured,
+              title: stored.title,
+              name: after.failure._tag,
+              pluginID,
+            },
+          )
           return { stop: false }
         }
         stored = after.success
