@@ -1,7 +1,7 @@
 // Plugin cost: a turn that makes one tool call, with three plugins that each register a tool and
 // `tool.execute.before` / `after` hooks against no plugins (target: within 10 %), and the per-call cost of one
 // `tool.execute.before` callback that does nothing (target: <= 0.1 ms).
-import type { PromisePlugin } from "@opencode-ai/plugin"
+import type { PromisePlugin } from "../packages/plugin/src/index.ts"
 import { Effect, ManagedRuntime, Schema } from "effect"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"

@@ -136,7 +136,7 @@ export const ToolExecuteBeforeEvent = Schema.Struct({
   agentID: Schema.String,
   tool: Schema.String,
   args: Schema.mutableKey(Schema.Unknown),
-  block: Schema.optional(Schema.mutableKey(Schema.String)),
+  block: Schema.mutableKey(Schema.optional(Schema.String)),
 })
 export type ToolExecuteBeforeEvent = typeof ToolExecuteBeforeEvent.Type
 
