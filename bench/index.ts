@@ -6,6 +6,7 @@ export {}
 const suites = [
   "./core-commit.ts",
   "./turn-overhead.ts",
+  "./plugins.ts",
   "./task-overhead.ts",
   "./queue-drain.ts",
   "./edit-tool.ts",

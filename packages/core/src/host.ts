@@ -9,6 +9,7 @@ import { Questions } from "./question/question.ts"
 import { Todos } from "./todo/todo.ts"
 import { Hooks } from "./plugin/hooks.ts"
 import { type InlinePlugin, PluginHost } from "./plugin/host.ts"
+import { PluginTools } from "./plugin/tools.ts"
 import { Providers } from "./provider/registry.ts"
 import { Erase } from "./session/erase.ts"
 import { Execution } from "./session/execution.ts"
@@ -75,7 +76,9 @@ export const HostLayer = (options: HostOptions) => {
   const store = StoreLayer({ path: options.database, persist: options.config.data.events?.persist !== false })
   // Commands and skills: the definition files of a session directory and the global config directory.
   const definitions = Layer.mergeAll(Commands.layer, Skills.layer)
-  const base = Layer.mergeAll(Hooks.layer, Providers.layer, definitions, Mcp.layer).pipe(Layer.provideMerge(config))
+  const base = Layer.mergeAll(Hooks.layer, PluginTools.layer, Providers.layer, definitions, Mcp.layer).pipe(
+    Layer.provideMerge(config),
+  )
   const runner = Runner.layer.pipe(
     Layer.provideMerge(Subagents.layer),
     Layer.provideMerge(Layer.mergeAll(Permissions.layer, Questions.layer, Todos.layer)),

@@ -2,6 +2,7 @@ import type { Effect, Scope } from "effect"
 import type { SessionError } from "./error.ts"
 import type { HookEvents, HookName } from "./hook.ts"
 import type { Message, Page, SessionInfo } from "./message.ts"
+import type { EffectToolRegistry } from "./tool.ts"
 import type { Admitted, EraseSummary, PruneSummary, SessionInput } from "./session.ts"
 
 /** A hook callback for Effect plugins; a failure or defect fails the turn it belongs to. */
@@ -40,6 +41,8 @@ export interface EffectPluginContext {
   readonly id: string
   readonly directory: string
   readonly session: EffectSession
+  /** Registers tools the model may call (see `EffectToolDefinition`). */
+  readonly tool: EffectToolRegistry
   /** Logs an info line through the host's logger (stderr), annotated with `plugin=<id>` and `fields`. */
   log(message: string, fields?: Record<string, unknown>): Effect.Effect<void>
 }

@@ -1,5 +1,6 @@
 import { ModelRef } from "@opencode-ai/schema"
 import { Schema } from "effect"
+import type { ToolHookEvents } from "./tool.ts"
 
 /**
  * Hook payloads, declared once as Schemas: plugins receive these shapes, the host builds them, and the
@@ -149,8 +150,8 @@ export const CompactionEvent = Schema.Struct({
 })
 export type CompactionEvent = typeof CompactionEvent.Type
 
-/** Every hook's payload, by hook name. */
-export interface HookEvents {
+/** Every hook's payload, by hook name (the tool hooks are declared in `tool.ts`). */
+export interface HookEvents extends ToolHookEvents {
   readonly prompt: PromptEvent
   readonly preflight: PreflightEvent
   readonly context: ContextEvent

@@ -1,6 +1,7 @@
 import type { SessionError } from "./error.ts"
 import type { HookEvents, HookName } from "./hook.ts"
 import type { Message, Page, SessionInfo } from "./message.ts"
+import type { PromiseToolRegistry } from "./tool.ts"
 import type { Admitted, EraseSummary, PruneSummary, SessionInput } from "./session.ts"
 
 /** A hook callback; the host awaits it. Throwing fails the turn it belongs to (recorded on the session). */
@@ -67,6 +68,8 @@ export interface PromisePluginContext {
   /** The directory the host runs in. */
   readonly directory: string
   readonly session: PromiseSession
+  /** Registers tools the model may call (see `PromiseToolDefinition`). */
+  readonly tool: PromiseToolRegistry
   /** Logs an info line through the host's logger (stderr), annotated with `plugin=<id>` and `fields`. */
   log(message: string, fields?: Record<string, unknown>): void
 }

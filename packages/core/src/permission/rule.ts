@@ -30,6 +30,8 @@ export const PermissionConfig = Schema.Struct({
   todowrite: Schema.optional(PermissionRule),
   todoread: Schema.optional(PermissionRule),
   question: Schema.optional(PermissionRule),
+  /** Tools registered by plugins (patterns: tool ids). Default allow: a plugin is code the user installed. */
+  plugin: Schema.optional(PermissionRule),
 })
 export type PermissionConfig = typeof PermissionConfig.Type
 
@@ -52,6 +54,8 @@ export const DEFAULT_RULES: Readonly<Record<PermissionKey, PermissionAction>> = 
   todowrite: "allow",
   todoread: "allow",
   question: "allow",
+  // A plugin already runs with the host's rights; its tool asks (`ctx.ask`) before what needs the user.
+  plugin: "allow",
 }
 
 const compiled = new Map<string, RegExp>()

@@ -13,6 +13,8 @@ import { Prune } from "../session/prune.ts"
 import { Session } from "../session/session.ts"
 import { effectSession, promiseSession, type TranscriptRights } from "./context.ts"
 import { Hooks } from "./hooks.ts"
+import { PluginTools } from "./tools.ts"
+import { effectToolRegistry, promiseToolRegistry } from "./tool-registry.ts"
 
 export { PluginStatus }
 
@@ -55,6 +57,7 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
           hooks: yield* Hooks,
           choice: (choice: { readonly agent?: string | undefined }) => checkChoice(config.data, providers, choice),
         }
+        const pluginTools = yield* PluginTools
         const layerScope = yield* Effect.scope
         // A Promise plugin's `ctx.log` is called outside any fiber: it runs with the host's logger and level.
         const hostContext = yield* Effect.context<never>()
@@ -92,9 +95,16 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
             const log = (text: string, fields?: Record<string, unknown>) =>
               Effect.logInfo(text).pipe(Effect.annotateLogs({ plugin: id, ...fields }))
             const loaded = isEffectPlugin(candidate)
-              ? Scope.provide(candidate.effect({ id, directory: config.directory, session, log }), scope).pipe(
-                  Effect.as("effect" as const),
-                )
+              ? Scope.provide(
+                  candidate.effect({
+                    id,
+                    directory: config.directory,
+                    session,
+                    log,
+                    tool: effectToolRegistry(id, pluginTools, services.mutation),
+                  }),
+                  scope,
+                ).pipe(Effect.as("effect" as const))
               : Effect.gen(function* () {
                   const track = (dispose: () => void) => {
                     Effect.runSync(Scope.addFinalizer(scope, Effect.sync(dispose)))
@@ -106,6 +116,7 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
                         id,
                         directory: config.directory,
                         session: promiseSession(session, id, services.hooks, track, hostContext),
+                        tool: promiseToolRegistry(id, pluginTools, services.mutation, track),
                         log: (text, fields) => void Effect.runForkWith(hostContext)(log(text, fields)),
                       }),
                     catch: (cause) => cause,

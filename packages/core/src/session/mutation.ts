@@ -64,6 +64,12 @@ export interface MutationShape {
     readonly messageID: string
     readonly itemID: string
     readonly by: Origin
+    /**
+     * The running tool call making the change (a plugin tool's `ctx.removeItem`): while that call is live
+     * in this session's turn, the change is admitted although the turn holds the claim, since the turn is
+     * waiting on the call and reads the transcript again only after it.
+     */
+    readonly during?: { readonly messageID: string; readonly itemID: string }
   }): Effect.Effect<Message, MutationError>
 }
 
@@ -188,11 +194,22 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
               authorize,
             )
           }),
-        removeItem: ({ sessionID, messageID, itemID, by }) =>
+        removeItem: ({ sessionID, messageID, itemID, by, during }) =>
           commit(sessionID, messageID, () => {
             // A retry after success changes nothing, so it answers with the message even while a turn runs.
             if (reads.row(sessionID) && removed(reads.message(sessionID, messageID), itemID)) return []
-            return decide(sessionID, messageID, (message) => {
+            const caller = during && reads.message(sessionID, during.messageID)
+            const live =
+              caller?.type === "assistant" &&
+              caller.time.completed === undefined &&
+              caller.content.some((i) => i.id === during!.itemID && i.type === "tool" && i.state.status === "running")
+            const admit = live
+              ? (build: (message: Message) => Decision<MutationError>): Decision<MutationError> => {
+                  const message = reads.message(sessionID, messageID)
+                  return message ? build(message) : { reject: new MessageNotFoundError({ sessionID, messageID }) }
+                }
+              : (build: (message: Message) => Decision<MutationError>) => decide(sessionID, messageID, build)
+            return admit((message) => {
               if (message.type !== "assistant")
                 return invalid(message, "items can only be removed from assistant messages", itemID)
               if (!completed(message)) return invalid(message, "the assistant message is not completed", itemID)

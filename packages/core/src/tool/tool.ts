@@ -1,9 +1,12 @@
+import type { ToolPermissionError } from "@opencode-ai/plugin"
 import { Schema, type Effect } from "effect"
 
 /** A tool call failed in a way the model should see (bad input, missing file, path outside the session). */
 export class ToolError extends Schema.TaggedError<ToolError>()("Tool.Error", {
   tool: Schema.String,
   message: Schema.String,
+  /** The plugin whose tool failed (plugin tools only): recorded on the call's error. */
+  pluginID: Schema.optional(Schema.String),
 }) {}
 
 /** A path named by a tool call resolves outside the session directory. Never read, never listed. */
@@ -44,6 +47,16 @@ export interface ToolContext {
    * revert can undo the change. Without it (a tool run outside a session) nothing is recorded.
    */
   readonly images?: BeforeImages
+  /**
+   * Asks for permission from inside a running call (plugin tools' `ctx.ask`): the rules of `permission`
+   * over `patterns` decide, an `ask` waits for the user. Absent outside a session's turn.
+   */
+  readonly ask?: (request: {
+    readonly permission: PermissionKey
+    readonly patterns: ReadonlyArray<string>
+    readonly title: string
+    readonly metadata?: { readonly [key: string]: unknown }
+  }) => Effect.Effect<void, ToolPermissionError>
 }
 
 /** Stores a text content-addressed; answers its `sha256:<hex>` reference. */
@@ -72,11 +85,13 @@ export interface FileRecord {
 
 /** Which permission rule governs a tool call (docs/tools.md). */
 export type PermissionKey =
-  "read" | "edit" | "bash" | "skill" | "task" | "mcp" | "webfetch" | "todowrite" | "todoread" | "question"
+  "read" | "edit" | "bash" | "skill" | "task" | "mcp" | "webfetch" | "todowrite" | "todoread" | "question" | "plugin"
 
 /** What a tool call produced: the text the model sees, and data kept on the tool part (`metadata.diff`). */
 export interface ToolResult {
   readonly output: string
+  /** Replaces the plan's title on the stored call (a plugin tool's own title). */
+  readonly title?: string
   readonly metadata?: { readonly [key: string]: unknown }
 }
 

@@ -5,6 +5,8 @@ import { draft, type Draft } from "../../bus/event.ts"
 import { Config } from "../../config/config.ts"
 import { ascending } from "../../id/id.ts"
 import { HookError, Hooks, recordedHookError } from "../../plugin/hooks.ts"
+import { makeToolHooks } from "../../plugin/tool-hooks.ts"
+import { PluginTools } from "../../plugin/tools.ts"
 import type { ProviderEvent, Usage } from "../../provider/provider.ts"
 import { Providers } from "../../provider/registry.ts"
 import { withRetry } from "../../provider/retry.ts"
@@ -95,16 +97,23 @@ export class Runner extends Context.Service<
       const modelTools: ReadonlyArray<ModelTool> = builtin.map(toModelTool)
       const skillModelTool = toModelTool(skillTool)
       // Tool sources (MCP servers) are listed per request: their tools come and go.
-      const sources: ReadonlyArray<ToolSource> = Option.toArray(yield* Effect.serviceOption(Mcp))
+      // Plugin tools come before MCP servers'; no plugin may take a built-in tool's name.
+      const pluginTools = Option.toArray(yield* Effect.serviceOption(PluginTools))
+      for (const source of pluginTools) source.reserve(tools.map((tool) => tool.name))
+      const sources: ReadonlyArray<ToolSource> = [...pluginTools, ...Option.toArray(yield* Effect.serviceOption(Mcp))]
       const sourcedModelTools = new WeakMap<Tool, ModelTool>()
       const listSourced = Effect.map(
         Effect.forEach(sources, (source) => source.tools()),
         (lists) =>
-          lists.flat().map((tool) => {
-            let model = sourcedModelTools.get(tool)
-            if (!model) sourcedModelTools.set(tool, (model = toModelTool(tool)))
-            return model
-          }),
+          // The first source to offer a name keeps it (a plugin tool over an MCP tool of the same id).
+          lists
+            .flat()
+            .filter((tool, index, all) => all.findIndex((other) => other.name === tool.name) === index)
+            .map((tool) => {
+              let model = sourcedModelTools.get(tool)
+              if (!model) sourcedModelTools.set(tool, (model = toModelTool(tool)))
+              return model
+            }),
       )
       const preflightTimeout = config.data.hooks?.preflightTimeout ?? 30_000
       const instructions = config.data.instructions ?? ["AGENTS.md"]
@@ -132,6 +141,7 @@ export class Runner extends Context.Service<
         blobs,
         commit,
         stopping: subagents.stopping,
+        toolHooks: makeToolHooks(hooks, preflightTimeout),
         find: (name) =>
           Effect.map(
             Effect.forEach(sources, (source) => source.find(name)),

@@ -1,10 +1,12 @@
+import { ToolPermissionError } from "@opencode-ai/plugin"
 import { Cause, Effect } from "effect"
 import { draft, type Draft } from "../../bus/event.ts"
 import { type Answer, Permissions, type PermissionRequest } from "../../permission/permission.ts"
 import type { QuestionsShape } from "../../question/question.ts"
 import { planTool } from "../../tool/registry.ts"
 import type { BlobsShape } from "../../storage/blobs.ts"
-import type { BeforeImages, Tool, ToolPlan } from "../../tool/tool.ts"
+import type { BeforeImages, Tool, ToolContext, ToolPlan } from "../../tool/tool.ts"
+import type { ToolHooks } from "../../plugin/tool-hooks.ts"
 import { SessionEvent } from "../event.ts"
 import { callInput, type ErrorInfo, type ToolItem } from "../message.ts"
 import type { Session } from "../session.ts"
@@ -32,10 +34,11 @@ const rejection = (answer: Answer) =>
     ? `the user rejected this call: ${answer.message}`
     : "the user rejected this call"
 
-const errorInfo = (message: string, name?: string): ErrorInfo => ({
+const errorInfo = (message: string, name?: string, pluginID?: string): ErrorInfo => ({
   type: "unknown",
   message,
   ...(name ? { name } : {}),
+  ...(pluginID ? { pluginID } : {}),
 })
 
 /**
@@ -59,6 +62,8 @@ export const makeToolCaller = (deps: {
   readonly stopping?: () => boolean
   /** Resolves a name `tools` lacks from the tool sources (MCP servers). */
   readonly find?: (name: string) => Effect.Effect<Tool | undefined>
+  /** `tool.execute.before` / `after`, around every call. */
+  readonly toolHooks?: ToolHooks
 }) => {
   const { permissions, session, commit } = deps
   const byName = new Map(deps.tools.map((tool) => [tool.name, tool]))
@@ -79,16 +84,16 @@ export const makeToolCaller = (deps: {
     continued = false,
   ): Effect.Effect<CallOutcome> => {
     const controller = new AbortController()
-    const input = pending?.input ?? callInput(call)
+    let input = pending?.input ?? callInput(call)
     const base = { assistantMessageID: scope.messageID, callID: call.callID }
     const failed = (
       message: string,
-      extra: { structured?: Record<string, unknown>; title?: string; name?: string } = {},
+      extra: { structured?: Record<string, unknown>; title?: string; name?: string; pluginID?: string } = {},
     ) =>
       commit(scope.sessionID, [
         draft(SessionEvent.ToolFailed, {
           ...base,
-          error: errorInfo(message, extra.name),
+          error: errorInfo(message, extra.name, extra.pluginID),
           provider: { executed: false },
           ...(extra.structured ? { structured: extra.structured } : {}),
           ...(extra.title !== undefined ? { title: extra.title } : {}),
@@ -113,7 +118,70 @@ export const makeToolCaller = (deps: {
         remember: blobs.remember,
       }
       yield* Effect.addFinalizer(() => Effect.sync(() => blobs?.release(put)))
+      const ref = {
+        sessionID: scope.sessionID,
+        messageID: scope.messageID,
+        itemID: call.id,
+        callID: call.callID,
+        agentID: scope.agentID,
+        tool: call.name,
+      }
+      // A resumed call already went through the hook before its ask (or its run) was stored.
+      if (deps.toolHooks && !pending && !continued) {
+        const before = yield* Effect.result(deps.toolHooks.before(ref, input))
+        if (before._tag === "Failure") {
+          const { pluginID, hook, message } = before.failure
+          yield* failed(`the ${hook} hook of plugin "${pluginID}" failed: ${message}; the call was not run`, {
+            name: before.failure._tag,
+            pluginID,
+          })
+          return { stop: false }
+        }
+        if (before.success._tag === "blocked") {
+          const { pluginID, reason } = before.success
+          yield* failed(`plugin "${pluginID}" blocked this call: ${reason}`, { name: "Plugin.ToolBlocked", pluginID })
+          return { stop: false }
+        }
+        input = before.success.args as typeof input
+      }
+      const ask: ToolContext["ask"] = (request) =>
+        Effect.gen(function* () {
+          const refuse = (reason: "denied" | "rejected", message: string) =>
+            new ToolPermissionError({
+              tool: call.name,
+              kind: request.permission,
+              patterns: [...request.patterns],
+              reason,
+              message,
+            })
+          const plan: ToolPlan = { ...request, run: () => Effect.die("a permission-only plan is never run") }
+          const decided = yield* permissions
+            .decide({ sessionID: scope.sessionID, agentID: scope.agentID, tool: call.name, input, plan })
+            .pipe(
+              Effect.mapError((e) =>
+                refuse("denied", `the permission hook of plugin "${e.pluginID}" failed: ${e.message}`),
+              ),
+            )
+          if (decided === "allow") return
+          if (decided === "deny")
+            return yield* refuse(
+              "denied",
+              `permission denied: "${request.title}" is not allowed by the ${request.permission} permission rules`,
+            )
+          const requestID = yield* permissions.ask({
+            sessionID: scope.sessionID,
+            messageID: scope.messageID,
+            itemID: call.id,
+            callID: call.callID,
+            tool: call.name,
+            input,
+            plan,
+          })
+          const answer = yield* permissions.answer(requestID)
+          if (answer.reply === "reject") return yield* refuse("rejected", rejection(answer))
+        })
       const ctx = {
+        ask,
         sessionID: scope.sessionID,
         directory: scope.directory,
         signal: controller.signal,
@@ -196,17 +264,46 @@ export const makeToolCaller = (deps: {
       if (result._tag === "Failure") {
         // Tool errors other than the generic one keep their tag (`Tool.ForbiddenAddressError`).
         const name = result.failure._tag === "Tool.Error" ? undefined : result.failure._tag
-        yield* failed(result.failure.message, { structured, title: plan.title, ...(name ? { name } : {}) })
+        const pluginID = result.failure._tag === "Tool.Error" ? result.failure.pluginID : undefined
+        yield* failed(result.failure.message, {
+          structured,
+          title: plan.title,
+          ...(name ? { name } : {}),
+          ...(pluginID ? { pluginID } : {}),
+        })
         return { stop: false }
       }
       const metadata = result.success.metadata
+      let stored = {
+        output: result.success.output,
+        title: result.success.title ?? plan.title,
+        metadata: metadata ? { ...metadata } : structured,
+      }
+      if (deps.toolHooks) {
+        const after = yield* Effect.result(deps.toolHooks.after(ref, input, stored))
+        if (after._tag === "Failure") {
+          // Fail closed: the hook may exist to redact the output, so an unhooked output is never stored.
+          const { pluginID, hook, message } = after.failure
+          yield* failed(
+            `the ${hook} hook of plugin "${pluginID}" failed: ${message}; the call ran, its output was withheld`,
+            {
+              structured,
+              title: stored.title,
+              name: after.failure._tag,
+              pluginID,
+            },
+          )
+          return { stop: false }
+        }
+        stored = after.success
+      }
       yield* commit(scope.sessionID, [
         draft(SessionEvent.ToolSuccess, {
           ...base,
-          structured: metadata ? { ...metadata } : structured,
-          content: [{ type: "text", text: result.success.output }],
+          structured: stored.metadata,
+          content: [{ type: "text", text: stored.output }],
           provider: { executed: false },
-          title: plan.title,
+          title: stored.title,
         }),
       ])
       return { stop: false }
