@@ -55,7 +55,8 @@ const open = (sql: SqlJsStatic, path: string): SqliteConnection => {
   const prepare = <Row, Params extends ReadonlyArray<any>>(text: string): SqliteStatement<Row, Params> => {
     const statement = db.prepare(text)
     return {
-      get: (...params) => using(text, statement, params, () => (statement.step() ? (statement.getAsObject() as Row) : null)),
+      get: (...params) =>
+        using(text, statement, params, () => (statement.step() ? (statement.getAsObject() as Row) : null)),
       all: (...params) =>
         using(text, statement, params, () => {
           const rows: Array<Row> = []

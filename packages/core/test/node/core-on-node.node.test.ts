@@ -34,7 +34,6 @@ const tempDir = () => {
   return dir
 }
 
-
 /** A whole host on the Node platform. `provideMerge`, so what runs later (tools) sees the platform too. */
 const nodeHost = (database: string, directory: string) => {
   const runtime = ManagedRuntime.make(
