@@ -1,4 +1,4 @@
-import type { Database as SQLite } from "bun:sqlite"
+import type { SqliteClient as SQLite } from "../platform/sqlite.ts"
 import type { Envelope } from "./event.ts"
 
 /** One journal row as stored: the payload is the event's encoded data, as JSON text. */

@@ -1,4 +1,4 @@
-import type { Database as SQLite } from "bun:sqlite"
+import type { SqliteClient as SQLite } from "../platform/sqlite.ts"
 import type { DatabaseShape } from "../storage/database.ts"
 import { decode } from "./bus.ts"
 import type { Durable, Envelope } from "./event.ts"

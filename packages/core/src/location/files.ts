@@ -2,6 +2,7 @@ import type { FileSystemEntry } from "@opencode-ai/schema"
 import { Effect } from "effect"
 import * as fs from "node:fs/promises"
 import * as nodePath from "node:path"
+import { Glob } from "../platform/glob.ts"
 import { InvalidInputError } from "../session/error.ts"
 import { SKIPPED_DIRECTORIES, sortedEntries } from "../tool/list.ts"
 import { displayPath, resolveInsideWithRoot } from "../tool/path.ts"
@@ -67,9 +68,9 @@ export const findEntries = (
     if (!Number.isInteger(limit) || limit < 1 || limit > FIND_MAX)
       return yield* new InvalidInputError({ message: `limit must be an integer from 1 to ${FIND_MAX}`, field: "limit" })
     const { root } = yield* resolveInsideWithRoot("fs.find", directory, ".").pipe(Effect.mapError(refuse("location")))
-    const glob = GLOB.test(query) ? new Bun.Glob(query) : undefined
+    const glob = GLOB.test(query) ? (yield* Glob).compile(query) : undefined
     const needle = query.toLowerCase()
-    const matches = (rel: string) => (glob ? glob.match(rel) : rel.toLowerCase().includes(needle))
+    const matches = (rel: string) => (glob ? glob(rel) : rel.toLowerCase().includes(needle))
     return yield* Effect.promise(async () => {
       const found: Array<FileSystemEntry & { readonly score: number }> = []
       let walked = 0

@@ -4,6 +4,7 @@ import { createHash } from "node:crypto"
 import { Bus } from "../bus/bus.ts"
 import { draft } from "../bus/event.ts"
 import { journalReader } from "../bus/journal.ts"
+import { Heap } from "../platform/heap.ts"
 import { Blobs } from "../storage/blobs.ts"
 import { Database } from "../storage/database.ts"
 import { rebaseAfterErase } from "../storage/journal-base.ts"
@@ -87,6 +88,7 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
     Effect.gen(function* () {
       const bus = yield* Bus
       const database = yield* Database
+      const heap = yield* Heap
       const blobs = yield* Blobs
       const { client } = database
       // Positions first, rows one at a time after: the loop rewrites the table it walks, and only one
@@ -278,7 +280,7 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
           })
           // Each chunk leaves megabytes of parsed payloads behind; collecting here keeps peak memory at a
           // chunk's worth instead of letting garbage grow with the journal.
-          Bun.gc(true)
+          heap.collect()
         }
         return summary
       }

@@ -1,7 +1,7 @@
-import { Database as SQLite } from "bun:sqlite"
 import { Context, Effect, Layer, Schema } from "effect"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
+import { Sqlite, type SqliteClient, type SqliteShape } from "../platform/sqlite.ts"
 import { migrate } from "./migration.ts"
 
 /** The database file could not be opened or migrated. */
@@ -17,7 +17,7 @@ export interface DatabaseShape {
    * (`*.sql.ts`) declare the tables for drizzle-kit's migrations, and no query builder is loaded at run
    * time (it cost start-up and no hot path wanted it).
    */
-  readonly client: SQLite
+  readonly client: SqliteClient
   /** Runs `fn` inside one `BEGIN IMMEDIATE` transaction; a throw rolls everything back. Never nest. */
   immediate<A>(fn: () => A): A
   /** Makes every later write fail (`PRAGMA query_only`), as if the process had died: crash simulations. */
@@ -26,9 +26,10 @@ export interface DatabaseShape {
 
 /** One SQLite connection per process, opened with WAL, foreign keys and a busy timeout. */
 export class Database extends Context.Service<Database, DatabaseShape>()("@opencode-ai/core/storage/Database") {
-  static readonly open = (path: string): DatabaseShape => {
+  /** Opens `path` with the platform's driver (Bun's unless another is given). */
+  static readonly open = (path: string, sqlite: SqliteShape = Sqlite.defaultValue()): DatabaseShape => {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true })
-    const client = new SQLite(path, { create: true, strict: true })
+    const { client, immediate } = sqlite.open(path)
     // First of all: every later statement (even a pragma) may need a lock another process holds, and
     // without the timeout it fails at once with "database is locked" instead of waiting.
     client.run("PRAGMA busy_timeout = 5000")
@@ -39,11 +40,11 @@ export class Database extends Context.Service<Database, DatabaseShape>()("@openc
     client.run("PRAGMA synchronous = NORMAL")
     client.run("PRAGMA foreign_keys = ON")
     client.run("PRAGMA cache_size = -32768")
-    migrate(client)
+    migrate(client, immediate)
     return {
       path,
       client,
-      immediate: (fn) => client.transaction(fn).immediate(),
+      immediate,
       fence: () => void client.run("PRAGMA query_only = ON"),
     }
   }
@@ -52,9 +53,12 @@ export class Database extends Context.Service<Database, DatabaseShape>()("@openc
     Layer.effect(
       Database,
       Effect.acquireRelease(
-        Effect.try({
-          try: () => Database.open(path),
-          catch: (cause) => new DatabaseOpenError({ path, message: String((cause as Error)?.message ?? cause) }),
+        Effect.gen(function* () {
+          const sqlite = yield* Sqlite
+          return yield* Effect.try({
+            try: () => Database.open(path, sqlite),
+            catch: (cause) => new DatabaseOpenError({ path, message: String((cause as Error)?.message ?? cause) }),
+          })
         }),
         (database) => Effect.sync(() => database.client.close()),
       ),

@@ -1,4 +1,4 @@
-import type { Database as SQLite } from "bun:sqlite"
+import type { SqliteClient as SQLite } from "../platform/sqlite.ts"
 
 /**
  * A session's projection rows, the snapshot a compacted journal starts from (docs/storage.md): the rows of

@@ -1,4 +1,4 @@
-import type { Database as SQLite } from "bun:sqlite"
+import type { SqliteClient as SQLite, SqliteConnection } from "../platform/sqlite.ts"
 import { migrations } from "./migration.gen.ts"
 
 /**
@@ -30,7 +30,7 @@ const refuseEarlierFormat = (client: SQLite) => {
  * Applies drizzle-kit's migrations, in order, each in its own transaction, recording applied tags.
  * Shipped as generated source (not read from a folder) so the compiled binary carries them.
  */
-export const migrate = (client: SQLite) => {
+export const migrate = (client: SQLite, immediate: SqliteConnection["immediate"]) => {
   client.run("CREATE TABLE IF NOT EXISTS `__migration` (`tag` text PRIMARY KEY NOT NULL, `time` integer NOT NULL)")
   const applied = new Set(
     client
@@ -41,11 +41,9 @@ export const migrate = (client: SQLite) => {
   for (const migration of migrations) {
     if (applied.has(migration.tag)) continue
     if (migration.tag === WIRE_BREAK && applied.size > 0) refuseEarlierFormat(client)
-    client
-      .transaction(() => {
-        for (const statement of migration.statements) client.run(statement)
-        client.run("INSERT INTO `__migration` (tag, time) VALUES (?, ?)", [migration.tag, Date.now()])
-      })
-      .immediate()
+    immediate(() => {
+      for (const statement of migration.statements) client.run(statement)
+      client.run("INSERT INTO `__migration` (tag, time) VALUES (?, ?)", [migration.tag, Date.now()])
+    })
   }
 }

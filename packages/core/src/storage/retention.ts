@@ -6,8 +6,8 @@ import { admitMutation } from "../session/admission.ts"
 import { SessionEvent } from "../session/event.ts"
 import { Prune } from "../session/prune.ts"
 import { Session } from "../session/session.ts"
+import { Sqlite } from "../platform/sqlite.ts"
 import { Database } from "./database.ts"
-import { offThreadCheckpointer } from "./checkpointer.ts"
 import { captureSnapshot } from "./journal-base.ts"
 import { withServiceSpans } from "../telemetry/service-spans.ts"
 
@@ -68,6 +68,7 @@ export class Retention extends Context.Service<Retention, RetentionShape>()("@op
     Retention,
     Effect.gen(function* () {
       const database = yield* Database
+      const { checkpointer } = yield* Sqlite
       const bus = yield* Bus
       const session = yield* Session
       const prune = yield* Prune
@@ -195,12 +196,12 @@ export class Retention extends Context.Service<Retention, RetentionShape>()("@op
        * stall every request for its length): a worker does, every CHECKPOINT_MS, and once at the end.
        */
       const offThread = <A>(work: (tick: () => Effect.Effect<void>) => Effect.Effect<A>) =>
-        database.path === ":memory:"
+        database.path === ":memory:" || checkpointer === undefined
           ? work(() => Effect.void)
           : Effect.acquireUseRelease(
               Effect.sync(() => {
                 client.run("PRAGMA wal_autocheckpoint = 0")
-                return { checkpointer: offThreadCheckpointer(database.path), last: performance.now() }
+                return { checkpointer: checkpointer(database.path), last: performance.now() }
               }),
               (state) =>
                 work(() =>

@@ -2,6 +2,7 @@
 // file (the server's typecheck too), and there is nothing to import at run time.
 // oxlint-disable-next-line typescript/triple-slash-reference
 /// <reference path="./wasm-file.d.ts" />
+import { readFile } from "node:fs/promises"
 import { Language, type Node, Parser } from "web-tree-sitter"
 import treeSitterWasm from "web-tree-sitter/tree-sitter.wasm" with { type: "file" }
 import bashWasm from "tree-sitter-bash/tree-sitter-bash.wasm" with { type: "file" }
@@ -25,8 +26,8 @@ let parser: Promise<Parser> | undefined
  */
 const load = (): Promise<Parser> =>
   (parser ??= (async () => {
-    await Parser.init({ wasmBinary: await Bun.file(treeSitterWasm).bytes() })
-    const language = await Language.load(await Bun.file(bashWasm).bytes())
+    await Parser.init({ wasmBinary: new Uint8Array(await readFile(treeSitterWasm)) })
+    const language = await Language.load(new Uint8Array(await readFile(bashWasm)))
     return new Parser().setLanguage(language)
   })().catch((error: unknown) => {
     parser = undefined

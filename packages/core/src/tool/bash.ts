@@ -1,4 +1,5 @@
 import { Effect, Schema } from "effect"
+import { type ChildProcess, Processes, type ProcessesShape } from "../platform/processes.ts"
 import { bashCommands } from "./bash-commands.ts"
 import { childEnvironment } from "./env.ts"
 import { sessionRoot } from "./path.ts"
@@ -92,6 +93,7 @@ const killGroup = (pid: number): void => {
 }
 
 const run = async (
+  processes: ProcessesShape,
   cwd: string,
   input: BashInput,
   env: Record<string, string>,
@@ -101,14 +103,9 @@ const run = async (
   if (ctxSignal.aborted) throw new ToolError({ tool: "bash", message: "aborted before the command started" })
   const timeout = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS
 
-  let proc: ReturnType<typeof Bun.spawn<"ignore", "pipe", "pipe">>
+  let proc: ChildProcess
   try {
-    proc = Bun.spawn(["bash", "-c", input.command], {
-      cwd,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    })
+    proc = processes.spawn(["bash", "-c", input.command], { cwd, env, detached: true })
   } catch (error) {
     throw new ToolError({ tool: "bash", message: `cannot start bash: ${String(error)}` })
   }
@@ -200,8 +197,9 @@ export const bash: Tool<BashInput> = {
   execute: (input, ctx) =>
     Effect.gen(function* () {
       const cwd = yield* sessionRoot("bash", ctx.directory)
+      const processes = yield* Processes
       return yield* Effect.tryPromise({
-        try: (interrupt) => run(cwd, input, childEnvironment(ctx.env ?? process.env), ctx.signal, interrupt),
+        try: (interrupt) => run(processes, cwd, input, childEnvironment(ctx.env ?? process.env), ctx.signal, interrupt),
         catch: (error) =>
           error instanceof ToolError
             ? error

@@ -1,6 +1,7 @@
 import type { Dirent } from "node:fs"
 import * as nodePath from "node:path"
 import { Effect, Schema } from "effect"
+import { Glob, type GlobShape } from "../platform/glob.ts"
 import { SKIPPED_DIRECTORIES, sortedEntries } from "./list.ts"
 import { displayPath, resolveInsideWithRoot } from "./path.ts"
 import { ToolError, type Tool } from "./tool.ts"
@@ -21,8 +22,8 @@ export const GlobInput = Schema.Struct({
 })
 export type GlobInput = typeof GlobInput.Type
 
-const run = async (root: string, start: string, pattern: string, signal: AbortSignal): Promise<string> => {
-  const glob = new Bun.Glob(pattern)
+const run = async (root: string, start: string, pattern: string, signal: AbortSignal, glob: GlobShape) => {
+  const isMatch = glob.compile(pattern)
   const matches: Array<string> = []
   let visited = 0
   let stopped: string | undefined
@@ -50,7 +51,7 @@ const run = async (root: string, start: string, pattern: string, signal: AbortSi
         queue.push(full)
         continue
       }
-      if (glob.match(rel)) {
+      if (isMatch(rel)) {
         if (matches.length >= GLOB_MAX_RESULTS) {
           stopped = `(Showing the first ${GLOB_MAX_RESULTS} matches; use a narrower pattern.)`
           break
@@ -84,8 +85,9 @@ export const glob: Tool<GlobInput> = {
         })
       }
       const { root, path } = yield* resolveInsideWithRoot("glob", ctx.directory, input.path ?? ".")
+      const platformGlob = yield* Glob
       return yield* Effect.tryPromise({
-        try: (signal) => run(root, path, input.pattern, AbortSignal.any([signal, ctx.signal])),
+        try: (signal) => run(root, path, input.pattern, AbortSignal.any([signal, ctx.signal]), platformGlob),
         catch: (error) =>
           error instanceof ToolError
             ? error

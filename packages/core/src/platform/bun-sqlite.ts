@@ -1,3 +1,10 @@
+import type { Checkpointer, SqliteShape } from "./sqlite.ts"
+import { requireBun } from "./bun-runtime.ts"
+
+// Not a static import: this module is also loaded on runtimes without `bun:sqlite` (where another driver
+// is provided and this one never opens anything), and a static import would fail there at load time.
+const BUN_SQLITE = "bun:sqlite"
+
 /**
  * WAL checkpoints on another thread. A checkpoint copies the WAL's pages into the database file and syncs
  * it; on a busy disk that takes tens of milliseconds or more, and bun:sqlite runs it on the thread of the
@@ -19,15 +26,7 @@ self.onmessage = (event) => {
   }
 }`
 
-export interface Checkpointer {
-  /** Starts a checkpoint unless one is running; resolves when the running one ends. */
-  request(): Promise<void>
-  /** Ends the worker. */
-  close(): void
-}
-
-/** A checkpointer for the database file at `path`. */
-export const offThreadCheckpointer = (path: string): Checkpointer => {
+const offThreadCheckpointer = (path: string): Checkpointer => {
   const url = URL.createObjectURL(new Blob([WORKER], { type: "application/javascript" }))
   const worker = new Worker(url)
   let running: Promise<void> | undefined
@@ -52,3 +51,15 @@ export const offThreadCheckpointer = (path: string): Checkpointer => {
     },
   }
 }
+
+/** `bun:sqlite`: native, WAL, shared by every process that opens the same file. */
+export const bunSqlite = (): SqliteShape => ({
+  runtime: "bun",
+  open: (path) => {
+    requireBun("Sqlite")
+    const { Database } = process.getBuiltinModule(BUN_SQLITE) as typeof import("bun:sqlite")
+    const client = new Database(path, { create: true, strict: true })
+    return { client, immediate: (fn) => client.transaction(fn).immediate() }
+  },
+  checkpointer: offThreadCheckpointer,
+})
