@@ -1,4 +1,5 @@
 import type { SessionError } from "./error.ts"
+import type { PromiseEvents } from "./event.ts"
 import type { HookEvents, HookName } from "./hook.ts"
 import type { Message, Page, SessionInfo } from "./message.ts"
 import type { Admitted, EraseSummary, PruneSummary, SessionInput } from "./session.ts"
@@ -67,6 +68,8 @@ export interface PromisePluginContext {
   /** The directory the host runs in. */
   readonly directory: string
   readonly session: PromiseSession
+  /** The host's events, after commit and in order (see `PromiseEvents`). */
+  readonly event: PromiseEvents
   /** Logs an info line through the host's logger (stderr), annotated with `plugin=<id>` and `fields`. */
   log(message: string, fields?: Record<string, unknown>): void
 }

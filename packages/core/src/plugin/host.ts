@@ -3,6 +3,7 @@ import { PluginStatus } from "@opencode-ai/schema"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { isAbsolute, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
+import { Bus } from "../bus/bus.ts"
 import { Config } from "../config/config.ts"
 import { Providers } from "../provider/registry.ts"
 import { checkChoice } from "../session/choice.ts"
@@ -12,6 +13,7 @@ import { Mutation } from "../session/mutation.ts"
 import { Prune } from "../session/prune.ts"
 import { Session } from "../session/session.ts"
 import { effectSession, promiseSession, type TranscriptRights } from "./context.ts"
+import { effectEvents, promiseEvents } from "./events.ts"
 import { Hooks } from "./hooks.ts"
 
 export { PluginStatus }
@@ -46,6 +48,7 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
       Effect.gen(function* () {
         const config = yield* Config
         const providers = yield* Providers
+        const bus = yield* Bus
         const services = {
           session: yield* Session,
           execution: yield* Execution,
@@ -92,7 +95,13 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
             const log = (text: string, fields?: Record<string, unknown>) =>
               Effect.logInfo(text).pipe(Effect.annotateLogs({ plugin: id, ...fields }))
             const loaded = isEffectPlugin(candidate)
-              ? Scope.provide(candidate.effect({ id, directory: config.directory, session, log }), scope).pipe(
+              ? Scope.provide(candidate.effect({
+                  id,
+                  directory: config.directory,
+                  session,
+                  event: effectEvents(bus, id, hostContext),
+                  log,
+                }), scope).pipe(
                   Effect.as("effect" as const),
                 )
               : Effect.gen(function* () {
@@ -106,6 +115,7 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
                         id,
                         directory: config.directory,
                         session: promiseSession(session, id, services.hooks, track),
+                        event: promiseEvents(bus, id, hostContext, track),
                         log: (text, fields) => void Effect.runForkWith(hostContext)(log(text, fields)),
                       }),
                     catch: (cause) => cause,
