@@ -18,6 +18,9 @@ const signal = <T = void>() => {
   return { promise, resolve }
 }
 
+/** The `durable` stamp of a committed event; live events have none. */
+const stamp = (event: PluginEvent) => (event as { durable?: { seq: number } }).durable
+
 const plugin = (id: string, setup: (ctx: PromisePluginContext) => void): PromisePlugin => ({ id, setup })
 
 describe("ctx.event.subscribe", () => {
@@ -35,7 +38,8 @@ describe("ctx.event.subscribe", () => {
             ctx.event.subscribe("*", async (event) => {
               all.push(event)
               // The projection already holds the event when the subscriber sees it.
-              if (event.durable) committedWhenSeen.push((rows?.(event.data.sessionID) ?? 0) >= event.durable.seq)
+              const durable = stamp(event)
+              if (durable) committedWhenSeen.push((rows?.(event.data.sessionID) ?? 0) >= durable.seq)
               // Awaiting between events must not reorder them.
               await new Promise<void>((resolve) => setImmediate(resolve))
             })
@@ -67,12 +71,12 @@ describe("ctx.event.subscribe", () => {
     while (!all.some((e) => e.id === last.id)) await new Promise<void>((resolve) => setImmediate(resolve))
     await host.dispose()
 
-    const durable = all.filter((e) => e.durable !== undefined)
-    expect(durable.map((e) => [e.type, e.durable!.seq])).toEqual(journal.map((e) => [e.type, e.seq]))
+    const durable = all.filter((e) => stamp(e) !== undefined)
+    expect(durable.map((e) => [e.type, stamp(e)!.seq])).toEqual(journal.map((e) => [e.type, e.seq]))
     expect(committedWhenSeen.length).toBe(durable.length)
     expect(committedWhenSeen.every(Boolean)).toBe(true)
     // Live events come too, in the same envelope without `durable`.
-    expect(all.some((e) => e.type === "session.next.text.delta" && e.durable === undefined)).toBe(true)
+    expect(all.some((e) => e.type === "session.next.text.delta" && stamp(e) === undefined)).toBe(true)
     expect(all.some((e) => e.type === "session.status")).toBe(true)
     expect(ended).toEqual(["completed", "completed"])
   })
