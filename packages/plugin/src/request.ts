@@ -30,7 +30,11 @@ export const ModelRequestEvent = Schema.Struct({
   headers: Schema.mutableKey(Schema.Record(Schema.String, Schema.String)),
   options: Schema.mutableKey(Schema.Record(Schema.String, Schema.Unknown)),
 })
-export type ModelRequestEvent = typeof ModelRequestEvent.Type
+// Headers and options are edited in place; the Schema's record type is read-only, the payload is not.
+export type ModelRequestEvent = Omit<typeof ModelRequestEvent.Type, "headers" | "options"> & {
+  headers: Record<string, string>
+  options: Record<string, unknown>
+}
 
 /**
  * `title`: before the host asks the model for a session's title (once, after the session's first turn,
