@@ -1,10 +1,4 @@
-import type {
-  EffectEvents,
-  PluginEvent,
-  PluginEventType,
-  PromiseEvents,
-  SubscribeOptions,
-} from "@opencode-ai/plugin"
+import type { EffectEvents, PluginEvent, PluginEventType, PromiseEvents, SubscribeOptions } from "@opencode-ai/plugin"
 import { toWire } from "@opencode-ai/schema"
 import { Cause, type Context, Effect, Fiber, Scope } from "effect"
 import { type Bus, type BusEvent, isDurable } from "../bus/bus.ts"
@@ -180,8 +174,7 @@ export const promiseEvents = (
         type: checkType(type),
         ...(buffer !== undefined ? { buffer } : {}),
         host,
-        deliver: (event) =>
-          Effect.tryPromise({ try: async () => fn(event as never), catch: (cause) => cause }),
+        deliver: (event) => Effect.tryPromise({ try: async () => fn(event as never), catch: (cause) => cause }),
       }),
     )
   },

@@ -95,15 +95,16 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
             const log = (text: string, fields?: Record<string, unknown>) =>
               Effect.logInfo(text).pipe(Effect.annotateLogs({ plugin: id, ...fields }))
             const loaded = isEffectPlugin(candidate)
-              ? Scope.provide(candidate.effect({
-                  id,
-                  directory: config.directory,
-                  session,
-                  event: effectEvents(bus, id, hostContext),
-                  log,
-                }), scope).pipe(
-                  Effect.as("effect" as const),
-                )
+              ? Scope.provide(
+                  candidate.effect({
+                    id,
+                    directory: config.directory,
+                    session,
+                    event: effectEvents(bus, id, hostContext),
+                    log,
+                  }),
+                  scope,
+                ).pipe(Effect.as("effect" as const))
               : Effect.gen(function* () {
                   const track = (dispose: () => void) => {
                     Effect.runSync(Scope.addFinalizer(scope, Effect.sync(dispose)))

@@ -93,7 +93,9 @@ export const makeSdkClient = (options: SdkClientOptions): ProviderClient => {
               // A plugin's `model.request` settings win over the host's defaults for this request.
               ...generation,
               ...providerOptions,
-              ...(request.headers && Object.keys(request.headers).length > 0 ? { headers: { ...request.headers } } : {}),
+              ...(request.headers && Object.keys(request.headers).length > 0
+                ? { headers: { ...request.headers } }
+                : {}),
               // One model step per request; the host runs the tools and loops.
               stopWhen: isStepCount(1),
               // Retrying is the host's decision, not the transport's.

@@ -30,7 +30,11 @@ export const plan = (request: ModelRequest): { events: Array<ProviderEvent>; err
   const last = request.messages[request.messages.length - 1]
   if (request.kind === "title") {
     const text = last?.role === "user" ? textOf(last) : ""
-    const title = text.split("\n").find((line) => line.trim().length > 0)?.trim() ?? ""
+    const title =
+      text
+        .split("\n")
+        .find((line) => line.trim().length > 0)
+        ?.trim() ?? ""
     return {
       events: [
         ...chunks(title).map((text) => ({ type: "text-delta" as const, text })),

@@ -141,7 +141,10 @@ export const makeCompactor = (deps: CompactorDeps) => {
   const automatic = deps.config.compaction?.auto !== false
   // The agent a session's requests run under, named to the request hooks.
   const compactionAgent = (sessionID: string) =>
-    selectAgent(deps.config, session.sync.latestPrompt(sessionID)?.agent ?? session.sync.row(sessionID)?.agent ?? undefined).id
+    selectAgent(
+      deps.config,
+      session.sync.latestPrompt(sessionID)?.agent ?? session.sync.row(sessionID)?.agent ?? undefined,
+    ).id
 
   /** Summarises and commits; false when there was nothing to summarise. */
   const compact = (request: CompactRequest): Effect.Effect<boolean, CompactionError> =>
