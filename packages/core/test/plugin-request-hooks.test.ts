@@ -16,7 +16,8 @@ beforeEach(async () => {
 afterEach(() => server.close())
 
 const withProvider = (extra: { retries?: number } = {}) => {
-  const config = localModel(server)
+  // No title requests: each test counts the requests the server gets.
+  const config = localModel(server, { title: { auto: false } })
   return { ...config, provider: { local: { ...config.provider!.local!, ...extra } } }
 }
 
