@@ -20,6 +20,7 @@ import { Restart } from "./session/restart.ts"
 import { Transfer } from "./session/transfer.ts"
 import { Revert } from "./session/revert.ts"
 import { StatusLayer } from "./session/status.ts"
+import { TitleLayer } from "./session/title.ts"
 import { Runner } from "./session/runner/llm.ts"
 import { Session } from "./session/session.ts"
 import { Subagents } from "./session/subagent.ts"
@@ -91,6 +92,7 @@ export const HostLayer = (options: HostOptions) => {
     Prune.layer,
     Erase.layer,
     StatusLayer,
+    TitleLayer,
   ).pipe(Layer.provideMerge(runner))
   // Fork copies a transcript with the code `session import` uses.
   const transfer = Transfer.layer.pipe(Layer.provideMerge(execution))

@@ -36,6 +36,8 @@ const texts = (body: any): Array<string> =>
 const config = (limit?: { context: number; output: number }): ConfigData => ({
   model: "local/m",
   instructions: [],
+  // A background title request would take replies scripted for the turns.
+  title: { auto: false },
   provider: {
     local: { type: "openai-compatible", baseURL: server.url, apiKey: "k", models: { m: limit ? { limit } : {} } },
   },

@@ -1,5 +1,6 @@
 import type { Effect, Scope } from "effect"
 import type { SessionError } from "./error.ts"
+import type { EffectEvents } from "./event.ts"
 import type { HookEvents, HookName } from "./hook.ts"
 import type { Message, Page, SessionInfo } from "./message.ts"
 import type { EffectToolRegistry } from "./tool.ts"
@@ -43,6 +44,8 @@ export interface EffectPluginContext {
   readonly session: EffectSession
   /** Registers tools the model may call (see `EffectToolDefinition`). */
   readonly tool: EffectToolRegistry
+  /** The host's events, after commit and in order (see `EffectEvents`). */
+  readonly event: EffectEvents
   /** Logs an info line through the host's logger (stderr), annotated with `plugin=<id>` and `fields`. */
   log(message: string, fields?: Record<string, unknown>): Effect.Effect<void>
 }

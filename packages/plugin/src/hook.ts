@@ -1,6 +1,7 @@
 import { ModelRef } from "@opencode-ai/schema"
 import { Schema } from "effect"
 import type { ToolHookEvents } from "./tool.ts"
+import type { ModelRequestEvent, RetryEvent, TitleEvent } from "./request.ts"
 
 /**
  * Hook payloads, declared once as Schemas: plugins receive these shapes, the host builds them, and the
@@ -94,7 +95,8 @@ export const PreflightReason = Schema.Literals(["prompt", "synthetic", "resume",
 export type PreflightReason = typeof PreflightReason.Type
 
 /**
- * `session.preflight`: awaited before agent and context selection of every primary model request — an
+ * `session.preflight`: awaited before context selection of every primary model request (after the turn's
+ * agent and model are resolved, before its system parts, tools and transcript are chosen) — an
  * ordinary prompt, a synthetic wake, each tool-loop step (`continue`), and the first request after a
  * restart resume (`resume`). Frozen and read-only: establish plugin state here. It may fire several times
  * per session; key state by session and agent. A throw or timeout fails that turn (recorded), nothing more.
@@ -158,6 +160,9 @@ export interface HookEvents extends ToolHookEvents {
   readonly synthetic: SyntheticEvent
   readonly permission: PermissionEvent
   readonly compaction: CompactionEvent
+  readonly title: TitleEvent
+  readonly "model.request": ModelRequestEvent
+  readonly retry: RetryEvent
 }
 
 export type HookName = keyof HookEvents

@@ -12,8 +12,10 @@ export const definePlugin = <P extends Plugin>(plugin: P): P => plugin
 
 export * from "./error.ts"
 export type * from "./effect.ts"
+export type * from "./event.ts"
 export * from "./hook.ts"
 export * from "./message.ts"
 export type * from "./promise.ts"
+export * from "./request.ts"
 export type * from "./session.ts"
 export * from "./tool.ts"

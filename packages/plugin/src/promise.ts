@@ -1,4 +1,5 @@
 import type { SessionError } from "./error.ts"
+import type { PromiseEvents } from "./event.ts"
 import type { HookEvents, HookName } from "./hook.ts"
 import type { Message, Page, SessionInfo } from "./message.ts"
 import type { PromiseToolRegistry } from "./tool.ts"
@@ -70,6 +71,8 @@ export interface PromisePluginContext {
   readonly session: PromiseSession
   /** Registers tools the model may call (see `PromiseToolDefinition`). */
   readonly tool: PromiseToolRegistry
+  /** The host's events, after commit and in order (see `PromiseEvents`). */
+  readonly event: PromiseEvents
   /** Logs an info line through the host's logger (stderr), annotated with `plugin=<id>` and `fields`. */
   log(message: string, fields?: Record<string, unknown>): void
 }

@@ -544,4 +544,22 @@ export namespace SessionEvent {
       name: Schema.Literals(["idle", "busy", "retrying", "waiting", "suspended"]),
     }),
   )
+
+  // ---- plugins (live only) ------------------------------------------------------------------------------
+
+  /**
+   * Addition: a plugin's event subscription fell `buffer` events behind and misses events (starting with
+   * one of `dropped` type, of this session) until it catches up. Published once per overflow; the host
+   * never waits for a slow subscriber.
+   */
+  export const PluginEventOverflowed = ephemeral(
+    "plugin.event.overflowed",
+    Schema.Struct({
+      pluginID: Schema.String,
+      /** The type the plugin subscribed to, or `*`. */
+      subscription: Schema.String,
+      buffer: Schema.Number,
+      dropped: Schema.String,
+    }),
+  )
 }

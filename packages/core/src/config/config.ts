@@ -106,6 +106,15 @@ export const ConfigSchema = Schema.Struct({
       auto: Schema.optional(Schema.Boolean),
     }),
   ),
+  title: Schema.optional(
+    Schema.Struct({
+      /**
+       * Ask the session's model for a title after a session's first turn while its title is still the
+       * default ("New session"). Default true; `false` never makes the request (titles stay as set).
+       */
+      auto: Schema.optional(Schema.Boolean),
+    }),
+  ),
   hooks: Schema.optional(
     Schema.Struct({
       /** Milliseconds a `session.preflight` callback may take before the turn fails. Default 30000. */

@@ -3,6 +3,7 @@ import { PluginStatus } from "@opencode-ai/schema"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { isAbsolute, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
+import { Bus } from "../bus/bus.ts"
 import { Config } from "../config/config.ts"
 import { Providers } from "../provider/registry.ts"
 import { checkChoice } from "../session/choice.ts"
@@ -12,6 +13,7 @@ import { Mutation } from "../session/mutation.ts"
 import { Prune } from "../session/prune.ts"
 import { Session } from "../session/session.ts"
 import { effectSession, promiseSession, type TranscriptRights } from "./context.ts"
+import { effectEvents, promiseEvents } from "./events.ts"
 import { Hooks } from "./hooks.ts"
 import { PluginTools } from "./tools.ts"
 import { effectToolRegistry, promiseToolRegistry } from "./tool-registry.ts"
@@ -48,6 +50,7 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
       Effect.gen(function* () {
         const config = yield* Config
         const providers = yield* Providers
+        const bus = yield* Bus
         const services = {
           session: yield* Session,
           execution: yield* Execution,
@@ -102,6 +105,7 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
                     session,
                     log,
                     tool: effectToolRegistry(id, pluginTools, services.mutation),
+                    event: effectEvents(bus, id, hostContext),
                   }),
                   scope,
                 ).pipe(Effect.as("effect" as const))
@@ -117,6 +121,7 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
                         directory: config.directory,
                         session: promiseSession(session, id, services.hooks, track, hostContext),
                         tool: promiseToolRegistry(id, pluginTools, services.mutation, track),
+                        event: promiseEvents(bus, id, hostContext, track),
                         log: (text, fields) => void Effect.runForkWith(hostContext)(log(text, fields)),
                       }),
                     catch: (cause) => cause,

@@ -37,6 +37,33 @@ export interface SdkClientOptions {
   readonly model: LanguageModel
   /** The answer's token budget (`limit.output`), when known. */
   readonly maxOutputTokens?: number
+  /** The name the SDK provider reads its options under (`providerOptions[name]`); default `providerID`. */
+  readonly optionsName?: string
+}
+
+/** `model.request` option keys that are the SDK's generation settings; every other key is a provider option. */
+const GENERATION = new Set([
+  "temperature",
+  "topP",
+  "topK",
+  "maxOutputTokens",
+  "seed",
+  "presencePenalty",
+  "frequencyPenalty",
+  "stopSequences",
+])
+
+const splitOptions = (options: Readonly<Record<string, unknown>> | undefined, name: string) => {
+  const generation: Record<string, unknown> = {}
+  const provider: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(options ?? {})) {
+    if (value === undefined) continue
+    ;(GENERATION.has(key) ? generation : provider)[key] = value
+  }
+  return {
+    generation,
+    ...(Object.keys(provider).length > 0 ? { providerOptions: { [name]: provider } as never } : {}),
+  }
 }
 
 export const makeSdkClient = (options: SdkClientOptions): ProviderClient => {
@@ -54,6 +81,7 @@ export const makeSdkClient = (options: SdkClientOptions): ProviderClient => {
           (controller) => Effect.sync(() => controller.abort()),
         )
         const instructions = toInstructions(request.system)
+        const { generation, ...providerOptions } = splitOptions(request.options, options.optionsName ?? providerID)
         const result = yield* Effect.try({
           try: () =>
             streamText({
@@ -62,6 +90,12 @@ export const makeSdkClient = (options: SdkClientOptions): ProviderClient => {
               messages: request.messages.map(toSdkMessage),
               tools: toToolSet(request.tools),
               ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
+              // A plugin's `model.request` settings win over the host's defaults for this request.
+              ...generation,
+              ...providerOptions,
+              ...(request.headers && Object.keys(request.headers).length > 0
+                ? { headers: { ...request.headers } }
+                : {}),
               // One model step per request; the host runs the tools and loops.
               stopWhen: isStepCount(1),
               // Retrying is the host's decision, not the transport's.

@@ -10,7 +10,9 @@ import { ProviderError, type ProviderClient, type ProviderEvent } from "./provid
  * - `/think <text>` streams `<text>` as reasoning first;
  * - `/tool <name> <json input>` calls a tool after the text (one line per call); once the results come
  *   back it replies `<name> returned: <first line of output>` for each;
- * - `/error <text>` makes the request fail with a provider error carrying `<text>`.
+ * - `/error <text>` makes the request fail with a provider error carrying `<text>`;
+ * - a title request (`kind: "title"`) is answered with the first line of the user's text, so a session's
+ *   generated title is predictable.
  *
  * Text streams word by word as deltas. Usage counts are characters / 4, rounded up.
  */
@@ -26,6 +28,20 @@ const chunks = (text: string) => text.match(/\S+\s*|\s+/g) ?? []
 export const plan = (request: ModelRequest): { events: Array<ProviderEvent>; error?: string } => {
   const input = tokens(request.system.map((s) => s.text).join("\n") + request.messages.map(textOf).join("\n"))
   const last = request.messages[request.messages.length - 1]
+  if (request.kind === "title") {
+    const text = last?.role === "user" ? textOf(last) : ""
+    const title =
+      text
+        .split("\n")
+        .find((line) => line.trim().length > 0)
+        ?.trim() ?? ""
+    return {
+      events: [
+        ...chunks(title).map((text) => ({ type: "text-delta" as const, text })),
+        { type: "finish", reason: "stop", usage: { input, output: tokens(title) } },
+      ],
+    }
+  }
   if (last?.role === "tool") {
     const reply = last.content
       .map(

@@ -174,6 +174,8 @@ export class Providers extends Context.Service<Providers, ProvidersShape>()("@op
               providerID: provider.id,
               endpoint: endpointOf(provider.baseURL!),
               model: sdkModel,
+              // The SDK providers read their options under their own name; an OpenAI-compatible one under ours.
+              optionsName: provider.type === "openai-compatible" ? provider.id.split(".")[0]!.trim() : provider.type,
               ...(output ? { maxOutputTokens: output } : {}),
             }),
           ),

@@ -1,3 +1,4 @@
+import type { RetryDecision } from "@opencode-ai/plugin"
 import { Effect, Stream } from "effect"
 import type { ProviderError, ProviderEvent } from "./provider.ts"
 
@@ -23,11 +24,20 @@ export interface RetryHandlers {
   readonly onRetry: (notice: RetryNotice) => Effect.Effect<void>
   /** Runs when the wait ends, however it ends. */
   readonly onResume: Effect.Effect<void>
+  /**
+   * Reviews the host's decision for a failure before any output (the `retry` hook), while attempts remain;
+   * it sees failures the host would not retry too. `notice.delayMs` is the host's delay.
+   */
+  readonly decide?: (notice: RetryNotice, decision: RetryDecision) => Effect.Effect<RetryDecision>
 }
 
 /** The delay before retry `attempt` (1-based): what the server asked for, else exponential backoff. */
 export const retryDelay = (attempt: number, error: ProviderError): number =>
   error.retryAfter ?? Math.min(BASE_BACKOFF * 2 ** (attempt - 1), MAX_BACKOFF)
+
+/** Whether the host retries a failure by itself: transient, attempts left, a delay it is willing to wait. */
+const hostRetries = (error: ProviderError, failures: number) =>
+  error.retryable === true && retryDelay(failures + 1, error) <= MAX_RETRY_AFTER
 
 /**
  * Runs a model stream, retrying it from scratch when it fails transiently (429, 5xx, connection refused
@@ -51,14 +61,19 @@ export const withRetry = (
         }),
         Stream.catchIf(
           (error): error is ProviderError =>
-            !received &&
-            error.retryable === true &&
-            failures < retries &&
-            retryDelay(failures + 1, error) <= MAX_RETRY_AFTER,
+            !received && failures < retries && (handlers.decide !== undefined || hostRetries(error, failures)),
           (error) =>
             Stream.unwrap(
               Effect.gen(function* () {
-                const notice = { attempt: failures + 1, delayMs: retryDelay(failures + 1, error), error }
+                const delayMs = retryDelay(failures + 1, error)
+                const own: RetryDecision = hostRetries(error, failures)
+                  ? { retry: true, delay: delayMs }
+                  : { retry: false }
+                const decision = handlers.decide
+                  ? yield* handlers.decide({ attempt: failures + 1, delayMs, error }, own)
+                  : own
+                if (!decision.retry) return Stream.fail(error)
+                const notice = { attempt: failures + 1, delayMs: Math.min(decision.delay, MAX_RETRY_AFTER), error }
                 yield* handlers
                   .onRetry(notice)
                   .pipe(Effect.andThen(Effect.sleep(notice.delayMs)), Effect.ensuring(handlers.onResume))

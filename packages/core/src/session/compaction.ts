@@ -16,6 +16,8 @@ import { SessionEvent } from "./event.ts"
 import type { CompactionMessage, Message } from "./message.ts"
 import type { ModelMessage, ModelRef, ModelTool, SystemPart } from "./model-request.ts"
 import { retryStatus } from "./retry-status.ts"
+import { shapeModelRequest } from "./model-request-hook.ts"
+import { retryHook } from "./retry-hook.ts"
 import { rowModel, type SessionShape } from "./session.ts"
 import { modelView, toModelMessages } from "./transcript.ts"
 import type { Turns } from "./turns.ts"
@@ -137,6 +139,12 @@ export type CompactionError = ProviderError | HookError
 export const makeCompactor = (deps: CompactorDeps) => {
   const { bus, session, hooks, providers } = deps
   const automatic = deps.config.compaction?.auto !== false
+  // The agent a session's requests run under, named to the request hooks.
+  const compactionAgent = (sessionID: string) =>
+    selectAgent(
+      deps.config,
+      session.sync.latestPrompt(sessionID)?.agent ?? session.sync.row(sessionID)?.agent ?? undefined,
+    ).id
 
   /** Summarises and commits; false when there was nothing to summarise. */
   const compact = (request: CompactRequest): Effect.Effect<boolean, CompactionError> =>
@@ -161,24 +169,29 @@ export const makeCompactor = (deps: CompactorDeps) => {
       ]
       let summary = ""
       let usage: Usage | undefined
-      yield* withRetry(
-        () =>
-          client.stream({
-            model,
-            system: [
-              {
-                type: "text",
-                id: "host:compaction",
-                text: COMPACTION_PROMPT,
-                origin: { type: "host", name: "default" },
-              },
-            ],
-            messages,
-            tools: deps.tools,
-          }),
-        providers.retries(model.providerID),
-        retryStatus(bus, deps.turns, sessionID),
-      ).pipe(
+      const scope = { sessionID, agentID: compactionAgent(sessionID), model, kind: "compaction" } as const
+      const shaped = yield* shapeModelRequest(
+        hooks,
+        scope,
+        {
+          model,
+          system: [
+            {
+              type: "text",
+              id: "host:compaction",
+              text: COMPACTION_PROMPT,
+              origin: { type: "host", name: "default" },
+            },
+          ],
+          messages,
+          tools: deps.tools,
+        },
+        deps.hookTimeout,
+      )
+      yield* withRetry(() => client.stream(shaped), providers.retries(model.providerID), {
+        ...retryStatus(bus, deps.turns, sessionID),
+        decide: retryHook(hooks, scope, deps.hookTimeout),
+      }).pipe(
         Stream.runForEach((part) =>
           Effect.sync(() => {
             if (part.type === "text-delta") {

@@ -1,4 +1,4 @@
-import type { ModelMessage, ModelRef, ModelTool, SystemPart } from "@opencode-ai/plugin"
+import type { ModelMessage, ModelRef, ModelTool, RequestKind, SystemPart } from "@opencode-ai/plugin"
 
 /**
  * The provider-neutral shape of one primary model request. The runner builds it from the stored
@@ -23,4 +23,10 @@ export interface ModelRequest {
   readonly system: ReadonlyArray<SystemPart>
   readonly messages: ReadonlyArray<ModelMessage>
   readonly tools: ReadonlyArray<ModelTool>
+  /** Why the request is made; `primary` when absent. */
+  readonly kind?: RequestKind
+  /** Headers for this request's HTTP call, over the provider's configured ones (`model.request` hook). */
+  readonly headers?: Readonly<Record<string, string>>
+  /** Generation settings and provider options for this request (`model.request` hook). */
+  readonly options?: Readonly<Record<string, unknown>>
 }

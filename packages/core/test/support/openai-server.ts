@@ -82,6 +82,8 @@ export interface OpenAIServer {
   readonly port: number
   /** Parsed JSON bodies of the chat-completion requests received, in order. */
   readonly requests: Array<any>
+  /** The headers of those requests (names lower-cased), in the same order. */
+  readonly headers: Array<Record<string, string>>
   /** How many streaming replies the client abandoned (connection closed before `[DONE]`). */
   readonly aborted: number
   /** Replace the reply handler used when no enqueued reply is pending. */
@@ -196,6 +198,7 @@ const buildChunks = (reply: ScriptedReply, model: string, requestIndex: number):
 
 export const startOpenAIServer = async (options: OpenAIServerOptions = {}): Promise<OpenAIServer> => {
   const requests: Array<any> = []
+  const headers: Array<Record<string, string>> = []
   const queue: Array<ScriptedReply> = [...(options.replies ?? [])]
   let handler: ReplyHandler | undefined = options.reply
   let aborted = 0
@@ -299,6 +302,7 @@ export const startOpenAIServer = async (options: OpenAIServerOptions = {}): Prom
         }
         const index = requests.length
         requests.push(body)
+        headers.push(Object.fromEntries(req.headers))
         waiters.check()
         if (body?.stream !== true) {
           return Response.json(
@@ -324,6 +328,7 @@ export const startOpenAIServer = async (options: OpenAIServerOptions = {}): Prom
     url: `http://127.0.0.1:${server.port}/v1`,
     port: server.port as number,
     requests,
+    headers,
     get aborted() {
       return aborted
     },

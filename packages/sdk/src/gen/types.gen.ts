@@ -343,6 +343,26 @@ export type PermissionV2Source = {
     callID: string;
 };
 
+/**
+ * Live only: published, never stored, no seq.
+ */
+export type PluginEventOverflowed = {
+    id: string;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    type: 'plugin.event.overflowed';
+    location?: LocationRef;
+    data: {
+        pluginID: string;
+        subscription: string;
+        buffer: number;
+        dropped: string;
+        sessionID: string;
+        timestamp: number;
+    };
+};
+
 export type PluginStatus = {
     id?: string;
     source: string;
@@ -1896,7 +1916,7 @@ export type UnsupportedMediaTypeError = {
     message: string;
 };
 
-export type V2Event = ServerConnected | ServerError | PermissionV2Asked | PermissionV2Replied | QuestionV2Asked | QuestionV2Rejected | QuestionV2Replied | SessionNextAgentSwitched | SessionNextCompactionEnded | SessionNextCompactionStarted | SessionNextCreated | SessionNextDeleted | SessionNextErased | SessionNextMessageRetracted | SessionNextModelSwitched | SessionNextPromptAdmitted | SessionNextPrompted | SessionNextPruned | SessionNextReasoningAppended | SessionNextReasoningEnded | SessionNextReasoningRemoved | SessionNextReasoningStarted | SessionNextRenamed | SessionNextRetried | SessionNextRevertCleared | SessionNextRevertCommitted | SessionNextRevertStaged | SessionNextStepEnded | SessionNextStepFailed | SessionNextStepStarted | SessionNextSynthetic | SessionNextSyntheticQueued | SessionNextTextAppended | SessionNextTextCorrected | SessionNextTextEnded | SessionNextTextStarted | SessionNextToolCalled | SessionNextToolFailed | SessionNextToolInputEnded | SessionNextToolInputStarted | SessionNextToolProgress | SessionNextToolPruned | SessionNextToolSuccess | SessionNextTurnEnded | SessionNextTurnResumed | SessionNextTurnStarted | TodoUpdated | SessionNextCompactionDelta | SessionNextReasoningDelta | SessionNextTextDelta | SessionNextToolInputDelta | SessionStatus;
+export type V2Event = ServerConnected | ServerError | PermissionV2Asked | PermissionV2Replied | QuestionV2Asked | QuestionV2Rejected | QuestionV2Replied | SessionNextAgentSwitched | SessionNextCompactionEnded | SessionNextCompactionStarted | SessionNextCreated | SessionNextDeleted | SessionNextErased | SessionNextMessageRetracted | SessionNextModelSwitched | SessionNextPromptAdmitted | SessionNextPrompted | SessionNextPruned | SessionNextReasoningAppended | SessionNextReasoningEnded | SessionNextReasoningRemoved | SessionNextReasoningStarted | SessionNextRenamed | SessionNextRetried | SessionNextRevertCleared | SessionNextRevertCommitted | SessionNextRevertStaged | SessionNextStepEnded | SessionNextStepFailed | SessionNextStepStarted | SessionNextSynthetic | SessionNextSyntheticQueued | SessionNextTextAppended | SessionNextTextCorrected | SessionNextTextEnded | SessionNextTextStarted | SessionNextToolCalled | SessionNextToolFailed | SessionNextToolInputEnded | SessionNextToolInputStarted | SessionNextToolProgress | SessionNextToolPruned | SessionNextToolSuccess | SessionNextTurnEnded | SessionNextTurnResumed | SessionNextTurnStarted | TodoUpdated | PluginEventOverflowed | SessionNextCompactionDelta | SessionNextReasoningDelta | SessionNextTextDelta | SessionNextToolInputDelta | SessionStatus;
 
 export type V2AgentListData = {
     body?: never;

@@ -43,7 +43,9 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     directory,
     ...rest,
     database,
-    config: { data: config ?? {}, directory, home: home ?? join(directory, "global-config") },
+    // Title generation is off unless a test asks for it: its background rename would add events and
+    // requests that tests counting them do not expect.
+    config: { data: { title: { auto: false }, ...config }, directory, home: home ?? join(directory, "global-config") },
   })
   const client = createOpencodeClient({
     baseUrl: server.url,

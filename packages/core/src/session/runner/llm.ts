@@ -26,6 +26,8 @@ import type { ErrorInfo, ToolItem } from "../message.ts"
 import type { ModelMessage, ModelRef, ModelRequest, ModelTool, SystemPart } from "../model-request.ts"
 import { rowModel, Session } from "../session.ts"
 import { retryStatus } from "../retry-status.ts"
+import { shapeModelRequest } from "../model-request-hook.ts"
+import { retryHook } from "../retry-hook.ts"
 import { isOverflow, makeCompactor } from "../compaction.ts"
 import { Turns } from "../turns.ts"
 import { makeInstructionReader } from "../instructions.ts"
@@ -211,12 +213,18 @@ export class Runner extends Context.Service<
           // without context hooks there is nobody to protect from, and the copy is skipped.
           const context = hooks.list("context").length > 0 ? structuredClone(built) : built
           yield* shapeContext(context)
-          const request: ModelRequest = {
-            model,
-            system: context.system as ReadonlyArray<SystemPart>,
-            messages: (Array.isArray(context.messages) ? context.messages : []) as ReadonlyArray<ModelMessage>,
-            tools: (Array.isArray(context.tools) ? context.tools : []) as ReadonlyArray<ModelTool>,
-          }
+          const kind = { sessionID: turn.sessionID, agentID: agent.id, model, kind: "primary" } as const
+          const request: ModelRequest = yield* shapeModelRequest(
+            hooks,
+            kind,
+            {
+              model,
+              system: context.system as ReadonlyArray<SystemPart>,
+              messages: (Array.isArray(context.messages) ? context.messages : []) as ReadonlyArray<ModelMessage>,
+              tools: (Array.isArray(context.tools) ? context.tools : []) as ReadonlyArray<ModelTool>,
+            },
+            preflightTimeout,
+          )
 
           const messageID = ascending("msg")
           yield* commit(turn.sessionID, [
@@ -231,7 +239,11 @@ export class Runner extends Context.Service<
           const finished = yield* Effect.gen(function* () {
             // Transient failures before any output are retried with backoff (status `retrying` meanwhile).
             const retries = providers.retries(model.providerID)
-            yield* withRetry(() => client.stream(request), retries, retryStatus(bus, turns, turn.sessionID)).pipe(
+            const retrying = {
+              ...retryStatus(bus, turns, turn.sessionID),
+              decide: retryHook(hooks, kind, preflightTimeout),
+            }
+            yield* withRetry(() => client.stream(request), retries, retrying).pipe(
               Stream.mapError(compactor.explain(turn.sessionID)),
               Stream.takeWhile(() => !state.capped),
               // Applying an event and committing what it produced is one step: an interrupt lands between
