@@ -42,20 +42,20 @@ describe("replaying the journal into an empty database", () => {
     return { live, database }
   }
 
+  /** A random history's journal replays into exactly its live projection. */
+  const replaysExactly = async (ops: ReadonlyArray<number>) => {
+    const { live, database } = await history(ops)
+    try {
+      const { applied, snapshot } = replayed(database)
+      expect(applied).toBe(journalCount(database))
+      expect(snapshot).toEqual(projectionSnapshot(database.client))
+    } finally {
+      await live.dispose()
+    }
+  }
+
   it("gives exactly the live projection, for 200 random histories", async () => {
-    await fc.assert(
-      fc.asyncProperty(opsArbitrary(fc), async (ops) => {
-        const { live, database } = await history(ops)
-        try {
-          const { applied, snapshot } = replayed(database)
-          expect(applied).toBe(journalCount(database))
-          expect(snapshot).toEqual(projectionSnapshot(database.client))
-        } finally {
-          await live.dispose()
-        }
-      }),
-      { numRuns: 200 },
-    )
+    await fc.assert(fc.asyncProperty(opsArbitrary(fc), replaysExactly), { numRuns: 200 })
   })
 
   it("still gives it after every session's journal was erased, for 60 random histories", async () => {
@@ -101,14 +101,7 @@ describe("replaying the journal into an empty database", () => {
     // The rarer event types need more random histories than the properties' runs now and then: keep
     // drawing (bounded), with the same check, until every type has been replayed.
     for (let extra = 0; extra < 300 && all.some((type) => !seen.has(type)); extra++) {
-      const { live, database } = await history(fc.sample(opsArbitrary(fc), 1)[0]!)
-      try {
-        const { applied, snapshot } = replayed(database)
-        expect(applied).toBe(journalCount(database))
-        expect(snapshot).toEqual(projectionSnapshot(database.client))
-      } finally {
-        await live.dispose()
-      }
+      await replaysExactly(fc.sample(opsArbitrary(fc), 1)[0]!)
     }
     expect([...seen].sort()).toEqual(all.sort())
   })
