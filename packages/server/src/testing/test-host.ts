@@ -154,6 +154,8 @@ export const createTestHost = async (options: TestHostOptions = {}): Promise<Tes
   const config = (baseURL: string): ConfigData => {
     const user = options.config ?? {}
     return {
+      // Off unless the test's config names it: a title request would take one of the scripted replies.
+      title: { auto: false },
       ...user,
       model: user.model ?? `${PROVIDER}/scripted`,
       provider: { ...user.provider, [PROVIDER]: { type: "openai-compatible", baseURL, models: { scripted: {} } } },
