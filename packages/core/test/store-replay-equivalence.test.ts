@@ -100,7 +100,7 @@ describe("replaying the journal into an empty database", () => {
     const all = sessionDurableEvents.map((d) => d.type)
     // The rarer event types need more random histories than the properties' runs now and then: keep
     // drawing (bounded), with the same check, until every type has been replayed.
-    for (let extra = 0; extra < 300 && all.some((type) => !seen.has(type)); extra++) {
+    for (let extra = 0; extra < 2000 && all.some((type) => !seen.has(type)); extra++) {
       await replaysExactly(fc.sample(opsArbitrary(fc), 1)[0]!)
     }
     expect([...seen].sort()).toEqual(all.sort())
