@@ -56,8 +56,20 @@ export interface ToolCallInfo {
   readonly agent: string
   /** The session's working directory. */
   readonly directory: string
-  /** Fires when the call is abandoned: the turn is interrupted or the host stops. */
-  readonly signal: AbortSignal
+  /** Fires when the call is abandoned: the turn is interrupted or the host stops (a real `AbortSignal`). */
+  readonly signal: ToolAbortSignal
+}
+
+/**
+ * The part of `AbortSignal` a tool uses, declared here so the plugin API's declarations need no DOM or Node
+ * library; the host passes a real `AbortSignal`, which fetch and child processes accept.
+ */
+export interface ToolAbortSignal {
+  readonly aborted: boolean
+  readonly reason: unknown
+  addEventListener(type: "abort", listener: () => void, options?: { readonly once?: boolean }): void
+  removeEventListener(type: "abort", listener: () => void): void
+  throwIfAborted(): void
 }
 
 /**

@@ -41,6 +41,7 @@ const HOST_EVENT_ADDITIONS: ReadonlyArray<string> = [
   "session.next.reasoning.removed",
   "session.next.pruned",
   "session.next.erased",
+  "plugin.event.overflowed",
   "server.error",
 ]
 

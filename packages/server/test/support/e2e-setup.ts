@@ -10,6 +10,8 @@ export const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${na
 
 /** Config for the local OpenAI-compatible provider at `baseURL`, plus `extra`. */
 export const localProviderConfig = (baseURL: string, extra: ConfigData = {}): ConfigData => ({
+  // A title request would be one more provider request than the tests count.
+  title: { auto: false },
   model: "local/test-model",
   provider: { local: { type: "openai-compatible", baseURL, models: { "test-model": {} } } },
   ...extra,
