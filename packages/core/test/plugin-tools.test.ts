@@ -410,7 +410,8 @@ describe("tool hooks", () => {
       id: "second",
       setup(ctx) {
         ctx.session.hook("tool.execute.before", async (event) => {
-          await new Promise((resolve) => setTimeout(resolve, 1))
+          // Yield to the event loop (no timer), so the host must await the hook to see its order.
+          await new Promise((resolve) => setImmediate(resolve))
           order.push(`second:${(event.args as { path: string }).path}`)
         })
       },
