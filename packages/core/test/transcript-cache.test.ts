@@ -1,9 +1,10 @@
 /**
  * The transcript cache (`session/transcript-cache.ts`) must always answer what the table holds. After
  * every kind of change (turns with reasoning and tool calls, queued input, correction, retraction, part
- * removal, prune, compaction) the cached transcript equals a fresh parse of `session_message`; so it does
- * after commits it never heard of (another connection writing the same file), after a gap in the events it
- * saw, and for more sessions than it keeps.
+ * removal, prune, compaction) the cached transcript equals a fresh parse of `session_message`, and the
+ * model messages built from it (remembered per message object) equal those built from the fresh parse; so
+ * it does after commits it never heard of (another connection writing the same file), after a gap in the
+ * events it saw, and for more sessions than it keeps.
  */
 import { Effect, ManagedRuntime } from "effect"
 import { describe, expect, it } from "vitest"
@@ -17,6 +18,7 @@ import { Mutation } from "../src/session/mutation.ts"
 import { Prune } from "../src/session/prune.ts"
 import { Session } from "../src/session/session.ts"
 import { TRANSCRIPT_CACHE_SESSIONS } from "../src/session/transcript-cache.ts"
+import { toModelMessages } from "../src/session/transcript.ts"
 import { Database } from "../src/storage/database.ts"
 import { StoreLayer } from "../src/host.ts"
 import { makeHost } from "./support/host.ts"
@@ -43,8 +45,14 @@ describe("the transcript cache", () => {
         const { client } = yield* Database
         const info = yield* session.create({ directory: host.directory })
         const sessionID = info.id
-        const check = (label: string) =>
-          expect(session.sync.transcript(sessionID), label).toEqual(fromTable(client, sessionID))
+        const check = (label: string) => {
+          const fresh = fromTable(client, sessionID)
+          expect(session.sync.transcript(sessionID), label).toEqual(fresh)
+          // The model messages are remembered per message object; a changed message must be converted anew.
+          expect(toModelMessages(session.sync.transcript(sessionID)), `${label}: model messages`).toEqual(
+            toModelMessages(structuredClone(fresh)),
+          )
+        }
         check("empty")
         yield* execution.prompt({ sessionID, prompt: { text: "/think pondering\n/tool list {}" } })
         check("right after admission")

@@ -1,4 +1,4 @@
-import type { Dirent } from "node:fs"
+import { type Dirent, statSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import { join, relative, sep } from "node:path"
 import { Effect } from "effect"
@@ -43,6 +43,11 @@ export const readDefinitionFiles = (
   readonly problems: ReadonlyArray<DefinitionProblem>
 }> =>
   Effect.promise(async () => {
+    // Most roots do not exist (a project without `.opencode/command/`), and they are looked at on every
+    // prompt: a failed `readdir` costs a rejected promise and an error object each time, which made these
+    // lookups the largest share of a turn's host time (bench/turn-overhead.ts). One stat that reports a
+    // missing path without throwing answers that case at once.
+    if (!statSync(root, { throwIfNoEntry: false })?.isDirectory()) return { files: [], problems: [] }
     const files: Array<DefinitionFile> = []
     const problems: Array<DefinitionProblem> = []
     let seen = 0

@@ -52,52 +52,67 @@ const promptText = (message: UserMessage) =>
  * pruned tool calls and removed reasoning are gone, call and result alike, keeping call/result pairs
  * consistent. Tool calls that never finished are left out for the same reason. A compaction is sent as a
  * user message holding its summary. Agent and model switches are markers for people, not for the model.
+ *
+ * Each message's share depends on that message alone and is remembered per message object: the host's
+ * transcripts hand out the same objects until a message changes (a changed message is a new object), so
+ * a turn converts only what is new instead of the whole history (bench/turn-overhead.ts, 1,000 prior
+ * messages). The returned messages are shared between requests and must not be changed.
  */
 export const toModelMessages = (transcript: ReadonlyArray<Message>): Array<ModelMessage> => {
   const out: Array<ModelMessage> = []
   for (const message of modelView(transcript)) {
-    if (message.retracted) continue
-    switch (message.type) {
-      case "compaction":
-        if (message.summary)
-          out.push({ role: "user", content: [{ type: "text", text: `${SUMMARY_HEADING}\n\n${message.summary}` }] })
-        continue
-      case "user":
-      case "synthetic": {
-        const text = message.type === "user" ? promptText(message) : message.text
-        if (text) out.push({ role: "user", content: [{ type: "text", text }] })
-        continue
-      }
-      case "system":
-        if (message.text) out.push({ role: "user", content: [{ type: "text", text: message.text }] })
-        continue
-      case "assistant":
-        break
-      default:
-        continue
-    }
-    const content: Array<Extract<ModelMessage, { role: "assistant" }>["content"][number]> = []
-    const results: Array<Extract<ModelMessage, { role: "tool" }>["content"][number]> = []
-    for (const item of message.content) {
-      if (item.type === "text" && item.text) content.push({ type: "text", text: item.text })
-      else if (item.type === "reasoning" && item.text) content.push({ type: "reasoning", text: item.text })
-      else if (
-        item.type === "tool" &&
-        item.time.pruned === undefined &&
-        (item.state.status === "completed" || item.state.status === "error")
-      ) {
-        content.push({ type: "tool-call", callID: item.callID, tool: item.name, input: item.state.input })
-        results.push({
-          type: "tool-result",
-          callID: item.callID,
-          tool: item.name,
-          output: toolOutput(item),
-          isError: item.state.status === "error",
-        })
-      }
-    }
-    if (content.length > 0) out.push({ role: "assistant", content })
-    if (results.length > 0) out.push({ role: "tool", content: results })
+    let share = converted.get(message)
+    if (share === undefined) converted.set(message, (share = messageToModel(message)))
+    for (const item of share) out.push(item)
   }
+  return out
+}
+
+const converted = new WeakMap<Message, ReadonlyArray<ModelMessage>>()
+
+const NONE: ReadonlyArray<ModelMessage> = []
+
+const userText = (text: string): ReadonlyArray<ModelMessage> =>
+  text ? [{ role: "user", content: [{ type: "text", text }] }] : NONE
+
+/** One stored message as the model messages it becomes (none, one, or an assistant turn and its results). */
+const messageToModel = (message: Message): ReadonlyArray<ModelMessage> => {
+  if (message.retracted) return NONE
+  switch (message.type) {
+    case "compaction":
+      return message.summary ? userText(`${SUMMARY_HEADING}\n\n${message.summary}`) : NONE
+    case "user":
+      return userText(promptText(message))
+    case "synthetic":
+    case "system":
+      return userText(message.text)
+    case "assistant":
+      break
+    default:
+      return NONE
+  }
+  const content: Array<Extract<ModelMessage, { role: "assistant" }>["content"][number]> = []
+  const results: Array<Extract<ModelMessage, { role: "tool" }>["content"][number]> = []
+  for (const item of message.content) {
+    if (item.type === "text" && item.text) content.push({ type: "text", text: item.text })
+    else if (item.type === "reasoning" && item.text) content.push({ type: "reasoning", text: item.text })
+    else if (
+      item.type === "tool" &&
+      item.time.pruned === undefined &&
+      (item.state.status === "completed" || item.state.status === "error")
+    ) {
+      content.push({ type: "tool-call", callID: item.callID, tool: item.name, input: item.state.input })
+      results.push({
+        type: "tool-result",
+        callID: item.callID,
+        tool: item.name,
+        output: toolOutput(item),
+        isError: item.state.status === "error",
+      })
+    }
+  }
+  const out: Array<ModelMessage> = []
+  if (content.length > 0) out.push({ role: "assistant", content })
+  if (results.length > 0) out.push({ role: "tool", content: results })
   return out
 }
