@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { PluginHost } from "../src/plugin/host.ts"
@@ -8,6 +9,7 @@ import { Session } from "../src/session/session.ts"
 import { seen as effectSeen } from "./fixtures/plugins/recorder-effect.ts"
 import { seen as promiseSeen } from "./fixtures/plugins/recorder-promise.ts"
 import { makeHost } from "./support/host.ts"
+import { tempDir } from "./support/tmp.ts"
 
 const fixture = (name: string) => join(import.meta.dirname, "fixtures", "plugins", name)
 
@@ -92,6 +94,25 @@ describe("plugins loaded from config", () => {
     expect(statuses[2]).toMatchObject({ source: "no-such-package-anywhere", status: "failed" })
     expect(statuses[3]).toMatchObject({ id: "thrower", status: "loaded" })
     await host.dispose()
+  })
+
+  it("a package name is looked up from the config directory's node_modules, through its exports", async () => {
+    const directory = tempDir()
+    const pkg = join(directory, "node_modules", "@oc2-test", "packaged")
+    mkdirSync(join(pkg, "dist"), { recursive: true })
+    writeFileSync(
+      join(pkg, "package.json"),
+      JSON.stringify({ name: "@oc2-test/packaged", type: "module", exports: { ".": { default: "./dist/main.js" } } }),
+    )
+    writeFileSync(join(pkg, "dist", "main.js"), 'export default { id: "packaged", setup() {} }\n')
+    const host = makeHost({ directory, config: { plugin: ["@oc2-test/packaged"] } })
+    const statuses = await host.run(
+      Effect.gen(function* () {
+        return (yield* PluginHost).list()
+      }),
+    )
+    await host.dispose()
+    expect(statuses).toEqual([{ id: "packaged", source: "@oc2-test/packaged", status: "loaded", flavour: "promise" }])
   })
 
   it("a throwing hook fails that turn with a recorded typed error; the session stays usable; others are unaffected", async () => {
