@@ -5,6 +5,7 @@ import { draft, type Envelope } from "../src/bus/event.ts"
 import { SessionEvent } from "../src/session/event.ts"
 import { Session } from "../src/session/session.ts"
 import { Stats } from "../src/storage/stats.ts"
+import { admitted } from "./support/seed.ts"
 import { makeStore } from "./support/store.ts"
 
 const rename = (title: string) => draft(SessionEvent.Renamed, { title })
@@ -120,14 +121,7 @@ describe("Bus.log: the durable log as a stream", () => {
       Effect.gen(function* () {
         const bus = yield* Bus
         const info = yield* (yield* Session).create({ title: "measured", directory: "/tmp" })
-        yield* bus.commit(info.id, [
-          draft(SessionEvent.PromptAdmitted, {
-            messageID: "msg_measured",
-            prompt: { text: "twelve chars" },
-            delivery: "queue",
-            origin: "user",
-          }),
-        ])
+        yield* bus.commit(info.id, [admitted("twelve chars", "msg_measured")])
         return yield* (yield* Stats).report({ sessionID: info.id })
       }),
     )

@@ -1,20 +1,10 @@
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
 import { Bus } from "../src/bus/bus.ts"
-import { draft } from "../src/bus/event.ts"
-import { ascending } from "../src/id/id.ts"
-import { SessionEvent } from "../src/session/event.ts"
 import type { Message } from "../src/session/message.ts"
 import { Session } from "../src/session/session.ts"
+import { admitted } from "./support/seed.ts"
 import { makeStore } from "./support/store.ts"
-
-const admit = (text: string) =>
-  draft(SessionEvent.PromptAdmitted, {
-    messageID: ascending("msg"),
-    prompt: { text },
-    delivery: "queue",
-    origin: "user",
-  })
 
 const textOf = (message: Message) => (message.type === "user" ? message.text : `unexpected ${message.type}`)
 
@@ -26,7 +16,7 @@ describe("the session read API", () => {
         const session = yield* Session
         const bus = yield* Bus
         const info = yield* session.create({ title: "long", directory: "/tmp" })
-        for (let i = 0; i < 1000; i++) yield* bus.commit(info.id, [admit(`m${i}`)])
+        for (let i = 0; i < 1000; i++) yield* bus.commit(info.id, [admitted(`m${i}`)])
         /** Every page from the start, following `cursor.next`; then back from the last page with `previous`. */
         const walk = (order: "asc" | "desc", limit: number) =>
           Effect.gen(function* () {
@@ -90,7 +80,7 @@ describe("the session read API", () => {
         const bus = yield* Bus
         const a = yield* session.create({ title: "a", directory: "/tmp" })
         const b = yield* session.create({ title: "b", directory: "/tmp" })
-        for (const info of [a, b]) for (let i = 0; i < 3; i++) yield* bus.commit(info.id, [admit(`m${i}`)])
+        for (const info of [a, b]) for (let i = 0; i < 3; i++) yield* bus.commit(info.id, [admitted(`m${i}`)])
         const next = (yield* session.messages(a.id, { limit: 1 })).cursor.next!
         const sessionsNext = (yield* session.list({ limit: 1 })).cursor.next!
         return {
@@ -146,7 +136,7 @@ describe("the session read API", () => {
         const session = yield* Session
         const bus = yield* Bus
         const info = yield* session.create({ title: "x", directory: "/tmp" })
-        yield* bus.commit(info.id, [admit("hello")])
+        yield* bus.commit(info.id, [admitted("hello")])
         yield* session.remove(info.id)
         const after = yield* Effect.exit(session.get(info.id))
         const { Database } = yield* Effect.promise(() => import("../src/storage/database.ts"))
@@ -155,7 +145,7 @@ describe("the session read API", () => {
           after: Exit.isFailure(after),
           messages: client.query("SELECT count(*) AS n FROM session_message WHERE session_id = ?").get(info.id),
           journal: client.query("SELECT seq FROM event WHERE aggregate_id = ? ORDER BY seq").all(info.id),
-          late: Exit.isFailure(yield* Effect.exit(bus.commit(info.id, [admit("late")]))),
+          late: Exit.isFailure(yield* Effect.exit(bus.commit(info.id, [admitted("late")]))),
         }
       }),
     )
