@@ -204,13 +204,11 @@ describe("list", () => {
           ),
         ),
       )
-      try {
-        const lines = (yield* run(list, { path: "big" })).split("\n")
-        expect(lines.filter((l) => l.startsWith("big/"))).toHaveLength(LIST_MAX_ENTRIES)
-        expect(lines.at(-1)).toContain(`${LIST_MAX_ENTRIES} entries`)
-      } finally {
-        yield* Effect.promise(() => fs.rm(dir, { recursive: true }))
-      }
+      const lines = (yield* run(list, { path: "big" }).pipe(
+        Effect.ensuring(Effect.promise(() => fs.rm(dir, { recursive: true }))),
+      )).split("\n")
+      expect(lines.filter((l) => l.startsWith("big/"))).toHaveLength(LIST_MAX_ENTRIES)
+      expect(lines.at(-1)).toContain(`${LIST_MAX_ENTRIES} entries`)
     }),
   )
 
