@@ -37,9 +37,18 @@ export const makeHost = (options: TestHostOptions = {}) => {
 }
 
 /**
+ * A whole host as a layer, with its database file and directory: for a test that names them too
+ * (`it.live(name, () => { const host = testHost(); return program.pipe(Effect.provide(host.layer)) })`).
+ */
+export const testHost = (options: TestHostOptions = {}) => {
+  const database = options.database ?? tempDb()
+  const directory = options.directory ?? tempDir()
+  return { database, directory, layer: HostLayer(hostOptions(options, database, directory)) }
+}
+
+/**
  * The same host as a layer, for `@effect/vitest`: `layer(hostLayer(), { excludeTestServices: true })` shares
  * one across a `describe`, `it.live(name, () => program.pipe(Effect.provide(hostLayer())))` builds one for a
  * test. A host runs turns and timers on the real clock, hence `excludeTestServices` / `it.live`.
  */
-export const hostLayer = (options: TestHostOptions = {}) =>
-  HostLayer(hostOptions(options, options.database ?? tempDb(), options.directory ?? tempDir()))
+export const hostLayer = (options: TestHostOptions = {}) => testHost(options).layer
