@@ -1,14 +1,14 @@
 import { Effect } from "effect"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { PluginHost } from "../src/plugin/host.ts"
 import { Execution } from "../src/session/execution.ts"
 import type { AssistantMessage, Message } from "../src/session/message.ts"
 import { Session } from "../src/session/session.ts"
 import { seen as effectSeen } from "./fixtures/plugins/recorder-effect.ts"
 import { seen as promiseSeen } from "./fixtures/plugins/recorder-promise.ts"
-import { makeHost } from "./support/host.ts"
+import { makeHost, testHost } from "./support/host.ts"
 import { tempDir } from "./support/tmp.ts"
 
 const fixture = (name: string) => join(import.meta.dirname, "fixtures", "plugins", name)
@@ -115,42 +115,44 @@ describe("plugins loaded from config", () => {
     expect(statuses).toEqual([{ id: "packaged", source: "@oc2-test/packaged", status: "loaded", flavour: "promise" }])
   })
 
-  it("a throwing hook fails that turn with a recorded typed error; the session stays usable; others are unaffected", async () => {
-    const host = makeHost({ config: { plugin: [fixture("thrower.ts")] } })
-    const result = await host.run(
-      Effect.gen(function* () {
-        const session = yield* Session
-        const execution = yield* Execution
-        const a = yield* session.create({ directory: host.directory })
-        const b = yield* session.create({ directory: host.directory })
-        yield* execution.prompt({ sessionID: a.id, prompt: { text: "please explode" } })
-        yield* execution.prompt({ sessionID: b.id, prompt: { text: "calm" } })
-        yield* execution.wait(a.id)
-        yield* execution.wait(b.id)
-        const statusAfterFailure = (yield* session.get(a.id)).status
-        yield* execution.prompt({ sessionID: a.id, prompt: { text: "all good now" } })
-        yield* execution.wait(a.id)
-        return {
-          statusAfterFailure,
-          a: (yield* session.messages(a.id)).data,
-          b: (yield* session.messages(b.id)).data,
-          claim: session.sync.claimed(a.id),
-        }
-      }),
-    )
-    expect(result.statusAfterFailure).toBe("idle")
-    expect(result.claim).toBeUndefined()
-    const failed = result.a[1] as AssistantMessage
-    // The recorded failure names the plugin and the hook.
-    expect(failed.error).toEqual({
-      type: "unknown",
-      name: "Plugin.HookError",
-      message: "kaboom",
-      pluginID: "thrower",
-      hook: "context",
-    })
-    expect((result.a[3] as AssistantMessage).content[0]).toMatchObject({ text: "You said: all good now" })
-    expect((result.b[1] as AssistantMessage).error).toBeUndefined()
-    await host.dispose()
-  })
+  it.live(
+    "a throwing hook fails that turn with a recorded typed error; the session stays usable; others are unaffected",
+    () => {
+      const host = testHost({ config: { plugin: [fixture("thrower.ts")] } })
+      return Effect.gen(function* () {
+        const result = yield* Effect.gen(function* () {
+          const session = yield* Session
+          const execution = yield* Execution
+          const a = yield* session.create({ directory: host.directory })
+          const b = yield* session.create({ directory: host.directory })
+          yield* execution.prompt({ sessionID: a.id, prompt: { text: "please explode" } })
+          yield* execution.prompt({ sessionID: b.id, prompt: { text: "calm" } })
+          yield* execution.wait(a.id)
+          yield* execution.wait(b.id)
+          const statusAfterFailure = (yield* session.get(a.id)).status
+          yield* execution.prompt({ sessionID: a.id, prompt: { text: "all good now" } })
+          yield* execution.wait(a.id)
+          return {
+            statusAfterFailure,
+            a: (yield* session.messages(a.id)).data,
+            b: (yield* session.messages(b.id)).data,
+            claim: session.sync.claimed(a.id),
+          }
+        })
+        expect(result.statusAfterFailure).toBe("idle")
+        expect(result.claim).toBeUndefined()
+        const failed = result.a[1] as AssistantMessage
+        // The recorded failure names the plugin and the hook.
+        expect(failed.error).toEqual({
+          type: "unknown",
+          name: "Plugin.HookError",
+          message: "kaboom",
+          pluginID: "thrower",
+          hook: "context",
+        })
+        expect((result.a[3] as AssistantMessage).content[0]).toMatchObject({ text: "You said: all good now" })
+        expect((result.b[1] as AssistantMessage).error).toBeUndefined()
+      }).pipe(Effect.provide(host.layer))
+    },
+  )
 })

@@ -1,7 +1,8 @@
 import { Effect } from "effect"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
+import { afterAll, beforeAll } from "vitest"
 import { projectionSnapshot, replay } from "../src/bus/replay.ts"
 import type { ConfigData } from "../src/config/config.ts"
 import { Erase } from "../src/session/erase.ts"
@@ -13,7 +14,7 @@ import { Execution } from "../src/session/execution.ts"
 import type { AssistantMessage, CompactionMessage, Message } from "../src/session/message.ts"
 import { Mutation } from "../src/session/mutation.ts"
 import { Session } from "../src/session/session.ts"
-import { makeHost } from "./support/host.ts"
+import { makeHost, testHost } from "./support/host.ts"
 import { startOpenAIServer, type OpenAIServer } from "./support/openai-server.ts"
 
 /**
@@ -317,11 +318,11 @@ describe("retracting a compaction", () => {
 })
 
 describe("compaction in the journal", () => {
-  it("replays to the live projection, and a corrected summary's old text is erased from the journal", async () => {
-    const host = makeHost({ config: { ...config(), events: { persist: true } } })
-    answer("SUMMARY-ORIGINAL-TEXT")
-    const { sessionID, database } = await host.run(
-      Effect.gen(function* () {
+  it.live("replays to the live projection, and a corrected summary's old text is erased from the journal", () => {
+    const host = testHost({ config: { ...config(), events: { persist: true } } })
+    return Effect.gen(function* () {
+      answer("SUMMARY-ORIGINAL-TEXT")
+      const { sessionID, database } = yield* Effect.gen(function* () {
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory })
@@ -347,26 +348,27 @@ describe("compaction in the journal", () => {
           corrected: { by: "user" },
         })
         return { sessionID: info.id, database: yield* Database }
-      }),
-    )
-    const journaled = () =>
-      (database.client.query("SELECT data FROM event WHERE aggregate_id = ?").all(sessionID) as Array<{ data: string }>)
-        .map((r) => r.data)
-        .join("\n")
-    expect(journaled()).toContain("SUMMARY-ORIGINAL-TEXT")
-    const target = Database.open(":memory:")
-    replay(database.client, target, makeSessionProjector(target.client))
-    expect(projectionSnapshot(target.client)).toEqual(projectionSnapshot(database.client))
-    expect(JSON.stringify(projectionSnapshot(target.client))).toContain("SUMMARY-CORRECTED")
-    target.client.close()
+      })
+      const journaled = () =>
+        (
+          database.client.query("SELECT data FROM event WHERE aggregate_id = ?").all(sessionID) as Array<{
+            data: string
+          }>
+        )
+          .map((r) => r.data)
+          .join("\n")
+      expect(journaled()).toContain("SUMMARY-ORIGINAL-TEXT")
+      const target = Database.open(":memory:")
+      replay(database.client, target, makeSessionProjector(target.client))
+      expect(projectionSnapshot(target.client)).toEqual(projectionSnapshot(database.client))
+      expect(JSON.stringify(projectionSnapshot(target.client))).toContain("SUMMARY-CORRECTED")
+      target.client.close()
 
-    await host.run(
-      Effect.gen(function* () {
+      yield* Effect.gen(function* () {
         return yield* (yield* Erase).session({ sessionID, by: "user" })
-      }),
-    )
-    expect(journaled()).not.toContain("SUMMARY-ORIGINAL-TEXT")
-    expect(journaled()).toContain("SUMMARY-CORRECTED")
-    await host.dispose()
+      })
+      expect(journaled()).not.toContain("SUMMARY-ORIGINAL-TEXT")
+      expect(journaled()).toContain("SUMMARY-CORRECTED")
+    }).pipe(Effect.provide(host.layer))
   })
 })
