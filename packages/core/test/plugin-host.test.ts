@@ -8,7 +8,7 @@ import type { AssistantMessage, Message } from "../src/session/message.ts"
 import { Session } from "../src/session/session.ts"
 import { seen as effectSeen } from "./fixtures/plugins/recorder-effect.ts"
 import { seen as promiseSeen } from "./fixtures/plugins/recorder-promise.ts"
-import { makeHost, testHost } from "./support/host.ts"
+import { hostLayer, makeHost, testHost } from "./support/host.ts"
 import { tempDir } from "./support/tmp.ts"
 
 const fixture = (name: string) => join(import.meta.dirname, "fixtures", "plugins", name)
@@ -74,27 +74,34 @@ describe("plugins loaded from config", () => {
     expect(promiseSeen.disposed).toBe(1)
   })
 
-  it("a plugin that fails to load is reported with its error, and the others still load", async () => {
-    const host = makeHost({
-      config: {
-        plugin: [fixture("not-a-plugin.ts"), "./does-not-exist.ts", "no-such-package-anywhere", fixture("thrower.ts")],
-      },
-    })
-    const statuses = await host.run(
-      Effect.gen(function* () {
+  it.live("a plugin that fails to load is reported with its error, and the others still load", () =>
+    Effect.gen(function* () {
+      const statuses = yield* Effect.gen(function* () {
         return (yield* PluginHost).list()
-      }),
-    )
-    expect(statuses[0]).toMatchObject({ status: "failed", error: expect.stringContaining("not a plugin") })
-    expect(statuses[1]).toMatchObject({
-      source: "./does-not-exist.ts",
-      status: "failed",
-      error: expect.stringContaining("cannot import"),
-    })
-    expect(statuses[2]).toMatchObject({ source: "no-such-package-anywhere", status: "failed" })
-    expect(statuses[3]).toMatchObject({ id: "thrower", status: "loaded" })
-    await host.dispose()
-  })
+      })
+      expect(statuses[0]).toMatchObject({ status: "failed", error: expect.stringContaining("not a plugin") })
+      expect(statuses[1]).toMatchObject({
+        source: "./does-not-exist.ts",
+        status: "failed",
+        error: expect.stringContaining("cannot import"),
+      })
+      expect(statuses[2]).toMatchObject({ source: "no-such-package-anywhere", status: "failed" })
+      expect(statuses[3]).toMatchObject({ id: "thrower", status: "loaded" })
+    }).pipe(
+      Effect.provide(
+        hostLayer({
+          config: {
+            plugin: [
+              fixture("not-a-plugin.ts"),
+              "./does-not-exist.ts",
+              "no-such-package-anywhere",
+              fixture("thrower.ts"),
+            ],
+          },
+        }),
+      ),
+    ),
+  )
 
   it("a package name is looked up from the config directory's node_modules, through its exports", async () => {
     const directory = tempDir()
