@@ -7,6 +7,7 @@ import { makeOpenAICompatible } from "../src/provider/openai-compatible.ts"
 import { ProviderError, type ProviderEvent } from "../src/provider/provider.ts"
 import type { ModelRequest } from "../src/session/model-request.ts"
 import { startOpenAIServer, type OpenAIServer } from "./support/openai-server.ts"
+import { readUntil } from "./support/stream.ts"
 import { tempDir } from "./support/tmp.ts"
 
 const request = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({
@@ -359,12 +360,8 @@ describe("openai-compatible provider", () => {
 })
 
 const firstLine = async (stream: ReadableStream<Uint8Array>): Promise<string> => {
-  const decoder = new TextDecoder()
-  let buffer = ""
-  for await (const chunk of stream) {
-    buffer += decoder.decode(chunk, { stream: true })
-    const newline = buffer.indexOf("\n")
-    if (newline >= 0) return buffer.slice(0, newline)
-  }
-  throw new Error(`child exited before printing its URL: ${buffer}`)
+  const { text, reader } = await readUntil(stream, (text) => text.includes("\n"))
+  reader.releaseLock()
+  if (!text.includes("\n")) throw new Error(`child exited before printing its URL: ${text}`)
+  return text.slice(0, text.indexOf("\n"))
 }

@@ -70,5 +70,8 @@ export const runCli = async (
 
 export { readRest, readUntil } from "./stream.ts"
 
-/** The listening line of `opencode2 serve`. */
-export const LISTENING = /^opencode2 listening on (http:\/\/\S+)$/m
+/**
+ * The listening line of `opencode2 serve`, whole: it matches only once the line's newline arrived, so a
+ * chunk that ends inside the URL is never taken for the address.
+ */
+export const LISTENING = /^opencode2 listening on (http:\/\/\S+)\n/m
