@@ -1,12 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Bus } from "../src/bus/bus.ts"
-import type { Message } from "../src/session/message.ts"
 import { Session } from "../src/session/session.ts"
-import { admitted } from "./support/seed.ts"
+import { admitted, textOf } from "./support/seed.ts"
 import { storeLayer } from "./support/store.ts"
-
-const textOf = (message: Message) => (message.type === "user" ? message.text : `unexpected ${message.type}`)
 
 describe("a cursor passed alone", () => {
   it.effect("continues the listing that issued it in that listing's order, whatever the default order", () =>

@@ -1,12 +1,9 @@
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "@effect/vitest"
 import { Bus } from "../src/bus/bus.ts"
-import type { Message } from "../src/session/message.ts"
 import { Session } from "../src/session/session.ts"
-import { admitted } from "./support/seed.ts"
+import { admitted, textOf } from "./support/seed.ts"
 import { storeLayer } from "./support/store.ts"
-
-const textOf = (message: Message) => (message.type === "user" ? message.text : `unexpected ${message.type}`)
 
 describe("the session read API", () => {
   it.effect("walks a 1,000-message session with cursors, both orders, with no gap or duplicate", () =>

@@ -3,7 +3,7 @@
 import { Effect } from "effect"
 import { Session } from "../../src/session/session.ts"
 import { StoreLayer } from "../../src/host.ts"
-import { admit } from "./seed.ts"
+import { admit, textOf } from "./seed.ts"
 
 const [mode, path] = process.argv.slice(2) as ["write" | "read", string]
 
@@ -21,7 +21,7 @@ const program = Effect.gen(function* () {
     sessionID: info.id,
     title: info.title,
     seq: info.seq,
-    texts: messages.data.map((m) => (m.type === "user" ? m.text : `unexpected ${m.type}`)),
+    texts: messages.data.map(textOf),
   }
 })
 

@@ -7,6 +7,7 @@ import { Bus } from "../../src/bus/bus.ts"
 import { draft } from "../../src/bus/event.ts"
 import { ascending } from "../../src/id/id.ts"
 import { SessionEvent } from "../../src/session/event.ts"
+import type { Message } from "../../src/session/message.ts"
 
 /** The draft admitting a queued user prompt of `text` (a fresh ascending message id unless one is given). */
 export const admitted = (text: string, messageID: string = ascending("msg")) =>
@@ -18,3 +19,6 @@ export const admit = (sessionID: string, ...texts: ReadonlyArray<string>) =>
     const bus = yield* Bus
     for (const text of texts) yield* bus.commit(sessionID, [admitted(text)])
   })
+
+/** A seeded user message's text (anything else shows as unexpected, so a wrong order or kind fails). */
+export const textOf = (message: Message) => (message.type === "user" ? message.text : `unexpected ${message.type}`)
