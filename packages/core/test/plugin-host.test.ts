@@ -8,18 +8,18 @@ import type { AssistantMessage, Message } from "../src/session/message.ts"
 import { Session } from "../src/session/session.ts"
 import { seen as effectSeen } from "./fixtures/plugins/recorder-effect.ts"
 import { seen as promiseSeen } from "./fixtures/plugins/recorder-promise.ts"
-import { hostLayer, makeHost, testHost } from "./support/host.ts"
+import { hostLayer, testHost } from "./support/host.ts"
 import { tempDir } from "./support/tmp.ts"
 
 const fixture = (name: string) => join(import.meta.dirname, "fixtures", "plugins", name)
 
 describe("plugins loaded from config", () => {
-  it("a Promise and an Effect plugin observe prompt and context and call session operations", async () => {
-    const host = makeHost({
+  it.live("a Promise and an Effect plugin observe prompt and context and call session operations", () => {
+    const host = testHost({
       config: { plugin: [fixture("recorder-promise.ts"), fixture("recorder-effect.ts")] },
     })
-    const result = await host.run(
-      Effect.gen(function* () {
+    return Effect.gen(function* () {
+      const result = yield* Effect.gen(function* () {
         const session = yield* Session
         const execution = yield* Execution
         const plugins = yield* PluginHost
@@ -27,51 +27,50 @@ describe("plugins loaded from config", () => {
         yield* execution.prompt({ sessionID: info.id, prompt: { text: "hello plugins" } })
         yield* execution.wait(info.id)
         return { statuses: plugins.list(), items: (yield* session.messages(info.id)).data }
-      }),
-    )
-    expect(result.statuses).toEqual([
-      { id: "recorder-promise", source: fixture("recorder-promise.ts"), status: "loaded", flavour: "promise" },
-      { id: "recorder-effect", source: fixture("recorder-effect.ts"), status: "loaded", flavour: "effect" },
-    ])
-    // The prompt hook ran before admission and its edit is what was stored (and what the next hook saw).
-    expect(promiseSeen.prompts).toEqual(["hello plugins"])
-    expect(effectSeen.prompts).toEqual(["hello plugins [edited by prompt hook]"])
-    const [user, answer] = result.items as [Message, AssistantMessage]
-    expect(user).toMatchObject({ type: "user", text: "hello plugins [edited by prompt hook]" })
+      }).pipe(Effect.provide(host.layer))
+      expect(result.statuses).toEqual([
+        { id: "recorder-promise", source: fixture("recorder-promise.ts"), status: "loaded", flavour: "promise" },
+        { id: "recorder-effect", source: fixture("recorder-effect.ts"), status: "loaded", flavour: "effect" },
+      ])
+      // The prompt hook ran before admission and its edit is what was stored (and what the next hook saw).
+      expect(promiseSeen.prompts).toEqual(["hello plugins"])
+      expect(effectSeen.prompts).toEqual(["hello plugins [edited by prompt hook]"])
+      const [user, answer] = result.items as [Message, AssistantMessage]
+      expect(user).toMatchObject({ type: "user", text: "hello plugins [edited by prompt hook]" })
 
-    // The context hook saw host-built system parts with origins and the transcript as model messages.
-    const context = promiseSeen.contexts[0]!
-    expect(context.system[0]).toMatchObject({
-      type: "text",
-      id: "host:default",
-      origin: { type: "host", name: "default" },
-    })
-    expect(context.messages).toEqual([
-      { role: "user", content: [{ type: "text", text: "hello plugins [edited by prompt hook]" }] },
-    ])
-    expect(promiseSeen.lookups[0]).toEqual({
-      status: "busy",
-      count: 1,
-      missing: { _tag: "Session.NotFoundError", sessionID: "ses_missing", message: "Session ses_missing not found" },
-    })
-    // The second plugin saw the first plugin's added part, with the host-assigned origin (not the spoofed one).
-    expect(effectSeen.contextSystems[0]).toContainEqual({
-      id: "recorder",
-      origin: { type: "plugin", pluginID: "recorder-promise" },
-    })
-    expect(effectSeen.lookups[0]).toEqual({
-      title: "plugged",
-      missing: { _tag: "Session.MessageNotFoundError", messageID: "msg_nope" },
-    })
+      // The context hook saw host-built system parts with origins and the transcript as model messages.
+      const context = promiseSeen.contexts[0]!
+      expect(context.system[0]).toMatchObject({
+        type: "text",
+        id: "host:default",
+        origin: { type: "host", name: "default" },
+      })
+      expect(context.messages).toEqual([
+        { role: "user", content: [{ type: "text", text: "hello plugins [edited by prompt hook]" }] },
+      ])
+      expect(promiseSeen.lookups[0]).toEqual({
+        status: "busy",
+        count: 1,
+        missing: { _tag: "Session.NotFoundError", sessionID: "ses_missing", message: "Session ses_missing not found" },
+      })
+      // The second plugin saw the first plugin's added part, with the host-assigned origin (not the spoofed one).
+      expect(effectSeen.contextSystems[0]).toContainEqual({
+        id: "recorder",
+        origin: { type: "plugin", pluginID: "recorder-promise" },
+      })
+      expect(effectSeen.lookups[0]).toEqual({
+        title: "plugged",
+        missing: { _tag: "Session.MessageNotFoundError", messageID: "msg_nope" },
+      })
 
-    // The context edit shaped the request (the offline provider echoes what it received) ...
-    expect(answer.content[0]).toMatchObject({ type: "text", text: "You said: REDACTED BY CONTEXT HOOK" })
-    // ... but never reached storage: only the model's echo of it is stored, as the model's own reply.
-    const stored = result.items.filter((m) => m.type !== "assistant")
-    expect(JSON.stringify(stored)).not.toContain("REDACTED")
+      // The context edit shaped the request (the offline provider echoes what it received) ...
+      expect(answer.content[0]).toMatchObject({ type: "text", text: "You said: REDACTED BY CONTEXT HOOK" })
+      // ... but never reached storage: only the model's echo of it is stored, as the model's own reply.
+      const stored = result.items.filter((m) => m.type !== "assistant")
+      expect(JSON.stringify(stored)).not.toContain("REDACTED")
 
-    await host.dispose()
-    expect(promiseSeen.disposed).toBe(1)
+      expect(promiseSeen.disposed).toBe(1)
+    })
   })
 
   it.live("a plugin that fails to load is reported with its error, and the others still load", () =>
@@ -103,7 +102,7 @@ describe("plugins loaded from config", () => {
     ),
   )
 
-  it("a package name is looked up from the config directory's node_modules, through its exports", async () => {
+  it.live("a package name is looked up from the config directory's node_modules, through its exports", () => {
     const directory = tempDir()
     const pkg = join(directory, "node_modules", "@oc2-test", "packaged")
     mkdirSync(join(pkg, "dist"), { recursive: true })
@@ -112,14 +111,13 @@ describe("plugins loaded from config", () => {
       JSON.stringify({ name: "@oc2-test/packaged", type: "module", exports: { ".": { default: "./dist/main.js" } } }),
     )
     writeFileSync(join(pkg, "dist", "main.js"), 'export default { id: "packaged", setup() {} }\n')
-    const host = makeHost({ directory, config: { plugin: ["@oc2-test/packaged"] } })
-    const statuses = await host.run(
-      Effect.gen(function* () {
+    const host = testHost({ directory, config: { plugin: ["@oc2-test/packaged"] } })
+    return Effect.gen(function* () {
+      const statuses = yield* Effect.gen(function* () {
         return (yield* PluginHost).list()
-      }),
-    )
-    await host.dispose()
-    expect(statuses).toEqual([{ id: "packaged", source: "@oc2-test/packaged", status: "loaded", flavour: "promise" }])
+      }).pipe(Effect.provide(host.layer))
+      expect(statuses).toEqual([{ id: "packaged", source: "@oc2-test/packaged", status: "loaded", flavour: "promise" }])
+    })
   })
 
   it.live(
