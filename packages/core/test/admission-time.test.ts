@@ -1,22 +1,23 @@
 import { Effect } from "effect"
-import { afterEach, describe, expect, it, vi } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
+import { afterEach, vi } from "vitest"
 import { Execution } from "../src/session/execution.ts"
 import { Session } from "../src/session/session.ts"
-import { makeHost } from "./support/host.ts"
+import { testHost } from "./support/host.ts"
 
 afterEach(() => {
   vi.restoreAllMocks()
 })
 
 describe("an admission's answer", () => {
-  it("carries the commit's time, which the message keeps and a repeated id answers again", async () => {
-    const host = makeHost()
-    // Every reading of the clock is a millisecond later than the one before, so a time taken outside the
-    // commit cannot equal the committed one by chance.
-    let now = Date.now()
-    vi.spyOn(Date, "now").mockImplementation(() => ++now)
-    const result = await host.run(
-      Effect.gen(function* () {
+  it.live("carries the commit's time, which the message keeps and a repeated id answers again", () => {
+    const host = testHost()
+    return Effect.gen(function* () {
+      // Every reading of the clock is a millisecond later than the one before, so a time taken outside the
+      // commit cannot equal the committed one by chance.
+      let now = Date.now()
+      vi.spyOn(Date, "now").mockImplementation(() => ++now)
+      const result = yield* Effect.gen(function* () {
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory })
@@ -31,11 +32,10 @@ describe("an admission's answer", () => {
           promptMessage: yield* session.message(info.id, prompt.id),
           noticeMessage: yield* session.message(info.id, notice.id),
         }
-      }),
-    )
-    expect(result.prompt.timeCreated).toBe(result.promptMessage.time.created)
-    expect(result.notice.timeCreated).toBe(result.noticeMessage.time.created)
-    expect(result.again).toEqual(result.prompt)
-    await host.dispose()
+      })
+      expect(result.prompt.timeCreated).toBe(result.promptMessage.time.created)
+      expect(result.notice.timeCreated).toBe(result.noticeMessage.time.created)
+      expect(result.again).toEqual(result.prompt)
+    }).pipe(Effect.provide(host.layer))
   })
 })

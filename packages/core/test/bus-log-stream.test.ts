@@ -1,19 +1,19 @@
 import { Deferred, Effect, Fiber, Random, Stream } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Bus, type BusEvent, isDurable } from "../src/bus/bus.ts"
 import { draft, type Envelope } from "../src/bus/event.ts"
 import { SessionEvent } from "../src/session/event.ts"
 import { Session } from "../src/session/session.ts"
 import { Stats } from "../src/storage/stats.ts"
-import { makeStore } from "./support/store.ts"
+import { admitted } from "./support/seed.ts"
+import { makeStore, storeLayer } from "./support/store.ts"
 
 const rename = (title: string) => draft(SessionEvent.Renamed, { title })
 
 describe("Bus.log: the durable log as a stream", () => {
-  it("reads the journal after a seq, in order, without following", async () => {
-    const store = makeStore({ persist: true })
-    const { seqs, titles } = await store.run(
-      Effect.gen(function* () {
+  it.effect("reads the journal after a seq, in order, without following", () =>
+    Effect.gen(function* () {
+      const { seqs, titles } = yield* Effect.gen(function* () {
         const bus = yield* Bus
         const info = yield* (yield* Session).create({ title: "t", directory: "/tmp" })
         for (let i = 0; i < 1200; i++) yield* bus.commit(info.id, [rename(`r${i}`)])
@@ -22,18 +22,16 @@ describe("Bus.log: the durable log as a stream", () => {
           seqs: events.map((e) => e.seq),
           titles: events.slice(-1).map((e) => (e.data as { title: string }).title),
         }
-      }),
-    )
-    // 1 create + 1200 renames; pages of 500 are stitched without a gap.
-    expect(seqs).toEqual(Array.from({ length: 1201 - 5 }, (_, i) => i + 6))
-    expect(titles).toEqual(["r1199"])
-    await store.dispose()
-  })
+      })
+      // 1 create + 1200 renames; pages of 500 are stitched without a gap.
+      expect(seqs).toEqual(Array.from({ length: 1201 - 5 }, (_, i) => i + 6))
+      expect(titles).toEqual(["r1199"])
+    }).pipe(Effect.provide(storeLayer({ persist: true }))),
+  )
 
-  it("follows live commits racing the catch-up with no gap and no duplicate", async () => {
-    const store = makeStore({ persist: true })
-    const seqs = await store.run(
-      Effect.gen(function* () {
+  it.effect("follows live commits racing the catch-up with no gap and no duplicate", () =>
+    Effect.gen(function* () {
+      const seqs = yield* Effect.gen(function* () {
         const bus = yield* Bus
         const info = yield* (yield* Session).create({ title: "t", directory: "/tmp" })
         for (let i = 0; i < 700; i++) yield* bus.commit(info.id, [rename(`a${i}`)])
@@ -48,17 +46,15 @@ describe("Bus.log: the durable log as a stream", () => {
           yield* bus.commit(info.id, [rename(`b${i}`)])
         }
         return (yield* Fiber.join(reader)).map((e) => e.seq)
-      }),
-    )
-    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1))
-    expect(seqs.length).toBe(1001 - 3)
-    await store.dispose()
-  })
+      })
+      expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1))
+      expect(seqs.length).toBe(1001 - 3)
+    }).pipe(Effect.provide(storeLayer({ persist: true }))),
+  )
 
-  it("gives live and journaled events one encoding", async () => {
-    const store = makeStore({ persist: true })
-    const { live, logged } = await store.run(
-      Effect.gen(function* () {
+  it.effect("gives live and journaled events one encoding", () =>
+    Effect.gen(function* () {
+      const { live, logged } = yield* Effect.gen(function* () {
         const bus = yield* Bus
         const live: Array<BusEvent> = []
         bus.subscribe((event) => live.push(bus.encode(event)))
@@ -67,11 +63,10 @@ describe("Bus.log: the durable log as a stream", () => {
         yield* bus.commit(info.id, [rename("x")])
         const logged = yield* Stream.runCollect(bus.log({ sessionID: info.id }))
         return { live: live.filter(isDurable), logged: logged as ReadonlyArray<Envelope> }
-      }),
-    )
-    expect(JSON.parse(JSON.stringify(live))).toEqual(JSON.parse(JSON.stringify(logged)))
-    await store.dispose()
-  })
+      })
+      expect(JSON.parse(JSON.stringify(live))).toEqual(JSON.parse(JSON.stringify(logged)))
+    }).pipe(Effect.provide(storeLayer({ persist: true }))),
+  )
 
   it("fails with a typed error when the journal is off, and a follower that falls behind overflows", async () => {
     const off = makeStore({ persist: false })
@@ -114,29 +109,20 @@ describe("Bus.log: the durable log as a stream", () => {
     await on.dispose()
   })
 
-  it("Stats reports a session's bytes through the core service", async () => {
-    const store = makeStore({ persist: true })
-    const report = await store.run(
-      Effect.gen(function* () {
+  it.effect("Stats reports a session's bytes through the core service", () =>
+    Effect.gen(function* () {
+      const report = yield* Effect.gen(function* () {
         const bus = yield* Bus
         const info = yield* (yield* Session).create({ title: "measured", directory: "/tmp" })
-        yield* bus.commit(info.id, [
-          draft(SessionEvent.PromptAdmitted, {
-            messageID: "msg_measured",
-            prompt: { text: "twelve chars" },
-            delivery: "queue",
-            origin: "user",
-          }),
-        ])
+        yield* bus.commit(info.id, [admitted("twelve chars", "msg_measured")])
         return yield* (yield* Stats).report({ sessionID: info.id })
-      }),
-    )
-    expect(report.sessions).toHaveLength(1)
-    expect(report.sessions[0]!.title).toBe("measured")
-    expect(report.sessions[0]!.messages).toBe(1)
-    // A prompt's text counts as text: its JSON string, quotes included.
-    expect(report.sessions[0]!.items).toEqual({ text: 14, reasoning: 0, tool: 0 })
-    expect(report.journal.events).toBe(2)
-    await store.dispose()
-  })
+      })
+      expect(report.sessions).toHaveLength(1)
+      expect(report.sessions[0]!.title).toBe("measured")
+      expect(report.sessions[0]!.messages).toBe(1)
+      // A prompt's text counts as text: its JSON string, quotes included.
+      expect(report.sessions[0]!.items).toEqual({ text: 14, reasoning: 0, tool: 0 })
+      expect(report.journal.events).toBe(2)
+    }).pipe(Effect.provide(storeLayer({ persist: true }))),
+  )
 })

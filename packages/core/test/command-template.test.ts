@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { commandRoots, loadCommands } from "../src/command/commands.ts"
 import { DEFINITION_MAX_BYTES } from "../src/command/definition-files.ts"
 import { FrontmatterError, parseFrontmatter } from "../src/command/frontmatter.ts"
@@ -61,52 +61,58 @@ const write = (path: string, text: string) => {
 }
 
 describe("definition files", () => {
-  it("project commands hide global ones of the same name; a broken file is a diagnostic and the rest still load", async () => {
-    const root = mkdtempSync(join(tmpdir(), "opencode2-commands-"))
-    const project = join(root, "project")
-    const home = join(root, "home")
-    write(join(project, ".opencode/command/review.md"), "---\ndescription: project review\n---\nReview $ARGUMENTS")
-    write(join(project, ".opencode/commands/group/sub.md"), "Nested")
-    write(join(project, ".opencode/command/broken.md"), "---\nagent: [oops\n---\nx")
-    write(join(project, ".opencode/command/badmodel.md"), "---\nmodel: nomodel\n---\nx")
-    write(join(project, ".opencode/command/notes.txt"), "not a command")
-    write(join(project, ".opencode/command/huge.md"), "x".repeat(DEFINITION_MAX_BYTES + 1))
-    write(join(home, "command/review.md"), "global review")
-    write(join(home, "command/global.md"), "---\nmodel: offline/echo\nsubtask: false\n---\nG")
-    const listing = await Effect.runPromise(loadCommands(commandRoots(project, home)))
-    expect(listing.commands.map((c) => c.name)).toEqual(["global", "group/sub", "review"])
-    expect(listing.commands.find((c) => c.name === "review")).toMatchObject({
-      description: "project review",
-      template: "Review $ARGUMENTS",
-    })
-    expect(listing.commands.find((c) => c.name === "global")).toMatchObject({
-      model: { providerID: "offline", id: "echo" },
-      subtask: false,
-    })
-    expect(listing.diagnostics.map((d) => [d.kind, d.path.slice(project.length)])).toEqual([
-      ["command", "/.opencode/command/badmodel.md"],
-      ["command", "/.opencode/command/broken.md"],
-      ["command", "/.opencode/command/huge.md"],
-    ])
-    expect(listing.diagnostics[1]!.message).toContain("not valid YAML")
-    expect(listing.diagnostics[2]!.message).toContain("larger than")
-  })
+  it.effect(
+    "project commands hide global ones of the same name; a broken file is a diagnostic and the rest still load",
+    () =>
+      Effect.gen(function* () {
+        const root = mkdtempSync(join(tmpdir(), "opencode2-commands-"))
+        const project = join(root, "project")
+        const home = join(root, "home")
+        write(join(project, ".opencode/command/review.md"), "---\ndescription: project review\n---\nReview $ARGUMENTS")
+        write(join(project, ".opencode/commands/group/sub.md"), "Nested")
+        write(join(project, ".opencode/command/broken.md"), "---\nagent: [oops\n---\nx")
+        write(join(project, ".opencode/command/badmodel.md"), "---\nmodel: nomodel\n---\nx")
+        write(join(project, ".opencode/command/notes.txt"), "not a command")
+        write(join(project, ".opencode/command/huge.md"), "x".repeat(DEFINITION_MAX_BYTES + 1))
+        write(join(home, "command/review.md"), "global review")
+        write(join(home, "command/global.md"), "---\nmodel: offline/echo\nsubtask: false\n---\nG")
+        const listing = yield* loadCommands(commandRoots(project, home))
+        expect(listing.commands.map((c) => c.name)).toEqual(["global", "group/sub", "review"])
+        expect(listing.commands.find((c) => c.name === "review")).toMatchObject({
+          description: "project review",
+          template: "Review $ARGUMENTS",
+        })
+        expect(listing.commands.find((c) => c.name === "global")).toMatchObject({
+          model: { providerID: "offline", id: "echo" },
+          subtask: false,
+        })
+        expect(listing.diagnostics.map((d) => [d.kind, d.path.slice(project.length)])).toEqual([
+          ["command", "/.opencode/command/badmodel.md"],
+          ["command", "/.opencode/command/broken.md"],
+          ["command", "/.opencode/command/huge.md"],
+        ])
+        expect(listing.diagnostics[1]!.message).toContain("not valid YAML")
+        expect(listing.diagnostics[2]!.message).toContain("larger than")
+      }),
+  )
 
-  it("skills need a name and a description; others are diagnostics", async () => {
-    const root = mkdtempSync(join(tmpdir(), "opencode2-skills-"))
-    const project = join(root, "project")
-    const home = join(root, "home")
-    write(join(project, ".opencode/skill/deploy/SKILL.md"), "---\nname: deploy\ndescription: Ship it\n---\nSteps")
-    write(join(project, ".opencode/skill/nameless/SKILL.md"), "---\ndescription: no name\n---\nx")
-    write(join(project, ".opencode/skill/loose.md"), "---\nname: loose\ndescription: not in a folder\n---\nx")
-    write(join(home, "skills/deploy/SKILL.md"), "---\nname: deploy\ndescription: global\n---\nG")
-    write(join(home, "skills/lint/SKILL.md"), "---\nname: lint\ndescription: Lint\n---\nL")
-    const listing = await Effect.runPromise(loadSkills(skillRoots(project, home)))
-    expect(listing.skills.map((s) => [s.name, s.description, s.content])).toEqual([
-      ["deploy", "Ship it", "Steps"],
-      ["lint", "Lint", "L"],
-    ])
-    expect(listing.diagnostics).toHaveLength(1)
-    expect(listing.diagnostics[0]).toMatchObject({ kind: "skill", message: expect.stringContaining('"name"') })
-  })
+  it.effect("skills need a name and a description; others are diagnostics", () =>
+    Effect.gen(function* () {
+      const root = mkdtempSync(join(tmpdir(), "opencode2-skills-"))
+      const project = join(root, "project")
+      const home = join(root, "home")
+      write(join(project, ".opencode/skill/deploy/SKILL.md"), "---\nname: deploy\ndescription: Ship it\n---\nSteps")
+      write(join(project, ".opencode/skill/nameless/SKILL.md"), "---\ndescription: no name\n---\nx")
+      write(join(project, ".opencode/skill/loose.md"), "---\nname: loose\ndescription: not in a folder\n---\nx")
+      write(join(home, "skills/deploy/SKILL.md"), "---\nname: deploy\ndescription: global\n---\nG")
+      write(join(home, "skills/lint/SKILL.md"), "---\nname: lint\ndescription: Lint\n---\nL")
+      const listing = yield* loadSkills(skillRoots(project, home))
+      expect(listing.skills.map((s) => [s.name, s.description, s.content])).toEqual([
+        ["deploy", "Ship it", "Steps"],
+        ["lint", "Lint", "L"],
+      ])
+      expect(listing.diagnostics).toHaveLength(1)
+      expect(listing.diagnostics[0]).toMatchObject({ kind: "skill", message: expect.stringContaining('"name"') })
+    }),
+  )
 })

@@ -7,7 +7,7 @@
  */
 import type { ContextEvent, SystemOrigin, SystemPart } from "@opencode-ai/plugin"
 import { Effect } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Hooks } from "../src/plugin/hooks.ts"
 import { runContextHooks } from "../src/session/provenance.ts"
 
@@ -128,26 +128,26 @@ const randomEdit = (random: () => number, event: ContextEvent, pluginID: string)
 }
 
 describe("session.context provenance under random plugin edits", () => {
-  it("keeps host parts' ids and origins, attributes everything else, keeps ids unique (300 seeded runs)", async () => {
-    for (let seed = 1; seed <= 300; seed++) {
-      const random = mulberry32(seed)
-      const plugins = 1 + Math.floor(random() * 4)
-      const issued = new Set<string>()
-      let pending: Edit | undefined
-      const settleCheck = (system: ReadonlyArray<SystemPart>) => {
-        if (pending) checkSettled(pending, system, issued)
-        for (const part of system) issued.add(part.id)
-      }
-      const event: ContextEvent = {
-        sessionID: "ses_x",
-        agentID: "build",
-        model: { providerID: "p", id: "m" },
-        system: hostParts(),
-        messages: [],
-        tools: [],
-      }
-      await Effect.runPromise(
-        Effect.gen(function* () {
+  it.effect("keeps host parts' ids and origins, attributes everything else, keeps ids unique (300 seeded runs)", () =>
+    Effect.gen(function* () {
+      for (let seed = 1; seed <= 300; seed++) {
+        const random = mulberry32(seed)
+        const plugins = 1 + Math.floor(random() * 4)
+        const issued = new Set<string>()
+        let pending: Edit | undefined
+        const settleCheck = (system: ReadonlyArray<SystemPart>) => {
+          if (pending) checkSettled(pending, system, issued)
+          for (const part of system) issued.add(part.id)
+        }
+        const event: ContextEvent = {
+          sessionID: "ses_x",
+          agentID: "build",
+          model: { providerID: "p", id: "m" },
+          system: hostParts(),
+          messages: [],
+          tools: [],
+        }
+        yield* Effect.gen(function* () {
           const hooks = yield* Hooks
           for (let p = 0; p < plugins; p++) {
             const pluginID = `p${p}`
@@ -165,13 +165,13 @@ describe("session.context provenance under random plugin edits", () => {
             })
           }
           yield* runContextHooks(hooks, event)
-        }).pipe(Effect.provide(Hooks.layer)),
-      )
-      try {
-        settleCheck(event.system)
-      } catch (error) {
-        throw new Error(`seed ${seed}: ${(error as Error).message}`)
+        }).pipe(Effect.provide(Hooks.layer))
+        try {
+          settleCheck(event.system)
+        } catch (error) {
+          throw new Error(`seed ${seed}: ${(error as Error).message}`)
+        }
       }
-    }
-  })
+    }),
+  )
 })

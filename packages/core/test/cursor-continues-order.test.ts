@@ -1,22 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Bus } from "../src/bus/bus.ts"
-import { draft } from "../src/bus/event.ts"
-import { ascending } from "../src/id/id.ts"
-import { SessionEvent } from "../src/session/event.ts"
-import type { Message } from "../src/session/message.ts"
 import { Session } from "../src/session/session.ts"
+import { admitted, textOf } from "./support/seed.ts"
 import { storeLayer } from "./support/store.ts"
-
-const admit = (text: string) =>
-  draft(SessionEvent.PromptAdmitted, {
-    messageID: ascending("msg"),
-    prompt: { text },
-    delivery: "queue",
-    origin: "user",
-  })
-
-const textOf = (message: Message) => (message.type === "user" ? message.text : `unexpected ${message.type}`)
 
 describe("a cursor passed alone", () => {
   it.effect("continues the listing that issued it in that listing's order, whatever the default order", () =>
@@ -25,7 +12,7 @@ describe("a cursor passed alone", () => {
       const bus = yield* Bus
       const ids: Array<string> = []
       for (const title of ["a", "b", "c"]) ids.push((yield* session.create({ title, directory: "/tmp" })).id)
-      for (const text of ["m0", "m1", "m2"]) yield* bus.commit(ids[0]!, [admit(text)])
+      for (const text of ["m0", "m1", "m2"]) yield* bus.commit(ids[0]!, [admitted(text)])
       // Sessions list newest first by default: an oldest-first cursor goes on oldest first.
       const oldest = yield* session.list({ order: "asc", limit: 1 })
       const afterOldest = yield* session.list({ cursor: oldest.cursor.next!, limit: 1 })

@@ -1,7 +1,8 @@
 import { Effect } from "effect"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
+import { afterAll } from "vitest"
 import { Bus } from "../src/bus/bus.ts"
 import { Config, type ConfigData, type ConfigShape } from "../src/config/config.ts"
 import type { McpServerConfig } from "../src/mcp/config.ts"
@@ -296,29 +297,31 @@ describe("MCP servers as tools", () => {
     await host.dispose()
   })
 
-  it("leaves a malformed server out of the config with a warning naming the field, keeping the rest", async () => {
-    const dir = tempDir()
-    mkdirSync(join(dir, ".git"))
-    writeFileSync(
-      join(dir, "opencode.json"),
-      JSON.stringify({
-        model: "offline/echo",
-        mcp: {
-          good: { type: "local", command: ["x"] },
-          nocommand: { type: "local", command: "not-an-array" },
-          badurl: { type: "remote", url: "ftp://example" },
-          notype: { command: ["x"] },
-        },
-      }),
-    )
-    const config: ConfigShape = await Effect.runPromise(Config.load(dir, {}))
-    expect(Object.keys(config.data.mcp ?? {})).toEqual(["good"])
-    expect(config.data.model).toBe("offline/echo")
-    const warnings = (config.warnings ?? []).join("\n")
-    expect(warnings).toContain("mcp.nocommand.command:")
-    expect(warnings).toContain("mcp.badurl.url:")
-    expect(warnings).toContain('mcp.notype.type: expected "local" or "remote"')
-    // A remote entry's own keys are not mistaken for unknown keys.
-    expect(warnings).not.toContain("unknown key")
-  })
+  it.effect("leaves a malformed server out of the config with a warning naming the field, keeping the rest", () =>
+    Effect.gen(function* () {
+      const dir = tempDir()
+      mkdirSync(join(dir, ".git"))
+      writeFileSync(
+        join(dir, "opencode.json"),
+        JSON.stringify({
+          model: "offline/echo",
+          mcp: {
+            good: { type: "local", command: ["x"] },
+            nocommand: { type: "local", command: "not-an-array" },
+            badurl: { type: "remote", url: "ftp://example" },
+            notype: { command: ["x"] },
+          },
+        }),
+      )
+      const config: ConfigShape = yield* Config.load(dir, {})
+      expect(Object.keys(config.data.mcp ?? {})).toEqual(["good"])
+      expect(config.data.model).toBe("offline/echo")
+      const warnings = (config.warnings ?? []).join("\n")
+      expect(warnings).toContain("mcp.nocommand.command:")
+      expect(warnings).toContain("mcp.badurl.url:")
+      expect(warnings).toContain('mcp.notype.type: expected "local" or "remote"')
+      // A remote entry's own keys are not mistaken for unknown keys.
+      expect(warnings).not.toContain("unknown key")
+    }),
+  )
 })

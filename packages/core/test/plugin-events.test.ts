@@ -1,12 +1,12 @@
 import type { EffectPlugin, PluginEvent, PromisePlugin, PromisePluginContext } from "@opencode-ai/plugin"
 import { Effect, Layer, Logger, ManagedRuntime, References, Stream } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Bus } from "../src/bus/bus.ts"
 import { HostLayer } from "../src/host.ts"
 import { formatLogLine } from "../src/log.ts"
 import { Execution } from "../src/session/execution.ts"
 import { Session } from "../src/session/session.ts"
-import { makeHost } from "./support/host.ts"
+import { testHost } from "./support/host.ts"
 import { tempDb, tempDir } from "./support/tmp.ts"
 
 /** A promise and its resolver. */
@@ -24,13 +24,13 @@ const stamp = (event: PluginEvent) => (event as { durable?: { seq: number } }).d
 const plugin = (id: string, setup: (ctx: PromisePluginContext) => void): PromisePlugin => ({ id, setup })
 
 describe("ctx.event.subscribe", () => {
-  it("delivers every durable event after it commits, in seq order, typed by subscription", async () => {
+  it.live("delivers every durable event after it commits, in seq order, typed by subscription", () => {
     const all: Array<PluginEvent> = []
     const committedWhenSeen: Array<boolean> = []
     const ended: Array<string> = []
     const done = signal()
     let rows: ((sessionID: string) => number | undefined) | undefined
-    const host = makeHost({
+    const host = testHost({
       plugins: [
         {
           source: "inline:watcher",
@@ -51,8 +51,8 @@ describe("ctx.event.subscribe", () => {
         },
       ],
     })
-    const journal = await host.run(
-      Effect.gen(function* () {
+    return Effect.gen(function* () {
+      const journal = yield* Effect.gen(function* () {
         const session = yield* Session
         const execution = yield* Execution
         const bus = yield* Bus
@@ -63,22 +63,23 @@ describe("ctx.event.subscribe", () => {
         yield* execution.prompt({ sessionID: info.id, prompt: { text: "hello there" } })
         yield* execution.wait(info.id)
         yield* Effect.promise(() => done.promise)
-        return yield* Stream.runCollect(bus.log({ sessionID: info.id }))
-      }),
-    )
-    // The `*` subscriber is awaited per event: wait until it has the last durable event of the journal.
-    const last = journal.at(-1)!
-    while (!all.some((e) => e.id === last.id)) await new Promise<void>((resolve) => setImmediate(resolve))
-    await host.dispose()
+        const journal = yield* Stream.runCollect(bus.log({ sessionID: info.id }))
+        // The `*` subscriber is awaited per event: wait until it has the last durable event of the journal.
+        const last = journal.at(-1)!
+        while (!all.some((e) => e.id === last.id))
+          yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+        return journal
+      }).pipe(Effect.provide(host.layer))
 
-    const durable = all.filter((e) => stamp(e) !== undefined)
-    expect(durable.map((e) => [e.type, stamp(e)!.seq])).toEqual(journal.map((e) => [e.type, e.seq]))
-    expect(committedWhenSeen.length).toBe(durable.length)
-    expect(committedWhenSeen.every(Boolean)).toBe(true)
-    // Live events come too, in the same envelope without `durable`.
-    expect(all.some((e) => e.type === "session.next.text.delta" && stamp(e) === undefined)).toBe(true)
-    expect(all.some((e) => e.type === "session.status")).toBe(true)
-    expect(ended).toEqual(["completed", "completed"])
+      const durable = all.filter((e) => stamp(e) !== undefined)
+      expect(durable.map((e) => [e.type, stamp(e)!.seq])).toEqual(journal.map((e) => [e.type, e.seq]))
+      expect(committedWhenSeen.length).toBe(durable.length)
+      expect(committedWhenSeen.every(Boolean)).toBe(true)
+      // Live events come too, in the same envelope without `durable`.
+      expect(all.some((e) => e.type === "session.next.text.delta" && stamp(e) === undefined)).toBe(true)
+      expect(all.some((e) => e.type === "session.status")).toBe(true)
+      expect(ended).toEqual(["completed", "completed"])
+    })
   })
 
   it("a subscriber that never resolves does not delay a turn; its overflow is reported exactly once", async () => {
@@ -143,11 +144,11 @@ describe("ctx.event.subscribe", () => {
     expect(lines.find((l) => l.includes("event(s) behind"))).toMatch(/WARN.*plugin=stuck/)
   })
 
-  it("a throwing subscriber is isolated: it keeps its subscription, others and the turn go on", async () => {
+  it.live("a throwing subscriber is isolated: it keeps its subscription, others and the turn go on", () => {
     const thrown: Array<string> = []
     const seen: Array<string> = []
     const done = signal()
-    const host = makeHost({
+    const host = testHost({
       plugins: [
         {
           source: "inline:thrower",
@@ -172,27 +173,27 @@ describe("ctx.event.subscribe", () => {
         },
       ],
     })
-    const messages = await host.run(
-      Effect.gen(function* () {
+    return Effect.gen(function* () {
+      const messages = yield* Effect.gen(function* () {
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory })
         yield* execution.prompt({ sessionID: info.id, prompt: { text: "still works" } })
         yield* execution.wait(info.id)
         yield* Effect.promise(() => done.promise)
+        while (!thrown.includes("session.next.turn.ended"))
+          yield* Effect.promise(() => new Promise<void>((r) => setImmediate(r)))
         return (yield* session.messages(info.id)).data
-      }),
-    )
-    while (!thrown.includes("session.next.turn.ended")) await new Promise<void>((r) => setImmediate(r))
-    await host.dispose()
-    const answer = messages.find((m) => m.type === "assistant")
-    expect(answer?.type === "assistant" && answer.content.some((c) => c.type === "text")).toBe(true)
-    expect(seen).toContain("session.next.turn.ended")
-    // Every event reached the throwing subscriber too: a throw skips nothing.
-    expect(thrown.filter((t) => t !== "plugin.event.overflowed")).toEqual(seen)
+      }).pipe(Effect.provide(host.layer))
+      const answer = messages.find((m) => m.type === "assistant")
+      expect(answer?.type === "assistant" && answer.content.some((c) => c.type === "text")).toBe(true)
+      expect(seen).toContain("session.next.turn.ended")
+      // Every event reached the throwing subscriber too: a throw skips nothing.
+      expect(thrown.filter((t) => t !== "plugin.event.overflowed")).toEqual(seen)
+    })
   })
 
-  it("unsubscribe stops delivery; an Effect plugin's subscription is typed and scoped", async () => {
+  it.live("unsubscribe stops delivery; an Effect plugin's subscription is typed and scoped", () => {
     const promiseSeen: Array<string> = []
     const effectSeen: Array<string> = []
     const second = signal()
@@ -209,7 +210,7 @@ describe("ctx.event.subscribe", () => {
           ),
         ),
     }
-    const host = makeHost({
+    const host = testHost({
       plugins: [
         {
           source: "inline:once",
@@ -226,8 +227,8 @@ describe("ctx.event.subscribe", () => {
         { source: "inline:effect", plugin: effectPlugin },
       ],
     })
-    await host.run(
-      Effect.gen(function* () {
+    return Effect.gen(function* () {
+      yield* Effect.gen(function* () {
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory })
@@ -236,10 +237,9 @@ describe("ctx.event.subscribe", () => {
         yield* execution.prompt({ sessionID: info.id, prompt: { text: "second" } })
         yield* execution.wait(info.id)
         yield* Effect.promise(() => second.promise)
-      }),
-    )
-    await host.dispose()
-    expect(promiseSeen).toEqual(["first"])
-    expect(effectSeen).toEqual(["first", "second"])
+      }).pipe(Effect.provide(host.layer))
+      expect(promiseSeen).toEqual(["first"])
+      expect(effectSeen).toEqual(["first", "second"])
+    })
   })
 })

@@ -1,10 +1,11 @@
 import type { ContextEvent, PreflightEvent, PromisePlugin } from "@opencode-ai/plugin"
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
+import { afterAll, beforeAll } from "vitest"
 import { Execution } from "../src/session/execution.ts"
 import type { AssistantMessage } from "../src/session/message.ts"
 import { Session } from "../src/session/session.ts"
-import { makeHost } from "./support/host.ts"
+import { testHost } from "./support/host.ts"
 import { startOpenAIServer, type OpenAIServer } from "./support/openai-server.ts"
 import { localModel } from "./support/provider-config.ts"
 
@@ -38,9 +39,9 @@ const recorder = (
 })
 
 describe("session.preflight", () => {
-  it("runs, frozen and awaited, before context on every path: prompt, synthetic wake, continue, resume", async () => {
+  it.live("runs, frozen and awaited, before context on every path: prompt, synthetic wake, continue, resume", () => {
     const calls: Array<Call> = []
-    const host = makeHost({
+    const host = testHost({
       plugins: [
         {
           source: "inline:order",
@@ -49,8 +50,8 @@ describe("session.preflight", () => {
         },
       ],
     })
-    await host.run(
-      Effect.gen(function* () {
+    return Effect.gen(function* () {
+      yield* Effect.gen(function* () {
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory })
@@ -60,34 +61,35 @@ describe("session.preflight", () => {
         yield* execution.wait(info.id)
         yield* execution.resume(info.id)
         yield* execution.wait(info.id)
-      }),
-    )
-    const sequence = calls.map((c) => (c.hook === "preflight" ? `preflight:${c.event.reason}:${c.event.step}` : c.hook))
-    expect(sequence).toEqual([
-      "preflight:prompt:1",
-      "preflight-settled",
-      "context",
-      "preflight:continue:2",
-      "preflight-settled",
-      "context",
-      "preflight:synthetic:1",
-      "preflight-settled",
-      "context",
-      "preflight:resume:1",
-      "preflight-settled",
-      "context",
-    ])
-    for (const call of calls)
-      if (call.hook === "preflight") {
-        expect(call.frozen).toBe(true)
-        expect(call.event.agentID).toBe("build")
-      }
-    await host.dispose()
+      })
+      const sequence = calls.map((c) =>
+        c.hook === "preflight" ? `preflight:${c.event.reason}:${c.event.step}` : c.hook,
+      )
+      expect(sequence).toEqual([
+        "preflight:prompt:1",
+        "preflight-settled",
+        "context",
+        "preflight:continue:2",
+        "preflight-settled",
+        "context",
+        "preflight:synthetic:1",
+        "preflight-settled",
+        "context",
+        "preflight:resume:1",
+        "preflight-settled",
+        "context",
+      ])
+      for (const call of calls)
+        if (call.hook === "preflight") {
+          expect(call.frozen).toBe(true)
+          expect(call.event.agentID).toBe("build")
+        }
+    }).pipe(Effect.provide(host.layer))
   })
 
-  it("a throwing preflight fails that turn with a recorded typed error; the session stays usable", async () => {
+  it.live("a throwing preflight fails that turn with a recorded typed error; the session stays usable", () => {
     let fail = true
-    const host = makeHost({
+    const host = testHost({
       plugins: [
         {
           source: "inline:thrower",
@@ -102,8 +104,8 @@ describe("session.preflight", () => {
         },
       ],
     })
-    const result = await host.run(
-      Effect.gen(function* () {
+    return Effect.gen(function* () {
+      const result = yield* Effect.gen(function* () {
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory })
@@ -114,23 +116,22 @@ describe("session.preflight", () => {
         yield* execution.prompt({ sessionID: info.id, prompt: { text: "two" } })
         yield* execution.wait(info.id)
         return { status, items: (yield* session.messages(info.id)).data }
-      }),
-    )
-    expect(result.status).toBe("idle")
-    expect((result.items[1] as AssistantMessage).error).toEqual({
-      type: "unknown",
-      name: "Plugin.HookError",
-      message: "cannot prove ownership",
-      pluginID: "thrower",
-      hook: "preflight",
-    })
-    expect((result.items[3] as AssistantMessage).content[0]).toMatchObject({ text: "You said: two" })
-    await host.dispose()
+      })
+      expect(result.status).toBe("idle")
+      expect((result.items[1] as AssistantMessage).error).toEqual({
+        type: "unknown",
+        name: "Plugin.HookError",
+        message: "cannot prove ownership",
+        pluginID: "thrower",
+        hook: "preflight",
+      })
+      expect((result.items[3] as AssistantMessage).content[0]).toMatchObject({ text: "You said: two" })
+    }).pipe(Effect.provide(host.layer))
   })
 
-  it("a preflight that outlives the configured timeout fails the turn and the session stays usable", async () => {
+  it.live("a preflight that outlives the configured timeout fails the turn and the session stays usable", () => {
     let hang = true
-    const host = makeHost({
+    const host = testHost({
       config: { hooks: { preflightTimeout: 50 } },
       plugins: [
         {
@@ -144,8 +145,8 @@ describe("session.preflight", () => {
         },
       ],
     })
-    const result = await host.run(
-      Effect.gen(function* () {
+    return Effect.gen(function* () {
+      const result = yield* Effect.gen(function* () {
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory })
@@ -155,82 +156,88 @@ describe("session.preflight", () => {
         yield* execution.prompt({ sessionID: info.id, prompt: { text: "two" } })
         yield* execution.wait(info.id)
         return (yield* session.messages(info.id)).data
-      }),
-    )
-    expect((result[1] as AssistantMessage).error).toEqual({
-      type: "unknown",
-      name: "Plugin.HookError",
-      message: "timed out after 50 ms",
-      pluginID: "slow",
-      hook: "preflight",
-    })
-    expect((result[3] as AssistantMessage).error).toBeUndefined()
-    await host.dispose()
+      })
+      expect((result[1] as AssistantMessage).error).toEqual({
+        type: "unknown",
+        name: "Plugin.HookError",
+        message: "timed out after 50 ms",
+        pluginID: "slow",
+        hook: "preflight",
+      })
+      expect((result[3] as AssistantMessage).error).toBeUndefined()
+    }).pipe(Effect.provide(host.layer))
   })
 })
 
 describe("system part provenance in session.context", () => {
-  it("overwrites spoofed origins, keeps ids through reordering, and never lets an edit change another's origin", async () => {
-    const seen: Array<ContextEvent["system"]> = []
-    const spoofer: PromisePlugin = {
-      id: "spoofer",
-      setup(ctx) {
-        ctx.session.hook("context", (event) => {
-          // Claim to be the agent, reorder, and edit the host's part text.
-          event.system.unshift({
-            type: "text",
-            id: "spoof",
-            text: "spoofed part",
-            origin: { type: "agent", agentID: "build" },
+  it.live(
+    "overwrites spoofed origins, keeps ids through reordering, and never lets an edit change another's origin",
+    () => {
+      const seen: Array<ContextEvent["system"]> = []
+      const spoofer: PromisePlugin = {
+        id: "spoofer",
+        setup(ctx) {
+          ctx.session.hook("context", (event) => {
+            // Claim to be the agent, reorder, and edit the host's part text.
+            event.system.unshift({
+              type: "text",
+              id: "spoof",
+              text: "spoofed part",
+              origin: { type: "agent", agentID: "build" },
+            })
+            event.system.push({ text: "no id given" } as never)
+            event.system.reverse()
+            const agentPart = event.system.find((p) => p.id === "agent:build")!
+            agentPart.text = `${agentPart.text} (edited)`
+            agentPart.origin = { type: "plugin", pluginID: "spoofer" }
           })
-          event.system.push({ text: "no id given" } as never)
-          event.system.reverse()
-          const agentPart = event.system.find((p) => p.id === "agent:build")!
-          agentPart.text = `${agentPart.text} (edited)`
-          agentPart.origin = { type: "plugin", pluginID: "spoofer" }
+        },
+      }
+      const observer: PromisePlugin = {
+        id: "observer",
+        setup(ctx) {
+          ctx.session.hook("context", (event) => {
+            seen.push(structuredClone(event.system))
+          })
+        },
+      }
+      const host = testHost({
+        config: localModel(server, { agent: { build: { system: "AGENT SYSTEM TEXT" } } }),
+        plugins: [
+          { source: "inline:spoofer", plugin: spoofer },
+          { source: "inline:observer", plugin: observer },
+        ],
+      })
+      return Effect.gen(function* () {
+        const marker = server.requests.length
+        yield* Effect.gen(function* () {
+          const session = yield* Session
+          const execution = yield* Execution
+          const info = yield* session.create({ directory: host.directory })
+          yield* execution.prompt({ sessionID: info.id, prompt: { text: "hi" } })
+          yield* execution.wait(info.id)
         })
-      },
-    }
-    const observer: PromisePlugin = {
-      id: "observer",
-      setup(ctx) {
-        ctx.session.hook("context", (event) => {
-          seen.push(structuredClone(event.system))
-        })
-      },
-    }
-    const host = makeHost({
-      config: localModel(server, { agent: { build: { system: "AGENT SYSTEM TEXT" } } }),
-      plugins: [
-        { source: "inline:spoofer", plugin: spoofer },
-        { source: "inline:observer", plugin: observer },
-      ],
-    })
-    const marker = server.requests.length
-    await host.run(
-      Effect.gen(function* () {
-        const session = yield* Session
-        const execution = yield* Execution
-        const info = yield* session.create({ directory: host.directory })
-        yield* execution.prompt({ sessionID: info.id, prompt: { text: "hi" } })
-        yield* execution.wait(info.id)
-      }),
-    )
-    const system = seen[0]!
-    expect(system).toEqual([
-      { type: "text", id: "plugin:spoofer:1", text: "no id given", origin: { type: "plugin", pluginID: "spoofer" } },
-      {
-        type: "text",
-        id: "agent:build",
-        text: "AGENT SYSTEM TEXT (edited)",
-        origin: { type: "agent", agentID: "build" },
-      },
-      { type: "text", id: "spoof", text: "spoofed part", origin: { type: "plugin", pluginID: "spoofer" } },
-    ])
-    // The request the provider received is the shaped one, in the shaped order.
-    expect(server.requests[marker].messages[0].content).toBe(
-      "no id given\n\nAGENT SYSTEM TEXT (edited)\n\nspoofed part",
-    )
-    await host.dispose()
-  })
+        const system = seen[0]!
+        expect(system).toEqual([
+          {
+            type: "text",
+            id: "plugin:spoofer:1",
+            text: "no id given",
+            origin: { type: "plugin", pluginID: "spoofer" },
+          },
+          {
+            type: "text",
+            id: "agent:build",
+            text: "AGENT SYSTEM TEXT (edited)",
+            origin: { type: "agent", agentID: "build" },
+          },
+          { type: "text", id: "spoof", text: "spoofed part", origin: { type: "plugin", pluginID: "spoofer" } },
+        ])
+        // The request the provider received is the shaped one, in the shaped order.
+        expect(server.requests[marker].messages[0].content).toBe(
+          "no id given\n\nAGENT SYSTEM TEXT (edited)\n\nspoofed part",
+        )
+      }).pipe(Effect.provide(host.layer))
+    },
+  )
 })

@@ -4,7 +4,8 @@
  * transcript the summary replaced.
  */
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
+import { afterAll, beforeAll } from "vitest"
 import type { ConfigData } from "../src/config/config.ts"
 import { COMPACTION_PROMPT } from "../src/session/compaction.ts"
 import { Execution } from "../src/session/execution.ts"
@@ -12,7 +13,7 @@ import type { CompactionMessage, Message } from "../src/session/message.ts"
 import { Session } from "../src/session/session.ts"
 import { toModelMessages } from "../src/session/transcript.ts"
 import { Transfer } from "../src/session/transfer.ts"
-import { makeHost } from "./support/host.ts"
+import { testHost } from "./support/host.ts"
 import { startOpenAIServer, type OpenAIServer } from "./support/openai-server.ts"
 
 let server: OpenAIServer
@@ -33,10 +34,10 @@ const config = (): ConfigData => ({
 })
 
 describe("session import", () => {
-  it("carries a compaction summary over, covering the same messages, so the model view is unchanged", async () => {
-    const host = makeHost({ config: config() })
-    const result = await host.run(
-      Effect.gen(function* () {
+  it.live("carries a compaction summary over, covering the same messages, so the model view is unchanged", () => {
+    const host = testHost({ config: config() })
+    return Effect.gen(function* () {
+      const result = yield* Effect.gen(function* () {
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory })
@@ -58,22 +59,22 @@ describe("session import", () => {
           original: session.sync.transcript(info.id),
           copy: session.sync.transcript(imported.id),
         }
-      }),
-    )
-    const summary = (messages: ReadonlyArray<Message>) =>
-      messages.find((m): m is CompactionMessage => m.type === "compaction")
-    const original = summary(result.original)!
-    const copy = summary(result.copy)
-    expect(original).toBeDefined()
-    expect(copy).toBeDefined()
-    expect(result.copy.map((m) => m.type)).toEqual(result.original.map((m) => m.type))
-    // The same position in the transcript: `through` names the copy of the message the original named.
-    const index = (messages: ReadonlyArray<Message>, seq: number) => messages.findIndex((m) => m.seq === seq)
-    expect(index(result.copy, copy!.through)).toBe(index(result.original, original.through))
-    expect(copy!.id).not.toBe(original.id)
-    const view = (messages: ReadonlyArray<Message>) => JSON.stringify(toModelMessages(messages))
-    expect(view(result.copy)).toBe(view(result.original))
-    expect(view(result.copy)).toContain("SUMMARY: three prompts about the garden.")
-    expect(view(result.copy)).not.toContain("plant tulips")
+      })
+      const summary = (messages: ReadonlyArray<Message>) =>
+        messages.find((m): m is CompactionMessage => m.type === "compaction")
+      const original = summary(result.original)!
+      const copy = summary(result.copy)
+      expect(original).toBeDefined()
+      expect(copy).toBeDefined()
+      expect(result.copy.map((m) => m.type)).toEqual(result.original.map((m) => m.type))
+      // The same position in the transcript: `through` names the copy of the message the original named.
+      const index = (messages: ReadonlyArray<Message>, seq: number) => messages.findIndex((m) => m.seq === seq)
+      expect(index(result.copy, copy!.through)).toBe(index(result.original, original.through))
+      expect(copy!.id).not.toBe(original.id)
+      const view = (messages: ReadonlyArray<Message>) => JSON.stringify(toModelMessages(messages))
+      expect(view(result.copy)).toBe(view(result.original))
+      expect(view(result.copy)).toContain("SUMMARY: three prompts about the garden.")
+      expect(view(result.copy)).not.toContain("plant tulips")
+    }).pipe(Effect.provide(host.layer))
   })
 })

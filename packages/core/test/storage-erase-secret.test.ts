@@ -1,7 +1,8 @@
 import { Effect } from "effect"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
+import { afterAll, beforeAll } from "vitest"
 import { Bus, type BusEvent } from "../src/bus/bus.ts"
 import { projectionSnapshot, replay } from "../src/bus/replay.ts"
 import { Permissions } from "../src/permission/permission.ts"
@@ -12,7 +13,7 @@ import { Mutation } from "../src/session/mutation.ts"
 import { makeSessionProjector } from "../src/session/projector.ts"
 import { Session } from "../src/session/session.ts"
 import { Database } from "../src/storage/database.ts"
-import { makeHost } from "./support/host.ts"
+import { hostLayer, makeHost } from "./support/host.ts"
 import { startOpenAIServer, type OpenAIServer } from "./support/openai-server.ts"
 import { localModel } from "./support/provider-config.ts"
 import { countInDatabaseFiles } from "./support/secret-scan.ts"
@@ -187,11 +188,10 @@ describe("erasing superseded content", () => {
     expect(scanAll(database.path)).toEqual(Object.fromEntries(Object.keys(SECRETS).map((name) => [name, 0])))
   })
 
-  it("erases a deleted session's whole journal, and answers an unknown session with the typed error", async () => {
+  it.live("erases a deleted session's whole journal, and answers an unknown session with the typed error", () => {
     const directory = tempDir()
-    const host = makeHost({ directory, config: { events: { persist: true } } })
-    const result = await host.run(
-      Effect.gen(function* () {
+    return Effect.gen(function* () {
+      const result = yield* Effect.gen(function* () {
         const session = yield* Session
         const execution = yield* Execution
         const erase = yield* Erase
@@ -205,12 +205,11 @@ describe("erasing superseded content", () => {
         const summary = yield* erase.session({ sessionID: info.id, by: "user" })
         const missing = yield* Effect.flip(erase.session({ sessionID: "ses_never", by: "user" }))
         return { before, summary, missing, database }
-      }),
-    )
-    expect(result.before).toBeGreaterThan(0)
-    expect(result.summary.events).toBeGreaterThan(0)
-    expect(result.missing).toMatchObject({ _tag: "Session.NotFoundError", sessionID: "ses_never" })
-    expect(scan(result.database.path, SECRETS.prompt)).toBe(0)
-    await host.dispose()
+      })
+      expect(result.before).toBeGreaterThan(0)
+      expect(result.summary.events).toBeGreaterThan(0)
+      expect(result.missing).toMatchObject({ _tag: "Session.NotFoundError", sessionID: "ses_never" })
+      expect(scan(result.database.path, SECRETS.prompt)).toBe(0)
+    }).pipe(Effect.provide(hostLayer({ directory, config: { events: { persist: true } } })))
   })
 })

@@ -1,26 +1,10 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { Bus } from "../src/bus/bus.ts"
-import { draft } from "../src/bus/event.ts"
 import { StoreLayer } from "../src/host.ts"
-import { ascending } from "../src/id/id.ts"
-import { SessionEvent } from "../src/session/event.ts"
 import { Session } from "../src/session/session.ts"
 import { Stats } from "../src/storage/stats.ts"
+import { admit } from "./support/seed.ts"
 import { tempDb, tempDir } from "./support/tmp.ts"
-
-const prompt = (sessionID: string, text: string) =>
-  Effect.gen(function* () {
-    const bus = yield* Bus
-    yield* bus.commit(sessionID, [
-      draft(SessionEvent.PromptAdmitted, {
-        messageID: ascending("msg"),
-        prompt: { text },
-        delivery: "queue",
-        origin: "user",
-      }),
-    ])
-  })
 
 layer(StoreLayer({ path: tempDb(), persist: true }))("the storage report for one session", (it) => {
   it.effect("counts that session's messages and journal only, as the whole report does", () =>
@@ -30,8 +14,8 @@ layer(StoreLayer({ path: tempDb(), persist: true }))("the storage report for one
       const directory = tempDir()
       const small = yield* session.create({ directory, title: "small" })
       const large = yield* session.create({ directory, title: "large" })
-      yield* prompt(small.id, "one")
-      for (let i = 0; i < 5; i++) yield* prompt(large.id, `prompt ${i} ${"x".repeat(200)}`)
+      yield* admit(small.id, "one")
+      for (let i = 0; i < 5; i++) yield* admit(large.id, `prompt ${i} ${"x".repeat(200)}`)
 
       const whole = yield* stats.report()
       const one = yield* stats.report({ sessionID: small.id })

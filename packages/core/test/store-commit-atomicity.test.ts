@@ -7,6 +7,7 @@ import { SessionEvent } from "../src/session/event.ts"
 import { makeSessionProjector } from "../src/session/projector.ts"
 import { projectionSnapshot } from "../src/bus/replay.ts"
 import { Database } from "../src/storage/database.ts"
+import { admitted } from "./support/seed.ts"
 import { tempDb } from "./support/tmp.ts"
 
 /** Projectors that fail on any prompt whose text is "boom", after the real projector ran for earlier drafts. */
@@ -26,9 +27,6 @@ const FailingProjectors = Layer.effect(
   }),
 )
 
-const prompt = (messageID: string, text: string) =>
-  draft(SessionEvent.PromptAdmitted, { messageID, prompt: { text }, delivery: "queue", origin: "user" })
-
 describe("a durable commit is one transaction", () => {
   it("a failing projector leaves seq, rows and journal unchanged and publishes nothing", async () => {
     const path = tempDb()
@@ -42,7 +40,7 @@ describe("a durable commit is one transaction", () => {
       Effect.gen(function* () {
         const bus = yield* Bus
         yield* bus.commit("ses_atomic", [draft(SessionEvent.Created, { title: "t", location: { directory: "/tmp" } })])
-        yield* bus.commit("ses_atomic", [prompt("msg_a1", "fine")])
+        yield* bus.commit("ses_atomic", [admitted("fine", "msg_a1")])
         bus.subscribe((event) => seen.push(event))
       }),
     )
@@ -58,7 +56,7 @@ describe("a durable commit is one transaction", () => {
       Effect.gen(function* () {
         const bus = yield* Bus
         // The first draft projects fine, the second throws: both must vanish.
-        yield* bus.commit("ses_atomic", [prompt("msg_a2", "ok"), prompt("msg_a3", "boom")])
+        yield* bus.commit("ses_atomic", [admitted("ok", "msg_a2"), admitted("boom", "msg_a3")])
       }),
     )
     expect(Exit.isFailure(exit)).toBe(true)

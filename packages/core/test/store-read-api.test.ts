@@ -1,32 +1,18 @@
 import { Effect, Exit } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Bus } from "../src/bus/bus.ts"
-import { draft } from "../src/bus/event.ts"
-import { ascending } from "../src/id/id.ts"
-import { SessionEvent } from "../src/session/event.ts"
-import type { Message } from "../src/session/message.ts"
 import { Session } from "../src/session/session.ts"
-import { makeStore } from "./support/store.ts"
-
-const admit = (text: string) =>
-  draft(SessionEvent.PromptAdmitted, {
-    messageID: ascending("msg"),
-    prompt: { text },
-    delivery: "queue",
-    origin: "user",
-  })
-
-const textOf = (message: Message) => (message.type === "user" ? message.text : `unexpected ${message.type}`)
+import { admitted, textOf } from "./support/seed.ts"
+import { storeLayer } from "./support/store.ts"
 
 describe("the session read API", () => {
-  it("walks a 1,000-message session with cursors, both orders, with no gap or duplicate", async () => {
-    const store = makeStore({ persist: false })
-    const result = await store.run(
-      Effect.gen(function* () {
+  it.effect("walks a 1,000-message session with cursors, both orders, with no gap or duplicate", () =>
+    Effect.gen(function* () {
+      const result = yield* Effect.gen(function* () {
         const session = yield* Session
         const bus = yield* Bus
         const info = yield* session.create({ title: "long", directory: "/tmp" })
-        for (let i = 0; i < 1000; i++) yield* bus.commit(info.id, [admit(`m${i}`)])
+        for (let i = 0; i < 1000; i++) yield* bus.commit(info.id, [admitted(`m${i}`)])
         /** Every page from the start, following `cursor.next`; then back from the last page with `previous`. */
         const walk = (order: "asc" | "desc", limit: number) =>
           Effect.gen(function* () {
@@ -46,24 +32,22 @@ describe("the session read API", () => {
             return { texts: pages.flat(), pages: pages.length, back: back.flat() }
           })
         return { asc: yield* walk("asc", 200), desc: yield* walk("desc", 37), odd: yield* walk("asc", 7) }
-      }),
-    )
-    const expected = Array.from({ length: 1000 }, (_, i) => `m${i}`)
-    expect(result.asc.texts).toEqual(expected)
-    expect(result.asc.pages).toBe(5)
-    expect(result.desc.texts).toEqual([...expected].reverse())
-    expect(result.odd.texts).toEqual(expected)
-    // Walking back with `previous` from the last page gives the same items, in the same order.
-    expect(result.asc.back).toEqual(expected)
-    expect(result.desc.back).toEqual([...expected].reverse())
-    expect(result.odd.back).toEqual(expected)
-    await store.dispose()
-  })
+      })
+      const expected = Array.from({ length: 1000 }, (_, i) => `m${i}`)
+      expect(result.asc.texts).toEqual(expected)
+      expect(result.asc.pages).toBe(5)
+      expect(result.desc.texts).toEqual([...expected].reverse())
+      expect(result.odd.texts).toEqual(expected)
+      // Walking back with `previous` from the last page gives the same items, in the same order.
+      expect(result.asc.back).toEqual(expected)
+      expect(result.desc.back).toEqual([...expected].reverse())
+      expect(result.odd.back).toEqual(expected)
+    }).pipe(Effect.provide(storeLayer({ persist: false }))),
+  )
 
-  it("lists sessions newest first with a cursor", async () => {
-    const store = makeStore({ persist: false })
-    const { created, listed } = await store.run(
-      Effect.gen(function* () {
+  it.effect("lists sessions newest first with a cursor", () =>
+    Effect.gen(function* () {
+      const { created, listed } = yield* Effect.gen(function* () {
         const session = yield* Session
         const created = yield* Effect.forEach(Array.from({ length: 7 }), (_, i) =>
           session.create({ title: `s${i}`, directory: "/tmp" }),
@@ -76,46 +60,44 @@ describe("the session read API", () => {
           cursor = page.cursor.next
         } while (cursor)
         return { created, listed }
-      }),
-    )
-    expect(listed).toEqual(created.map((s) => s.id).reverse())
-    await store.dispose()
-  })
+      })
+      expect(listed).toEqual(created.map((s) => s.id).reverse())
+    }).pipe(Effect.provide(storeLayer({ persist: false }))),
+  )
 
-  it("refuses a cursor of another listing, another order, or one that does not decode, as bad input on `cursor`", async () => {
-    const store = makeStore({ persist: false })
-    const failures = await store.run(
+  it.effect(
+    "refuses a cursor of another listing, another order, or one that does not decode, as bad input on `cursor`",
+    () =>
       Effect.gen(function* () {
-        const session = yield* Session
-        const bus = yield* Bus
-        const a = yield* session.create({ title: "a", directory: "/tmp" })
-        const b = yield* session.create({ title: "b", directory: "/tmp" })
-        for (const info of [a, b]) for (let i = 0; i < 3; i++) yield* bus.commit(info.id, [admit(`m${i}`)])
-        const next = (yield* session.messages(a.id, { limit: 1 })).cursor.next!
-        const sessionsNext = (yield* session.list({ limit: 1 })).cursor.next!
-        return {
-          otherSession: yield* Effect.flip(session.messages(b.id, { limit: 1, cursor: next })),
-          otherOrder: yield* Effect.flip(session.messages(a.id, { limit: 1, order: "desc", cursor: next })),
-          malformed: yield* Effect.flip(session.messages(a.id, { cursor: "not a cursor!" })),
-          garbage: yield* Effect.flip(session.messages(a.id, { cursor: Buffer.from("[1,2]").toString("base64url") })),
-          sessionsCursorOnMessages: yield* Effect.flip(session.messages(a.id, { cursor: sessionsNext })),
-          otherFilter: yield* Effect.flip(session.list({ search: "a", cursor: sessionsNext })),
-          // The cursor still works where it belongs.
-          same: (yield* session.messages(a.id, { limit: 1, cursor: next })).data.map(textOf),
-        }
-      }),
-    )
-    const { same, ...refused } = failures
-    for (const failure of Object.values(refused))
-      expect(failure).toMatchObject({ _tag: "Session.InvalidInputError", field: "cursor" })
-    expect(same).toEqual(["m1"])
-    await store.dispose()
-  })
+        const failures = yield* Effect.gen(function* () {
+          const session = yield* Session
+          const bus = yield* Bus
+          const a = yield* session.create({ title: "a", directory: "/tmp" })
+          const b = yield* session.create({ title: "b", directory: "/tmp" })
+          for (const info of [a, b]) for (let i = 0; i < 3; i++) yield* bus.commit(info.id, [admitted(`m${i}`)])
+          const next = (yield* session.messages(a.id, { limit: 1 })).cursor.next!
+          const sessionsNext = (yield* session.list({ limit: 1 })).cursor.next!
+          return {
+            otherSession: yield* Effect.flip(session.messages(b.id, { limit: 1, cursor: next })),
+            otherOrder: yield* Effect.flip(session.messages(a.id, { limit: 1, order: "desc", cursor: next })),
+            malformed: yield* Effect.flip(session.messages(a.id, { cursor: "not a cursor!" })),
+            garbage: yield* Effect.flip(session.messages(a.id, { cursor: Buffer.from("[1,2]").toString("base64url") })),
+            sessionsCursorOnMessages: yield* Effect.flip(session.messages(a.id, { cursor: sessionsNext })),
+            otherFilter: yield* Effect.flip(session.list({ search: "a", cursor: sessionsNext })),
+            // The cursor still works where it belongs.
+            same: (yield* session.messages(a.id, { limit: 1, cursor: next })).data.map(textOf),
+          }
+        })
+        const { same, ...refused } = failures
+        for (const failure of Object.values(refused))
+          expect(failure).toMatchObject({ _tag: "Session.InvalidInputError", field: "cursor" })
+        expect(same).toEqual(["m1"])
+      }).pipe(Effect.provide(storeLayer({ persist: false }))),
+  )
 
-  it("answers unknown ids with the typed errors", async () => {
-    const store = makeStore({ persist: false })
-    const exits = await store.run(
-      Effect.gen(function* () {
+  it.effect("answers unknown ids with the typed errors", () =>
+    Effect.gen(function* () {
+      const exits = yield* Effect.gen(function* () {
         const session = yield* Session
         const info = yield* session.create({ title: "x", directory: "/tmp" })
         return {
@@ -126,27 +108,25 @@ describe("the session read API", () => {
           rename: yield* Effect.exit(session.rename("ses_missing", "t")),
           remove: yield* Effect.exit(session.remove("ses_missing")),
         }
-      }),
-    )
-    const failure = (exit: Exit.Exit<unknown, unknown>) =>
-      Exit.isFailure(exit) ? (exit.cause.reasons[0] as { error?: unknown }).error : undefined
-    expect(failure(exits.get)).toMatchObject({ _tag: "Session.NotFoundError", sessionID: "ses_missing" })
-    expect(failure(exits.messages)).toMatchObject({ _tag: "Session.NotFoundError", sessionID: "ses_missing" })
-    expect(failure(exits.message)).toMatchObject({ _tag: "Session.MessageNotFoundError", messageID: "msg_missing" })
-    expect(failure(exits.messageOfMissing)).toMatchObject({ _tag: "Session.NotFoundError" })
-    expect(failure(exits.rename)).toMatchObject({ _tag: "Session.NotFoundError" })
-    expect(failure(exits.remove)).toMatchObject({ _tag: "Session.NotFoundError" })
-    await store.dispose()
-  })
+      })
+      const failure = (exit: Exit.Exit<unknown, unknown>) =>
+        Exit.isFailure(exit) ? (exit.cause.reasons[0] as { error?: unknown }).error : undefined
+      expect(failure(exits.get)).toMatchObject({ _tag: "Session.NotFoundError", sessionID: "ses_missing" })
+      expect(failure(exits.messages)).toMatchObject({ _tag: "Session.NotFoundError", sessionID: "ses_missing" })
+      expect(failure(exits.message)).toMatchObject({ _tag: "Session.MessageNotFoundError", messageID: "msg_missing" })
+      expect(failure(exits.messageOfMissing)).toMatchObject({ _tag: "Session.NotFoundError" })
+      expect(failure(exits.rename)).toMatchObject({ _tag: "Session.NotFoundError" })
+      expect(failure(exits.remove)).toMatchObject({ _tag: "Session.NotFoundError" })
+    }).pipe(Effect.provide(storeLayer({ persist: false }))),
+  )
 
-  it("deleting a session removes its rows, and nothing can be committed to it afterwards", async () => {
-    const store = makeStore({ persist: true })
-    const seqs = await store.run(
-      Effect.gen(function* () {
+  it.effect("deleting a session removes its rows, and nothing can be committed to it afterwards", () =>
+    Effect.gen(function* () {
+      const seqs = yield* Effect.gen(function* () {
         const session = yield* Session
         const bus = yield* Bus
         const info = yield* session.create({ title: "x", directory: "/tmp" })
-        yield* bus.commit(info.id, [admit("hello")])
+        yield* bus.commit(info.id, [admitted("hello")])
         yield* session.remove(info.id)
         const after = yield* Effect.exit(session.get(info.id))
         const { Database } = yield* Effect.promise(() => import("../src/storage/database.ts"))
@@ -155,14 +135,13 @@ describe("the session read API", () => {
           after: Exit.isFailure(after),
           messages: client.query("SELECT count(*) AS n FROM session_message WHERE session_id = ?").get(info.id),
           journal: client.query("SELECT seq FROM event WHERE aggregate_id = ? ORDER BY seq").all(info.id),
-          late: Exit.isFailure(yield* Effect.exit(bus.commit(info.id, [admit("late")]))),
+          late: Exit.isFailure(yield* Effect.exit(bus.commit(info.id, [admitted("late")]))),
         }
-      }),
-    )
-    expect(seqs.after).toBe(true)
-    expect(seqs.messages).toEqual({ n: 0 })
-    expect(seqs.journal).toEqual([{ seq: 1 }, { seq: 2 }, { seq: 3 }])
-    expect(seqs.late).toBe(true)
-    await store.dispose()
-  })
+      })
+      expect(seqs.after).toBe(true)
+      expect(seqs.messages).toEqual({ n: 0 })
+      expect(seqs.journal).toEqual([{ seq: 1 }, { seq: 2 }, { seq: 3 }])
+      expect(seqs.late).toBe(true)
+    }).pipe(Effect.provide(storeLayer({ persist: true }))),
+  )
 })

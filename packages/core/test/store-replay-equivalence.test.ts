@@ -1,6 +1,6 @@
 import { Effect, ManagedRuntime } from "effect"
 import fc from "fast-check"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { projectionSnapshot, replay } from "../src/bus/replay.ts"
 import { Erase } from "../src/session/erase.ts"
 import { sessionDurableEvents } from "../src/session/event.ts"
@@ -8,7 +8,7 @@ import { makeSessionProjector } from "../src/session/projector.ts"
 import { Database } from "../src/storage/database.ts"
 import { MaintenanceLayer } from "../src/host.ts"
 import { applyOps, opsArbitrary } from "./support/random-history.ts"
-import { makeStore } from "./support/store.ts"
+import { storeLayer } from "./support/store.ts"
 
 /** The projection a replay of `source`'s journal into an empty database gives, and how many events it applied. */
 const replayed = (source: Database["Service"]) => {
@@ -106,19 +106,17 @@ describe("replaying the journal into an empty database", () => {
     expect([...seen].sort()).toEqual(all.sort())
   })
 
-  it("fails loudly on an event type it does not know", async () => {
-    const live = makeStore({ path: ":memory:", persist: true })
-    const database = await live.run(
-      Effect.gen(function* () {
+  it.effect("fails loudly on an event type it does not know", () =>
+    Effect.gen(function* () {
+      const database = yield* Effect.gen(function* () {
         yield* applyOps([0, 3])
         return yield* Database
-      }),
-    )
-    database.client.run("UPDATE event SET type = 'session.unknown' WHERE seq = 1")
-    const target = Database.open(":memory:")
-    expect(() => replay(database.client, target, makeSessionProjector(target.client))).toThrow(
-      /unknown event session.unknown/,
-    )
-    await live.dispose()
-  })
+      })
+      database.client.run("UPDATE event SET type = 'session.unknown' WHERE seq = 1")
+      const target = Database.open(":memory:")
+      expect(() => replay(database.client, target, makeSessionProjector(target.client))).toThrow(
+        /unknown event session.unknown/,
+      )
+    }).pipe(Effect.provide(storeLayer({ path: ":memory:", persist: true }))),
+  )
 })

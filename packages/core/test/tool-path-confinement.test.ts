@@ -2,7 +2,8 @@ import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, test } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
+import { afterAll, beforeAll } from "vitest"
 import { list } from "../src/tool/list.ts"
 import { resolveInside } from "../src/tool/path.ts"
 import { read } from "../src/tool/read.ts"
@@ -18,10 +19,9 @@ const ctxFor = (directory: string): ToolContext => ({
   signal: new AbortController().signal,
 })
 
-const resolve = (requested: string, directory = session) =>
-  Effect.runPromise(resolveInside("read", directory, requested))
+const resolve = (requested: string, directory = session) => resolveInside("read", directory, requested)
 const resolveError = (requested: string, directory = session) =>
-  Effect.runPromise(Effect.flip(resolveInside("read", directory, requested)))
+  Effect.flip(resolveInside("read", directory, requested))
 
 beforeAll(async () => {
   base = await fs.realpath(await fs.mkdtemp(nodePath.join(os.tmpdir(), "tool-path-")))
@@ -57,100 +57,123 @@ afterAll(async () => {
 })
 
 describe("resolveInside", () => {
-  test("resolves relative and absolute paths inside to their real path", async () => {
-    expect(await resolve("src/a.txt")).toBe(nodePath.join(session, "src", "a.txt"))
-    expect(await resolve("./src/../src/a.txt")).toBe(nodePath.join(session, "src", "a.txt"))
-    expect(await resolve(nodePath.join(session, "src", "deep", "b.txt"))).toBe(
-      nodePath.join(session, "src", "deep", "b.txt"),
-    )
-    expect(await resolve(".")).toBe(session)
-    expect(await resolve("")).toBe(session)
-  })
-
-  test("follows symlinks that stay inside", async () => {
-    expect(await resolve("inside-link")).toBe(nodePath.join(session, "src", "a.txt"))
-    expect(await resolve("deep-link/b.txt")).toBe(nodePath.join(session, "src", "deep", "b.txt"))
-    expect(await resolve("self/src/a.txt")).toBe(nodePath.join(session, "src", "a.txt"))
-  })
-
-  test.each([["../x"], ["../outside/secret.txt"], ["src/../../outside/secret.txt"], ["/etc/passwd"]])(
-    "rejects %s",
-    async (requested) => {
-      const error = await resolveError(requested)
-      expect(error).toBeInstanceOf(PathOutsideDirectoryError)
-      expect(error._tag).toBe("Tool.PathOutsideDirectoryError")
-      if (error instanceof PathOutsideDirectoryError) expect(error.path).toBe(requested)
-    },
+  it.effect("resolves relative and absolute paths inside to their real path", () =>
+    Effect.gen(function* () {
+      expect(yield* resolve("src/a.txt")).toBe(nodePath.join(session, "src", "a.txt"))
+      expect(yield* resolve("./src/../src/a.txt")).toBe(nodePath.join(session, "src", "a.txt"))
+      expect(yield* resolve(nodePath.join(session, "src", "deep", "b.txt"))).toBe(
+        nodePath.join(session, "src", "deep", "b.txt"),
+      )
+      expect(yield* resolve(".")).toBe(session)
+      expect(yield* resolve("")).toBe(session)
+    }),
   )
 
-  test("rejects an absolute path outside, and one that climbs out of the session directory", async () => {
-    expect(await resolveError(nodePath.join(outside, "secret.txt"))).toBeInstanceOf(PathOutsideDirectoryError)
-    expect(await resolveError(`${session}/../outside/secret.txt`)).toBeInstanceOf(PathOutsideDirectoryError)
-    // A sibling whose name merely starts with the session directory's name is outside too.
-    await fs.mkdir(`${session}-sibling`, { recursive: true })
-    expect(await resolveError(`${session}-sibling`)).toBeInstanceOf(PathOutsideDirectoryError)
-  })
+  it.effect("follows symlinks that stay inside", () =>
+    Effect.gen(function* () {
+      expect(yield* resolve("inside-link")).toBe(nodePath.join(session, "src", "a.txt"))
+      expect(yield* resolve("deep-link/b.txt")).toBe(nodePath.join(session, "src", "deep", "b.txt"))
+      expect(yield* resolve("self/src/a.txt")).toBe(nodePath.join(session, "src", "a.txt"))
+    }),
+  )
 
-  test("rejects symlinks leaving the directory: file, directory, relative target, via an inside link", async () => {
-    for (const requested of [
-      "secret-link",
-      "dir-link",
-      "dir-link/x.txt",
-      "relative-link",
-      "up/../outside/secret.txt",
-    ]) {
-      expect(await resolveError(requested), requested).toBeInstanceOf(PathOutsideDirectoryError)
-    }
-  })
+  it.effect.each(["../x", "../outside/secret.txt", "src/../../outside/secret.txt", "/etc/passwd"])(
+    "rejects %s",
+    (requested) =>
+      Effect.gen(function* () {
+        const error = yield* resolveError(requested)
+        expect(error).toBeInstanceOf(PathOutsideDirectoryError)
+        expect(error._tag).toBe("Tool.PathOutsideDirectoryError")
+        if (error instanceof PathOutsideDirectoryError) expect(error.path).toBe(requested)
+      }),
+  )
 
-  test("an escaping path that does not exist is still outside; a missing path inside is not found", async () => {
-    expect(await resolveError("../does-not-exist")).toBeInstanceOf(PathOutsideDirectoryError)
-    expect(await resolveError("dangling-out")).toBeInstanceOf(PathOutsideDirectoryError)
-    expect(await resolveError("dir-link/nope.txt")).toBeInstanceOf(PathOutsideDirectoryError)
-    expect(await resolveError("missing/../../x")).toBeInstanceOf(PathOutsideDirectoryError)
+  it.effect("rejects an absolute path outside, and one that climbs out of the session directory", () =>
+    Effect.gen(function* () {
+      expect(yield* resolveError(nodePath.join(outside, "secret.txt"))).toBeInstanceOf(PathOutsideDirectoryError)
+      expect(yield* resolveError(`${session}/../outside/secret.txt`)).toBeInstanceOf(PathOutsideDirectoryError)
+      // A sibling whose name merely starts with the session directory's name is outside too.
+      yield* Effect.promise(() => fs.mkdir(`${session}-sibling`, { recursive: true }))
+      expect(yield* resolveError(`${session}-sibling`)).toBeInstanceOf(PathOutsideDirectoryError)
+    }),
+  )
 
-    const missing = await resolveError("src/nope.txt")
-    expect(missing).toBeInstanceOf(ToolError)
-    expect(missing.message).toContain("not found")
-    expect(await resolveError("src/a.txt/child")).toBeInstanceOf(ToolError)
-  })
+  it.effect("rejects symlinks leaving the directory: file, directory, relative target, via an inside link", () =>
+    Effect.gen(function* () {
+      for (const requested of [
+        "secret-link",
+        "dir-link",
+        "dir-link/x.txt",
+        "relative-link",
+        "up/../outside/secret.txt",
+      ]) {
+        expect(yield* resolveError(requested), requested).toBeInstanceOf(PathOutsideDirectoryError)
+      }
+    }),
+  )
 
-  test("a symlink loop is a ToolError", async () => {
-    const error = await resolveError("loop-a")
-    expect(error).toBeInstanceOf(ToolError)
-    expect(error.message).toContain("symbolic links")
-  })
+  it.effect("an escaping path that does not exist is still outside; a missing path inside is not found", () =>
+    Effect.gen(function* () {
+      expect(yield* resolveError("../does-not-exist")).toBeInstanceOf(PathOutsideDirectoryError)
+      expect(yield* resolveError("dangling-out")).toBeInstanceOf(PathOutsideDirectoryError)
+      expect(yield* resolveError("dir-link/nope.txt")).toBeInstanceOf(PathOutsideDirectoryError)
+      expect(yield* resolveError("missing/../../x")).toBeInstanceOf(PathOutsideDirectoryError)
 
-  test("a symlinked session directory still works for files inside", async () => {
-    const linked = nodePath.join(base, "session-link")
-    expect(await resolve("src/a.txt", linked)).toBe(nodePath.join(session, "src", "a.txt"))
-    // Absolute paths may be spelled through the link or through the real path.
-    expect(await resolve(nodePath.join(linked, "src", "a.txt"), linked)).toBe(nodePath.join(session, "src", "a.txt"))
-    expect(await resolve(nodePath.join(session, "src", "a.txt"), linked)).toBe(nodePath.join(session, "src", "a.txt"))
-    expect(await resolveError("../outside/secret.txt", linked)).toBeInstanceOf(PathOutsideDirectoryError)
-    expect(await resolveError("secret-link", linked)).toBeInstanceOf(PathOutsideDirectoryError)
+      const missing = yield* resolveError("src/nope.txt")
+      expect(missing).toBeInstanceOf(ToolError)
+      expect(missing.message).toContain("not found")
+      expect(yield* resolveError("src/a.txt/child")).toBeInstanceOf(ToolError)
+    }),
+  )
 
-    const output = await Effect.runPromise(read.execute({ path: "src/a.txt" }, ctxFor(linked)))
-    expect(output).toBe("   1| inside")
-  })
+  it.effect("a symlink loop is a ToolError", () =>
+    Effect.gen(function* () {
+      const error = yield* resolveError("loop-a")
+      expect(error).toBeInstanceOf(ToolError)
+      expect(error.message).toContain("symbolic links")
+    }),
+  )
 
-  test("a missing session directory is a ToolError", async () => {
-    const error = await resolveError("x", nodePath.join(base, "no-such-session"))
-    expect(error).toBeInstanceOf(ToolError)
-  })
+  it.effect("a symlinked session directory still works for files inside", () =>
+    Effect.gen(function* () {
+      const linked = nodePath.join(base, "session-link")
+      expect(yield* resolve("src/a.txt", linked)).toBe(nodePath.join(session, "src", "a.txt"))
+      // Absolute paths may be spelled through the link or through the real path.
+      expect(yield* resolve(nodePath.join(linked, "src", "a.txt"), linked)).toBe(nodePath.join(session, "src", "a.txt"))
+      expect(yield* resolve(nodePath.join(session, "src", "a.txt"), linked)).toBe(
+        nodePath.join(session, "src", "a.txt"),
+      )
+      expect(yield* resolveError("../outside/secret.txt", linked)).toBeInstanceOf(PathOutsideDirectoryError)
+      expect(yield* resolveError("secret-link", linked)).toBeInstanceOf(PathOutsideDirectoryError)
+
+      const output = yield* read.execute({ path: "src/a.txt" }, ctxFor(linked))
+      expect(output).toBe("   1| inside")
+    }),
+  )
+
+  it.effect("a missing session directory is a ToolError", () =>
+    Effect.gen(function* () {
+      const error = yield* resolveError("x", nodePath.join(base, "no-such-session"))
+      expect(error).toBeInstanceOf(ToolError)
+    }),
+  )
 })
 
 describe("tools never read through an escaping symlink", () => {
-  test("read refuses file and directory symlinks pointing outside", async () => {
-    for (const path of ["secret-link", "dir-link/x.txt", "/etc/passwd", "../outside/secret.txt"]) {
-      const error = await Effect.runPromise(Effect.flip(read.execute({ path }, ctxFor(session))))
-      expect(error, path).toBeInstanceOf(PathOutsideDirectoryError)
-      expect(error.message).not.toContain("SECRET")
-    }
-  })
+  it.effect("read refuses file and directory symlinks pointing outside", () =>
+    Effect.gen(function* () {
+      for (const path of ["secret-link", "dir-link/x.txt", "/etc/passwd", "../outside/secret.txt"]) {
+        const error = yield* Effect.flip(read.execute({ path }, ctxFor(session)))
+        expect(error, path).toBeInstanceOf(PathOutsideDirectoryError)
+        expect(error.message).not.toContain("SECRET")
+      }
+    }),
+  )
 
-  test("list refuses a directory symlink pointing outside", async () => {
-    const error = await Effect.runPromise(Effect.flip(list.execute({ path: "dir-link" }, ctxFor(session))))
-    expect(error).toBeInstanceOf(PathOutsideDirectoryError)
-  })
+  it.effect("list refuses a directory symlink pointing outside", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(list.execute({ path: "dir-link" }, ctxFor(session)))
+      expect(error).toBeInstanceOf(PathOutsideDirectoryError)
+    }),
+  )
 })

@@ -3,7 +3,8 @@ import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, test } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
+import { afterAll, beforeAll } from "vitest"
 import { grep, GREP_MAX_MATCHES } from "../src/tool/grep.ts"
 import { list, LIST_MAX_ENTRIES } from "../src/tool/list.ts"
 import { read, READ_MAX_BYTES, READ_MAX_LINE_CHARS, READ_MAX_LINES } from "../src/tool/read.ts"
@@ -13,9 +14,8 @@ let base: string
 let session: string
 let ctx: ToolContext
 
-const run = <I>(tool: Tool<I>, input: I, context: ToolContext = ctx) => Effect.runPromise(tool.execute(input, context))
-const runError = <I>(tool: Tool<I>, input: I, context: ToolContext = ctx) =>
-  Effect.runPromise(Effect.flip(tool.execute(input, context)))
+const run = <I>(tool: Tool<I>, input: I, context: ToolContext = ctx) => tool.execute(input, context)
+const runError = <I>(tool: Tool<I>, input: I, context: ToolContext = ctx) => Effect.flip(tool.execute(input, context))
 
 const write = async (rel: string, content: string | Uint8Array) => {
   const full = nodePath.join(session, rel)
@@ -58,190 +58,244 @@ afterAll(async () => {
 })
 
 describe("read", () => {
-  test("returns the file with line numbers", async () => {
-    const out = await run(read, { path: "src/main.ts" })
-    expect(out).toBe("   1| export const answer = 42\n   2| // TODO: more")
-  })
+  it.effect("returns the file with line numbers", () =>
+    Effect.gen(function* () {
+      const out = yield* run(read, { path: "src/main.ts" })
+      expect(out).toBe("   1| export const answer = 42\n   2| // TODO: more")
+    }),
+  )
 
-  test("offset and limit select a range and say how to continue", async () => {
-    const out = await run(read, { path: "numbered.txt", offset: 12, limit: 3 })
-    const lines = out.split("\n")
-    expect(lines.slice(0, 3)).toEqual(["  12| line 12", "  13| line 13", "  14| line 14"])
-    expect(out).toContain("offset=15")
-    const tail = await run(read, { path: "numbered.txt", offset: 29 })
-    expect(tail).toBe("  29| line 29\n  30| line 30")
-  })
+  it.effect("offset and limit select a range and say how to continue", () =>
+    Effect.gen(function* () {
+      const out = yield* run(read, { path: "numbered.txt", offset: 12, limit: 3 })
+      const lines = out.split("\n")
+      expect(lines.slice(0, 3)).toEqual(["  12| line 12", "  13| line 13", "  14| line 14"])
+      expect(out).toContain("offset=15")
+      const tail = yield* run(read, { path: "numbered.txt", offset: 29 })
+      expect(tail).toBe("  29| line 29\n  30| line 30")
+    }),
+  )
 
-  test("offset past the end is a ToolError", async () => {
-    const error = await runError(read, { path: "numbered.txt", offset: 31 })
-    expect(error).toBeInstanceOf(ToolError)
-    expect(error.message).toContain("30 lines")
-  })
+  it.effect("offset past the end is a ToolError", () =>
+    Effect.gen(function* () {
+      const error = yield* runError(read, { path: "numbered.txt", offset: 31 })
+      expect(error).toBeInstanceOf(ToolError)
+      expect(error.message).toContain("30 lines")
+    }),
+  )
 
-  test("strips CRLF, reports empty files and truncates long lines", async () => {
-    expect(await run(read, { path: "crlf.txt" })).toBe("   1| one\n   2| two")
-    expect(await run(read, { path: "empty.txt" })).toContain("empty")
-    const long = await run(read, { path: "long.txt" })
-    const [first, second] = long.split("\n")
-    expect(first).toBe(`   1| ${"x".repeat(READ_MAX_LINE_CHARS)}… (line truncated: 5000 characters)`)
-    expect(second).toBe("   2| short")
-  })
+  it.effect("strips CRLF, reports empty files and truncates long lines", () =>
+    Effect.gen(function* () {
+      expect(yield* run(read, { path: "crlf.txt" })).toBe("   1| one\n   2| two")
+      expect(yield* run(read, { path: "empty.txt" })).toContain("empty")
+      const long = yield* run(read, { path: "long.txt" })
+      const [first, second] = long.split("\n")
+      expect(first).toBe(`   1| ${"x".repeat(READ_MAX_LINE_CHARS)}… (line truncated: 5000 characters)`)
+      expect(second).toBe("   2| short")
+    }),
+  )
 
-  test("caps the output at the line limit and the byte limit", async () => {
-    await write(
-      "huge.txt",
-      Array.from({ length: READ_MAX_LINES + 10 }, (_, i) => `${i + 1} ${"y".repeat(300)}`).join("\n"),
-    )
-    const out = await run(read, { path: "huge.txt" })
-    expect(Buffer.byteLength(out)).toBeLessThanOrEqual(READ_MAX_BYTES + 200)
-    const shown = out.split("\n").filter((l) => /^\s*\d+\| /.test(l))
-    expect(shown.length).toBeLessThan(READ_MAX_LINES)
-    expect(out).toContain(`offset=${shown.length + 1}`)
-    expect(out).toContain("KiB")
+  it.effect("caps the output at the line limit and the byte limit", () =>
+    Effect.gen(function* () {
+      yield* Effect.promise(() =>
+        write(
+          "huge.txt",
+          Array.from({ length: READ_MAX_LINES + 10 }, (_, i) => `${i + 1} ${"y".repeat(300)}`).join("\n"),
+        ),
+      )
+      const out = yield* run(read, { path: "huge.txt" })
+      expect(Buffer.byteLength(out)).toBeLessThanOrEqual(READ_MAX_BYTES + 200)
+      const shown = out.split("\n").filter((l) => /^\s*\d+\| /.test(l))
+      expect(shown.length).toBeLessThan(READ_MAX_LINES)
+      expect(out).toContain(`offset=${shown.length + 1}`)
+      expect(out).toContain("KiB")
 
-    const lines = Array.from({ length: READ_MAX_LINES + 10 }, (_, i) => `${i + 1}`).join("\n")
-    await write("many-lines.txt", lines)
-    const byLines = await run(read, { path: "many-lines.txt" })
-    expect(byLines.split("\n").filter((l) => /^\s*\d+\| /.test(l))).toHaveLength(READ_MAX_LINES)
-    expect(byLines).toContain(`offset=${READ_MAX_LINES + 1}`)
-    const rest = await run(read, { path: "many-lines.txt", offset: READ_MAX_LINES + 1 })
-    expect(rest.split("\n")).toHaveLength(10)
-    await fs.rm(nodePath.join(session, "huge.txt"))
-    await fs.rm(nodePath.join(session, "many-lines.txt"))
-  })
+      const lines = Array.from({ length: READ_MAX_LINES + 10 }, (_, i) => `${i + 1}`).join("\n")
+      yield* Effect.promise(() => write("many-lines.txt", lines))
+      const byLines = yield* run(read, { path: "many-lines.txt" })
+      expect(byLines.split("\n").filter((l) => /^\s*\d+\| /.test(l))).toHaveLength(READ_MAX_LINES)
+      expect(byLines).toContain(`offset=${READ_MAX_LINES + 1}`)
+      const rest = yield* run(read, { path: "many-lines.txt", offset: READ_MAX_LINES + 1 })
+      expect(rest.split("\n")).toHaveLength(10)
+      yield* Effect.promise(() => fs.rm(nodePath.join(session, "huge.txt")))
+      yield* Effect.promise(() => fs.rm(nodePath.join(session, "many-lines.txt")))
+    }),
+  )
 
-  test("refuses binary files and directories", async () => {
-    const binary = await runError(read, { path: "image.bin" })
-    expect(binary).toBeInstanceOf(ToolError)
-    expect(binary.message).toContain("binary")
-    const dir = await runError(read, { path: "src" })
-    expect(dir).toBeInstanceOf(ToolError)
-    expect(dir.message).toContain("directory")
-  })
+  it.effect("refuses binary files and directories", () =>
+    Effect.gen(function* () {
+      const binary = yield* runError(read, { path: "image.bin" })
+      expect(binary).toBeInstanceOf(ToolError)
+      expect(binary.message).toContain("binary")
+      const dir = yield* runError(read, { path: "src" })
+      expect(dir).toBeInstanceOf(ToolError)
+      expect(dir.message).toContain("directory")
+    }),
+  )
 
-  test("refuses a FIFO without blocking", async () => {
-    const error = await runError(read, { path: "many/pipe.fifo" })
-    expect(error).toBeInstanceOf(ToolError)
-    expect(error.message).toContain("not a regular file")
-  })
+  it.effect("refuses a FIFO without blocking", () =>
+    Effect.gen(function* () {
+      const error = yield* runError(read, { path: "many/pipe.fifo" })
+      expect(error).toBeInstanceOf(ToolError)
+      expect(error.message).toContain("not a regular file")
+    }),
+  )
 
-  test("a missing file is a ToolError 'not found'", async () => {
-    const error = await runError(read, { path: "nope.txt" })
-    expect(error).toBeInstanceOf(ToolError)
-    expect(error.message).toContain("not found")
-  })
+  it.effect("a missing file is a ToolError 'not found'", () =>
+    Effect.gen(function* () {
+      const error = yield* runError(read, { path: "nope.txt" })
+      expect(error).toBeInstanceOf(ToolError)
+      expect(error.message).toContain("not found")
+    }),
+  )
 })
 
 describe("list", () => {
-  test("depth 1 lists direct entries sorted, dirs with /, skipping .git and node_modules", async () => {
-    const out = await run(list, {})
-    expect(out.split("\n")).toEqual(["crlf.txt", "empty.txt", "image.bin", "long.txt", "many/", "numbered.txt", "src/"])
-  })
+  it.effect("depth 1 lists direct entries sorted, dirs with /, skipping .git and node_modules", () =>
+    Effect.gen(function* () {
+      const out = yield* run(list, {})
+      expect(out.split("\n")).toEqual([
+        "crlf.txt",
+        "empty.txt",
+        "image.bin",
+        "long.txt",
+        "many/",
+        "numbered.txt",
+        "src/",
+      ])
+    }),
+  )
 
-  test("depth descends into subdirectories; symlinks are marked and not followed", async () => {
-    const out = await run(list, { path: "src", depth: 2 })
-    expect(out.split("\n")).toEqual([
-      "src/data.bin",
-      "src/escape-dir@",
-      "src/escape-file.ts@",
-      "src/main.ts",
-      "src/nested/",
-      "src/nested/deeper/",
-      "src/readme.md",
-      "src/util.ts",
-      "",
-      "(Entries ending in @ are symbolic links; they are not followed.)",
-    ])
-    const deeper = await run(list, { path: "src", depth: 3 })
-    expect(deeper).toContain("src/nested/deeper/leaf.ts")
-    expect(deeper).not.toContain("secret")
-  })
+  it.effect("depth descends into subdirectories; symlinks are marked and not followed", () =>
+    Effect.gen(function* () {
+      const out = yield* run(list, { path: "src", depth: 2 })
+      expect(out.split("\n")).toEqual([
+        "src/data.bin",
+        "src/escape-dir@",
+        "src/escape-file.ts@",
+        "src/main.ts",
+        "src/nested/",
+        "src/nested/deeper/",
+        "src/readme.md",
+        "src/util.ts",
+        "",
+        "(Entries ending in @ are symbolic links; they are not followed.)",
+      ])
+      const deeper = yield* run(list, { path: "src", depth: 3 })
+      expect(deeper).toContain("src/nested/deeper/leaf.ts")
+      expect(deeper).not.toContain("secret")
+    }),
+  )
 
-  test("an explicitly named skipped directory can still be listed", async () => {
-    expect(await run(list, { path: "node_modules", depth: 2 })).toBe("node_modules/pkg/\nnode_modules/pkg/index.ts")
-  })
+  it.effect("an explicitly named skipped directory can still be listed", () =>
+    Effect.gen(function* () {
+      expect(yield* run(list, { path: "node_modules", depth: 2 })).toBe("node_modules/pkg/\nnode_modules/pkg/index.ts")
+    }),
+  )
 
-  test("caps the number of entries with a note", async () => {
-    const dir = nodePath.join(session, "big")
-    await fs.mkdir(dir)
-    await Promise.all(
-      Array.from({ length: LIST_MAX_ENTRIES + 5 }, (_, i) =>
-        fs.writeFile(nodePath.join(dir, `f${String(i).padStart(4, "0")}`), ""),
-      ),
-    )
-    try {
-      const lines = (await run(list, { path: "big" })).split("\n")
+  it.effect("caps the number of entries with a note", () =>
+    Effect.gen(function* () {
+      const dir = nodePath.join(session, "big")
+      yield* Effect.promise(() => fs.mkdir(dir))
+      yield* Effect.promise(() =>
+        Promise.all(
+          Array.from({ length: LIST_MAX_ENTRIES + 5 }, (_, i) =>
+            fs.writeFile(nodePath.join(dir, `f${String(i).padStart(4, "0")}`), ""),
+          ),
+        ),
+      )
+      const lines = (yield* run(list, { path: "big" }).pipe(
+        Effect.ensuring(Effect.promise(() => fs.rm(dir, { recursive: true }))),
+      )).split("\n")
       expect(lines.filter((l) => l.startsWith("big/"))).toHaveLength(LIST_MAX_ENTRIES)
       expect(lines.at(-1)).toContain(`${LIST_MAX_ENTRIES} entries`)
-    } finally {
-      await fs.rm(dir, { recursive: true })
-    }
-  })
+    }),
+  )
 
-  test("a file or a missing path is a ToolError; escaping is refused", async () => {
-    expect(await runError(list, { path: "numbered.txt" })).toBeInstanceOf(ToolError)
-    expect(await runError(list, { path: "missing" })).toBeInstanceOf(ToolError)
-    expect(await runError(list, { path: ".." })).toBeInstanceOf(PathOutsideDirectoryError)
-  })
+  it.effect("a file or a missing path is a ToolError; escaping is refused", () =>
+    Effect.gen(function* () {
+      expect(yield* runError(list, { path: "numbered.txt" })).toBeInstanceOf(ToolError)
+      expect(yield* runError(list, { path: "missing" })).toBeInstanceOf(ToolError)
+      expect(yield* runError(list, { path: ".." })).toBeInstanceOf(PathOutsideDirectoryError)
+    }),
+  )
 })
 
 describe("grep", () => {
-  test("reports path:line: text, skipping binary files, .git, node_modules and escaping symlinks", async () => {
-    const out = await run(grep, { pattern: "TODO" })
-    expect(out.split("\n")).toEqual([
-      "src/main.ts:2: // TODO: more",
-      "src/nested/deeper/leaf.ts:1: const TODO_LEAF = 1",
-      "src/readme.md:1: TODO in markdown",
-    ])
-    expect(out).not.toContain("secret")
-  })
+  it.effect("reports path:line: text, skipping binary files, .git, node_modules and escaping symlinks", () =>
+    Effect.gen(function* () {
+      const out = yield* run(grep, { pattern: "TODO" })
+      expect(out.split("\n")).toEqual([
+        "src/main.ts:2: // TODO: more",
+        "src/nested/deeper/leaf.ts:1: const TODO_LEAF = 1",
+        "src/readme.md:1: TODO in markdown",
+      ])
+      expect(out).not.toContain("secret")
+    }),
+  )
 
-  test("include filters on the file name; a glob with / matches the relative path", async () => {
-    expect(await run(grep, { pattern: "TODO", include: "*.md" })).toBe("src/readme.md:1: TODO in markdown")
-    expect((await run(grep, { pattern: "[Tt][Oo][Dd][Oo]", include: "*.ts" })).split("\n")).toEqual([
-      "src/main.ts:2: // TODO: more",
-      "src/nested/deeper/leaf.ts:1: const TODO_LEAF = 1",
-      "src/util.ts:1: export function todo() {}",
-    ])
-    expect(await run(grep, { pattern: "TODO", include: "*.{md,txt}" })).toBe("src/readme.md:1: TODO in markdown")
-    expect(await run(grep, { pattern: "TODO", include: "src/*/**/*.ts" })).toBe(
-      "src/nested/deeper/leaf.ts:1: const TODO_LEAF = 1",
-    )
-  })
+  it.effect("include filters on the file name; a glob with / matches the relative path", () =>
+    Effect.gen(function* () {
+      expect(yield* run(grep, { pattern: "TODO", include: "*.md" })).toBe("src/readme.md:1: TODO in markdown")
+      expect((yield* run(grep, { pattern: "[Tt][Oo][Dd][Oo]", include: "*.ts" })).split("\n")).toEqual([
+        "src/main.ts:2: // TODO: more",
+        "src/nested/deeper/leaf.ts:1: const TODO_LEAF = 1",
+        "src/util.ts:1: export function todo() {}",
+      ])
+      expect(yield* run(grep, { pattern: "TODO", include: "*.{md,txt}" })).toBe("src/readme.md:1: TODO in markdown")
+      expect(yield* run(grep, { pattern: "TODO", include: "src/*/**/*.ts" })).toBe(
+        "src/nested/deeper/leaf.ts:1: const TODO_LEAF = 1",
+      )
+    }),
+  )
 
-  test("path narrows the search to a directory or a single file", async () => {
-    expect(await run(grep, { pattern: "TODO", path: "src/nested" })).toBe(
-      "src/nested/deeper/leaf.ts:1: const TODO_LEAF = 1",
-    )
-    expect(await run(grep, { pattern: "answer", path: "src/main.ts" })).toBe("src/main.ts:1: export const answer = 42")
-    expect(await run(grep, { pattern: "zzz-no-such-thing" })).toBe("No matches found.")
-  })
+  it.effect("path narrows the search to a directory or a single file", () =>
+    Effect.gen(function* () {
+      expect(yield* run(grep, { pattern: "TODO", path: "src/nested" })).toBe(
+        "src/nested/deeper/leaf.ts:1: const TODO_LEAF = 1",
+      )
+      expect(yield* run(grep, { pattern: "answer", path: "src/main.ts" })).toBe(
+        "src/main.ts:1: export const answer = 42",
+      )
+      expect(yield* run(grep, { pattern: "zzz-no-such-thing" })).toBe("No matches found.")
+    }),
+  )
 
-  test("never searches through a symlink that leaves the directory, even when named", async () => {
-    expect(await runError(grep, { pattern: "TODO", path: "src/escape-dir" })).toBeInstanceOf(PathOutsideDirectoryError)
-    expect(await runError(grep, { pattern: "TODO", path: "src/escape-file.ts" })).toBeInstanceOf(
-      PathOutsideDirectoryError,
-    )
-    expect(await run(grep, { pattern: "secret" })).toBe("No matches found.")
-  })
+  it.effect("never searches through a symlink that leaves the directory, even when named", () =>
+    Effect.gen(function* () {
+      expect(yield* runError(grep, { pattern: "TODO", path: "src/escape-dir" })).toBeInstanceOf(
+        PathOutsideDirectoryError,
+      )
+      expect(yield* runError(grep, { pattern: "TODO", path: "src/escape-file.ts" })).toBeInstanceOf(
+        PathOutsideDirectoryError,
+      )
+      expect(yield* run(grep, { pattern: "secret" })).toBe("No matches found.")
+    }),
+  )
 
-  test("caps the number of matches with a note", async () => {
-    const out = await run(grep, { pattern: "^hit \\d+$", path: "many" })
-    const lines = out.split("\n")
-    expect(lines.filter((l) => l.startsWith("many/matches.txt:"))).toHaveLength(GREP_MAX_MATCHES)
-    expect(lines.at(-1)).toContain(`first ${GREP_MAX_MATCHES} matches`)
-  })
+  it.effect("caps the number of matches with a note", () =>
+    Effect.gen(function* () {
+      const out = yield* run(grep, { pattern: "^hit \\d+$", path: "many" })
+      const lines = out.split("\n")
+      expect(lines.filter((l) => l.startsWith("many/matches.txt:"))).toHaveLength(GREP_MAX_MATCHES)
+      expect(lines.at(-1)).toContain(`first ${GREP_MAX_MATCHES} matches`)
+    }),
+  )
 
-  test("skips a FIFO while walking and refuses one named explicitly", async () => {
-    expect(await run(grep, { pattern: "zzz", path: "many" })).toBe("No matches found.")
-    const error = await runError(grep, { pattern: "x", path: "many/pipe.fifo" })
-    expect(error).toBeInstanceOf(ToolError)
-    expect(error.message).toContain("not a regular file")
-  })
+  it.effect("skips a FIFO while walking and refuses one named explicitly", () =>
+    Effect.gen(function* () {
+      expect(yield* run(grep, { pattern: "zzz", path: "many" })).toBe("No matches found.")
+      const error = yield* runError(grep, { pattern: "x", path: "many/pipe.fifo" })
+      expect(error).toBeInstanceOf(ToolError)
+      expect(error.message).toContain("not a regular file")
+    }),
+  )
 
-  test("an invalid regex is a ToolError", async () => {
-    const error = await runError(grep, { pattern: "(unclosed" })
-    expect(error).toBeInstanceOf(ToolError)
-    expect(error.message).toContain("invalid regular expression")
-  })
+  it.effect("an invalid regex is a ToolError", () =>
+    Effect.gen(function* () {
+      const error = yield* runError(grep, { pattern: "(unclosed" })
+      expect(error).toBeInstanceOf(ToolError)
+      expect(error.message).toContain("invalid regular expression")
+    }),
+  )
 })

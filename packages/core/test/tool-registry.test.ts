@@ -2,7 +2,8 @@ import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { Effect, Schema } from "effect"
-import { afterAll, beforeAll, describe, expect, test } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
+import { afterAll, beforeAll } from "vitest"
 import { list } from "../src/tool/list.ts"
 import { read } from "../src/tool/read.ts"
 import { builtinTools, runTool, toModelTool } from "../src/tool/registry.ts"
@@ -21,10 +22,10 @@ afterAll(async () => {
   await fs.rm(session, { recursive: true, force: true })
 })
 
-const runError = (tool: Tool, input: unknown) => Effect.runPromise(Effect.flip(runTool(tool, input, ctx)))
+const runError = (tool: Tool, input: unknown) => Effect.flip(runTool(tool, input, ctx))
 
 describe("builtinTools", () => {
-  test("bash on by default (behind permissions), removed by tools.bash: false", () => {
+  it("bash on by default (behind permissions), removed by tools.bash: false", () => {
     expect(builtinTools({ bash: false }).map((t) => t.name)).toEqual([
       "read",
       "list",
@@ -50,7 +51,7 @@ describe("builtinTools", () => {
 })
 
 describe("toModelTool", () => {
-  test("every built-in tool gets a self-contained object schema with its properties", () => {
+  it("every built-in tool gets a self-contained object schema with its properties", () => {
     for (const tool of builtinTools({ bash: true })) {
       const model = toModelTool(tool)
       expect(model.name).toBe(tool.name)
@@ -64,7 +65,7 @@ describe("toModelTool", () => {
     }
   })
 
-  test("read: properties, descriptions, constraints and required", () => {
+  it("read: properties, descriptions, constraints and required", () => {
     const { parameters } = toModelTool(read)
     expect(Object.keys(parameters.properties).sort()).toEqual(["limit", "offset", "path"])
     expect(parameters.required).toEqual(["path"])
@@ -75,11 +76,11 @@ describe("toModelTool", () => {
     expect(props["offset"]).toMatchObject({ type: "integer", minimum: 1 })
   })
 
-  test("list has no required fields", () => {
+  it("list has no required fields", () => {
     expect(toModelTool(list).parameters.required).toEqual([])
   })
 
-  test("definitions are inlined", () => {
+  it("definitions are inlined", () => {
     const Point = Schema.Struct({ x: Schema.Int, y: Schema.Int }).annotate({ identifier: "Point" })
     const Input = Schema.Struct({ from: Point, to: Point, label: Schema.optionalKey(Schema.String) }).annotate({
       identifier: "SegmentInput",
@@ -103,54 +104,62 @@ describe("toModelTool", () => {
 })
 
 describe("runTool", () => {
-  test("decodes and executes", async () => {
-    expect(await Effect.runPromise(runTool(read, { path: "a.txt", limit: 1 }, ctx))).toContain("   1| alpha")
-  })
+  it.effect("decodes and executes", () =>
+    Effect.gen(function* () {
+      expect(yield* runTool(read, { path: "a.txt", limit: 1 }, ctx)).toContain("   1| alpha")
+    }),
+  )
 
-  test("accepts a JSON string and null for optional parameters", async () => {
-    expect(await Effect.runPromise(runTool(read, '{"path":"a.txt"}', ctx))).toBe("   1| alpha\n   2| beta")
-    expect(await Effect.runPromise(runTool(read, { path: "a.txt", offset: null, limit: null }, ctx))).toBe(
-      "   1| alpha\n   2| beta",
-    )
-  })
+  it.effect("accepts a JSON string and null for optional parameters", () =>
+    Effect.gen(function* () {
+      expect(yield* runTool(read, '{"path":"a.txt"}', ctx)).toBe("   1| alpha\n   2| beta")
+      expect(yield* runTool(read, { path: "a.txt", offset: null, limit: null }, ctx)).toBe("   1| alpha\n   2| beta")
+    }),
+  )
 
-  test("a decode failure is a ToolError naming the field", async () => {
-    const missing = await runError(read, {})
-    expect(missing).toBeInstanceOf(ToolError)
-    expect(missing.message).toBe('invalid input for tool "read": path: Missing key')
+  it.effect("a decode failure is a ToolError naming the field", () =>
+    Effect.gen(function* () {
+      const missing = yield* runError(read, {})
+      expect(missing).toBeInstanceOf(ToolError)
+      expect(missing.message).toBe('invalid input for tool "read": path: Missing key')
 
-    const wrongType = await runError(read, { path: 42 })
-    expect(wrongType.message).toContain("path: Expected string")
+      const wrongType = yield* runError(read, { path: 42 })
+      expect(wrongType.message).toContain("path: Expected string")
 
-    const several = await runError(read, { path: "a.txt", offset: 0, limit: 5000 })
-    expect(several.message).toContain("offset:")
-    expect(several.message).toContain("limit:")
-    expect(several.message).toContain("2000")
+      const several = yield* runError(read, { path: "a.txt", offset: 0, limit: 5000 })
+      expect(several.message).toContain("offset:")
+      expect(several.message).toContain("limit:")
+      expect(several.message).toContain("2000")
 
-    const fraction = await runError(list, { depth: 1.5 })
-    expect(fraction.message).toContain("depth:")
+      const fraction = yield* runError(list, { depth: 1.5 })
+      expect(fraction.message).toContain("depth:")
 
-    const notObject = await runError(read, [1, 2])
-    expect(notObject).toBeInstanceOf(ToolError)
-    expect(notObject.message).toContain("input:")
+      const notObject = yield* runError(read, [1, 2])
+      expect(notObject).toBeInstanceOf(ToolError)
+      expect(notObject.message).toContain("input:")
 
-    expect((await runError(read, "{not json")).message).toContain("not valid JSON")
-  })
+      expect((yield* runError(read, "{not json")).message).toContain("not valid JSON")
+    }),
+  )
 
-  test("tool errors pass through unchanged", async () => {
-    expect(await runError(read, { path: "../etc/passwd" })).toBeInstanceOf(PathOutsideDirectoryError)
-    expect(await runError(read, { path: "nope" })).toBeInstanceOf(ToolError)
-  })
+  it.effect("tool errors pass through unchanged", () =>
+    Effect.gen(function* () {
+      expect(yield* runError(read, { path: "../etc/passwd" })).toBeInstanceOf(PathOutsideDirectoryError)
+      expect(yield* runError(read, { path: "nope" })).toBeInstanceOf(ToolError)
+    }),
+  )
 
-  test("a defect in a tool becomes a ToolError", async () => {
-    const broken: Tool<{ readonly x: string }> = {
-      name: "broken",
-      description: "always dies",
-      input: Schema.Struct({ x: Schema.String }),
-      execute: () => Effect.die(new Error("boom")),
-    }
-    const error = await runError(broken, { x: "y" })
-    expect(error).toBeInstanceOf(ToolError)
-    expect(error.message).toContain("boom")
-  })
+  it.effect("a defect in a tool becomes a ToolError", () =>
+    Effect.gen(function* () {
+      const broken: Tool<{ readonly x: string }> = {
+        name: "broken",
+        description: "always dies",
+        input: Schema.Struct({ x: Schema.String }),
+        execute: () => Effect.die(new Error("boom")),
+      }
+      const error = yield* runError(broken, { x: "y" })
+      expect(error).toBeInstanceOf(ToolError)
+      expect(error.message).toContain("boom")
+    }),
+  )
 })

@@ -7,7 +7,7 @@
  * events it saw, and for more sessions than it keeps.
  */
 import { Effect, ManagedRuntime } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Bus } from "../src/bus/bus.ts"
 import { draft } from "../src/bus/event.ts"
 import { ascending } from "../src/id/id.ts"
@@ -21,7 +21,7 @@ import { TRANSCRIPT_CACHE_SESSIONS } from "../src/session/transcript-cache.ts"
 import { toModelMessages } from "../src/session/transcript.ts"
 import { Database } from "../src/storage/database.ts"
 import { StoreLayer } from "../src/host.ts"
-import { makeHost } from "./support/host.ts"
+import { makeHost, testHost } from "./support/host.ts"
 
 /** The transcript straight from the table, parsed afresh. */
 const fromTable = (client: Database["Service"]["client"], sessionID: string): ReadonlyArray<Message> =>
@@ -34,10 +34,10 @@ const notice = (text: string) =>
   draft(SessionEvent.Synthetic, { messageID: ascending("msg"), text, origin: "plugin:elsewhere" })
 
 describe("the transcript cache", () => {
-  it("matches the table after every kind of change", async () => {
-    const host = makeHost()
-    await host.run(
-      Effect.gen(function* () {
+  it.live("matches the table after every kind of change", () => {
+    const host = testHost()
+    return Effect.gen(function* () {
+      yield* Effect.gen(function* () {
         const session = yield* Session
         const execution = yield* Execution
         const mutation = yield* Mutation
@@ -89,9 +89,8 @@ describe("the transcript cache", () => {
         check("after a turn past the compaction")
         yield* execution.remove(sessionID)
         expect(session.sync.transcript(sessionID)).toEqual([])
-      }),
-    )
-    await host.dispose()
+      })
+    }).pipe(Effect.provide(host.layer))
   })
 
   it("sees commits made through another connection, and events it missed", async () => {

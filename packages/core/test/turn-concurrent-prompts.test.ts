@@ -1,16 +1,16 @@
 import { Effect, Random } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Bus, isDurable } from "../src/bus/bus.ts"
 import { Execution } from "../src/session/execution.ts"
 import type { AssistantMessage, Message } from "../src/session/message.ts"
 import { Session } from "../src/session/session.ts"
-import { makeHost } from "./support/host.ts"
+import { testHost } from "./support/host.ts"
 
 describe("prompts admitted concurrently on one session", () => {
-  it("50 prompts from 10 concurrent callers give 50 turns in strictly increasing seq with no interleaving", async () => {
-    const host = makeHost()
-    const { items, seqs, turns } = await host.run(
-      Effect.gen(function* () {
+  it.live("50 prompts from 10 concurrent callers give 50 turns in strictly increasing seq with no interleaving", () => {
+    const host = testHost()
+    return Effect.gen(function* () {
+      const { items, seqs, turns } = yield* Effect.gen(function* () {
         const session = yield* Session
         const execution = yield* Execution
         const bus = yield* Bus
@@ -43,26 +43,25 @@ describe("prompts admitted concurrently on one session", () => {
           cursor = page.cursor.next
         } while (cursor)
         return { items: all, seqs, turns }
-      }),
-    )
-    expect(turns).toBe(50)
-    expect(seqs).toEqual([...seqs].sort((a, b) => a - b))
-    expect(new Set(seqs).size).toBe(seqs.length)
-    expect(items).toHaveLength(100)
-    // Strict alternation: each prompt is followed by exactly its answer, before the next prompt.
-    for (let i = 0; i < 100; i += 2) {
-      const prompt = items[i]!
-      const answer = items[i + 1] as AssistantMessage
-      expect(prompt.type).toBe("user")
-      expect(answer.type).toBe("assistant")
-      expect(answer.content[0]).toMatchObject({
-        type: "text",
-        text: `You said: ${prompt.type === "user" ? prompt.text : ""}`,
       })
-      expect(answer.seq).toBeGreaterThan(prompt.seq)
-    }
-    const texts = items.flatMap((m) => (m.type === "user" ? [m.text] : []))
-    expect(new Set(texts).size).toBe(50)
-    await host.dispose()
+      expect(turns).toBe(50)
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b))
+      expect(new Set(seqs).size).toBe(seqs.length)
+      expect(items).toHaveLength(100)
+      // Strict alternation: each prompt is followed by exactly its answer, before the next prompt.
+      for (let i = 0; i < 100; i += 2) {
+        const prompt = items[i]!
+        const answer = items[i + 1] as AssistantMessage
+        expect(prompt.type).toBe("user")
+        expect(answer.type).toBe("assistant")
+        expect(answer.content[0]).toMatchObject({
+          type: "text",
+          text: `You said: ${prompt.type === "user" ? prompt.text : ""}`,
+        })
+        expect(answer.seq).toBeGreaterThan(prompt.seq)
+      }
+      const texts = items.flatMap((m) => (m.type === "user" ? [m.text] : []))
+      expect(new Set(texts).size).toBe(50)
+    }).pipe(Effect.provide(host.layer))
   })
 })

@@ -6,13 +6,10 @@ import { describe, expect, it } from "vitest"
 import { runCli } from "./support/cli.ts"
 import { startTestServer } from "./support/server.ts"
 import { tempDir } from "./support/tmp.ts"
+import { finishedTurn } from "./support/transcript.ts"
 
-const turn = async (client: OpencodeClient, text: string) => {
-  const session = (await client.v2.session.create({ title: "stats" })).data!.data
-  await client.v2.session.prompt({ sessionID: session.id, prompt: { text } })
-  await client.v2.session.wait({ sessionID: session.id })
-  return session.id
-}
+const turn = async (client: OpencodeClient, text: string) =>
+  (await finishedTurn(client.v2, text, { title: "stats" })).sessionID
 
 const stats = async (cwd: string, args: Array<string>): Promise<DatabaseStats> => {
   const result = await runCli(["db", "stats", "--json", ...args], { cwd })

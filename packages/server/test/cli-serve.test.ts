@@ -2,19 +2,13 @@ import { createOpencodeClient } from "@opencode-ai/sdk/v2"
 import { fileURLToPath } from "node:url"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { readUntil } from "./support/stream.ts"
 import { tempDir } from "./support/tmp.ts"
 
 const MAIN = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url))
 
 const firstLine = async (stream: ReadableStream<Uint8Array>) => {
-  const reader = stream.getReader()
-  const decoder = new TextDecoder()
-  let text = ""
-  while (!text.includes("\n")) {
-    const { done, value } = await reader.read()
-    if (done) break
-    text += decoder.decode(value)
-  }
+  const { text, reader } = await readUntil(stream, (t) => t.includes("\n"))
   reader.releaseLock()
   return text.split("\n")[0]!
 }

@@ -6,18 +6,14 @@ import { runCli } from "./support/cli.ts"
 import { startTestServer } from "./support/server.ts"
 import { tempDir } from "./support/tmp.ts"
 import { localProviderConfig } from "./support/e2e-setup.ts"
+import { finishedTurn, messagesOf } from "./support/transcript.ts"
 
 /** One offline turn: user prompt, assistant (reasoning + tool call), assistant (final text). */
 const turn = async (client: OpencodeClient, title: string) => {
-  const session = (await client.v2.session.create({ title })).data!.data
-  await client.v2.session.prompt({
-    sessionID: session.id,
-    prompt: { text: "/think pondering\n/tool list {}\nplease" },
-  })
-  await client.v2.session.wait({ sessionID: session.id })
-  const items = (await client.v2.session.messages({ sessionID: session.id })).data!.data
+  const { sessionID } = await finishedTurn(client.v2, "/think pondering\n/tool list {}\nplease", { title })
+  const items = await messagesOf(client.v2, sessionID)
   return {
-    sessionID: session.id,
+    sessionID,
     items: items as unknown as [SessionMessage, SessionMessageAssistant, SessionMessageAssistant],
   }
 }

@@ -1,9 +1,9 @@
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import type { SessionMessage, SessionMessageAssistantTool } from "@opencode-ai/sdk/v2"
 import { createTestHost, type TestHost } from "../src/testing/index.ts"
 import { tempDir } from "./support/tmp.ts"
+import { messagesOf, toolItems } from "./support/transcript.ts"
 
 let host: TestHost | undefined
 afterEach(async () => {
@@ -16,13 +16,7 @@ const write = (path: string, text: string) => {
   writeFileSync(path, text)
 }
 
-const toolItems = (messages: ReadonlyArray<SessionMessage>) =>
-  messages.flatMap((m) =>
-    m.type === "assistant" ? m.content.filter((i): i is SessionMessageAssistantTool => i.type === "tool") : [],
-  )
-
-const messages = async (h: TestHost, sessionID: string) =>
-  (await h.client.session.messages({ sessionID, limit: 200 })).data!.data
+const messages = (h: TestHost, sessionID: string) => messagesOf(h.client, sessionID, 200)
 
 const scout = { agent: { scout: { mode: "subagent" as const, description: "finds things" } } }
 

@@ -8,6 +8,7 @@ import {
 } from "@opencode-ai/sdk/v2"
 import { describe, expect, it } from "vitest"
 import { startTestServer } from "./support/server.ts"
+import { readUntil } from "./support/stream.ts"
 
 type Durable = Extract<V2Event, { durable: unknown }>
 const isDurable = (event: V2Event): event is Durable => "durable" in event
@@ -39,15 +40,9 @@ const until = async <E>(iterator: AsyncIterator<E>, done: (event: E) => boolean)
 
 const turnEnded = (event: V2Event | SessionDurableEvent) => event.type === "session.next.turn.ended"
 
-/** Reads a raw SSE response until `match` appears in the text. */
-const readUntil = async (response: Response, match: (text: string) => boolean) => {
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
-  let text = ""
-  while (!match(text)) {
-    const { done, value } = await reader.read()
-    if (done) break
-    text += value
-  }
+/** Reads a raw SSE response until `match` appears in the text, then closes it. */
+const readResponseUntil = async (response: Response, match: (text: string) => boolean) => {
+  const { text, reader } = await readUntil(response.body!, match)
   await reader.cancel()
   return text
 }
@@ -135,7 +130,7 @@ describe("live events over server-sent events", () => {
     const response = await server.fetch("/api/event")
     expect(response.status).toBe(200)
     expect(response.headers.get("content-type")).toContain("text/event-stream")
-    const text = await readUntil(response, (t) => t.includes(": heartbeat\n\n"))
+    const text = await readResponseUntil(response, (t) => t.includes(": heartbeat\n\n"))
     expect(text.startsWith("data: ")).toBe(true)
     expect(JSON.parse(text.slice("data: ".length, text.indexOf("\n")))).toMatchObject({ type: "server.connected" })
     expect(text).toContain(": heartbeat\n\n")
@@ -203,7 +198,7 @@ describe("the per-session durable stream (GET /api/session/:id/event)", () => {
     await prompt(server.client, sessionID, "hello")
     await server.client.v2.session.wait({ sessionID })
     const response = await server.fetch(`/api/session/${sessionID}/event`, { headers: { "last-event-id": "2" } })
-    const text = await readUntil(response, (t) => t.includes("session.next.turn.ended"))
+    const text = await readResponseUntil(response, (t) => t.includes("session.next.turn.ended"))
     const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]))
     expect(ids[0]).toBe(3)
     expect(ids).toEqual(ids.map((_, i) => i + 3))

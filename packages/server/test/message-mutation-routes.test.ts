@@ -9,18 +9,16 @@ import { describe, expect, it } from "vitest"
 import { startOpenAIServer } from "../../core/test/support/openai-server.ts"
 import { startTestServer } from "./support/server.ts"
 import { localProviderConfig } from "./support/e2e-setup.ts"
+import { finishedTurn, messagesOf } from "./support/transcript.ts"
 
 type Api = OpencodeClient["v2"]
 
 /** A session with one offline turn: user prompt, assistant (reasoning + tool), assistant (final text). */
 const withTurn = async (api: Api) => {
-  const session = (await api.session.create({})).data!.data
-  const prompt = (await api.session.prompt({ sessionID: session.id, prompt: { text: "/think hi\n/tool list {}" } }))
-    .data!.data
-  await api.session.wait({ sessionID: session.id })
-  const items = (await api.session.messages({ sessionID: session.id })).data!.data
+  const { sessionID, promptID } = await finishedTurn(api, "/think hi\n/tool list {}")
+  const items = await messagesOf(api, sessionID)
   const [user, first, second] = items as [SessionMessageUser, SessionMessageAssistant, SessionMessageAssistant]
-  return { sessionID: session.id, promptID: prompt.id, user, first, second }
+  return { sessionID, promptID, user, first, second }
 }
 
 describe("message routes and the mutation contract over the SDK", () => {

@@ -7,23 +7,14 @@ import { localProviderConfig } from "./support/e2e-setup.ts"
 import { eventLog } from "./support/event-log.ts"
 import { json, startTestServer } from "./support/server.ts"
 import { tempDir } from "./support/tmp.ts"
-import {
-  createOpencodeClient,
-  type SessionMessage,
-  type SessionMessageAssistantTool,
-  type V2Event,
-} from "@opencode-ai/sdk/v2"
+import { createOpencodeClient, type V2Event } from "@opencode-ai/sdk/v2"
+import { toolItems } from "./support/transcript.ts"
 
 let model: OpenAIServer
 beforeAll(async () => {
   model = await startOpenAIServer()
 })
 afterAll(() => model.close())
-
-const toolItems = (messages: ReadonlyArray<SessionMessage>) =>
-  messages.flatMap((m) =>
-    m.type === "assistant" ? m.content.filter((i): i is SessionMessageAssistantTool => i.type === "tool") : [],
-  )
 
 type Asked = Extract<V2Event, { type: "permission.v2.asked" }>
 const isAsked = (e: { type: string }) => e.type === "permission.v2.asked"

@@ -6,17 +6,8 @@ import { replayFromJournal } from "./support/e2e-store.ts"
 import { eventLog } from "./support/event-log.ts"
 import { json, startTestServer } from "./support/server.ts"
 import { tempDir } from "./support/tmp.ts"
-import {
-  createOpencodeClient,
-  type SessionMessage,
-  type SessionMessageAssistantTool,
-  type V2Event,
-} from "@opencode-ai/sdk/v2"
-
-const toolItems = (messages: ReadonlyArray<SessionMessage>) =>
-  messages.flatMap((m) =>
-    m.type === "assistant" ? m.content.filter((i): i is SessionMessageAssistantTool => i.type === "tool") : [],
-  )
+import { createOpencodeClient, type V2Event } from "@opencode-ai/sdk/v2"
+import { toolItems } from "./support/transcript.ts"
 
 type Asked = Extract<V2Event, { type: "question.v2.asked" }>
 const isAsked = (e: { type: string }) => e.type === "question.v2.asked"

@@ -4,21 +4,12 @@ import { describe, expect, it } from "vitest"
 import { LISTENING, readRest, readUntil, spawnCli } from "./support/cli.ts"
 import { eventLog } from "./support/event-log.ts"
 import { tempDir } from "./support/tmp.ts"
-import {
-  createOpencodeClient,
-  type SessionMessage,
-  type SessionMessageAssistantTool,
-  type V2Event,
-} from "@opencode-ai/sdk/v2"
+import { createOpencodeClient, type V2Event } from "@opencode-ai/sdk/v2"
+import { toolItems } from "./support/transcript.ts"
 
 // An ask (or a question) left pending by a killed process, answered over HTTP after the restart but before
 // the resumed turn has read it. `--no-resume` holds that window open deterministically: the session stays
 // suspended, the answer is committed, and only then does `POST .../resume` start the turn that must honour it.
-
-const toolItems = (messages: ReadonlyArray<SessionMessage>) =>
-  messages.flatMap((m) =>
-    m.type === "assistant" ? m.content.filter((i): i is SessionMessageAssistantTool => i.type === "tool") : [],
-  )
 
 const setup = () => {
   const cwd = tempDir()

@@ -6,7 +6,6 @@
  * exactly once with the child's final text, after which the parent's model is asked once more.
  */
 import { RESTART_NOTICE } from "@opencode-ai/core"
-import type { SessionMessage, SessionMessageAssistantTool } from "@opencode-ai/sdk/v2"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -15,17 +14,13 @@ import { listAll } from "./support/e2e-events.ts"
 import { spawnServe } from "./support/e2e-serve.ts"
 import { localProviderConfig } from "./support/e2e-setup.ts"
 import { tempDir } from "./support/tmp.ts"
+import { toolItems } from "./support/transcript.ts"
 
 let provider: OpenAIServer
 beforeAll(async () => {
   provider = await startOpenAIServer()
 })
 afterAll(() => provider.close())
-
-const toolItems = (messages: ReadonlyArray<SessionMessage>) =>
-  messages.flatMap((m) =>
-    m.type === "assistant" ? m.content.filter((i): i is SessionMessageAssistantTool => i.type === "tool") : [],
-  )
 
 describe("restart during a task call", () => {
   it("after a SIGKILL mid-child, the child resumes and the parent's call completes exactly once", async () => {

@@ -4,7 +4,6 @@
  * same database, the child resumes and the parent's task call completes exactly once, with no request of
  * the parent's own model before or after.
  */
-import type { SessionMessage, SessionMessageAssistantTool } from "@opencode-ai/sdk/v2"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -13,17 +12,13 @@ import { listAll } from "./support/e2e-events.ts"
 import { spawnServe } from "./support/e2e-serve.ts"
 import { localProviderConfig } from "./support/e2e-setup.ts"
 import { tempDir } from "./support/tmp.ts"
+import { toolItems } from "./support/transcript.ts"
 
 let provider: OpenAIServer
 beforeAll(async () => {
   provider = await startOpenAIServer()
 })
 afterAll(() => provider.close())
-
-const toolItems = (messages: ReadonlyArray<SessionMessage>) =>
-  messages.flatMap((m) =>
-    m.type === "assistant" ? m.content.filter((i): i is SessionMessageAssistantTool => i.type === "tool") : [],
-  )
 
 describe("restart during a subtask command", () => {
   it("after a SIGKILL mid-child, the child resumes and the command's task call completes exactly once", async () => {

@@ -6,6 +6,7 @@ import { VERSION } from "../src/version.ts"
 import { startTestServer, type TestServer } from "./support/server.ts"
 import { tableHasher } from "./support/table-hash.ts"
 import { tempDir } from "./support/tmp.ts"
+import { finishedTurn } from "./support/transcript.ts"
 
 const missing = "ses_missing"
 const notFound = { _tag: "SessionNotFoundError", sessionID: missing, message: expect.stringContaining(missing) }
@@ -13,12 +14,7 @@ const invalidCursor = { _tag: "InvalidCursorError", message: expect.stringContai
 const invalid = (field: string) => ({ _tag: "InvalidRequestError", message: expect.any(String), field })
 
 /** A session with one finished offline turn. */
-const withTurn = async (server: TestServer, text = "hello") => {
-  const sessionID = (await server.api.session.create({})).data!.data.id
-  await server.api.session.prompt({ sessionID, prompt: { text } })
-  await server.api.session.wait({ sessionID })
-  return sessionID
-}
+const withTurn = async (server: TestServer, text = "hello") => (await finishedTurn(server.api, text)).sessionID
 
 describe("session routes over the SDK", () => {
   it("answers health with healthy and the version", async () => {

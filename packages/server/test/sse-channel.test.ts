@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { type Frame, SseChannel, type WireEvent } from "../src/sse.ts"
+import { readRest } from "./support/stream.ts"
 
 const event = (n: number): Frame => ({
   kind: "event",
@@ -17,15 +18,7 @@ const seqOf = (frame: Frame) =>
 
 const decoder = new TextDecoder()
 
-const readAll = async (stream: ReadableStream<Uint8Array>) => {
-  let text = ""
-  const reader = stream.getReader()
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) return text
-    text += decoder.decode(value)
-  }
-}
+const readAll = (stream: ReadableStream<Uint8Array>) => readRest(stream.getReader())
 
 const dataLines = (text: string) =>
   [...text.matchAll(/^data: (.*)$/gm)].map(

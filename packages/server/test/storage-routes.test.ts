@@ -1,6 +1,5 @@
 import type {
   OpencodeClient,
-  SessionMessage,
   SessionMessageAssistant,
   SessionMessageAssistantTool,
   SessionMessageUser,
@@ -11,21 +10,17 @@ import { startOpenAIServer } from "../../core/test/support/openai-server.ts"
 import { json, startTestServer } from "./support/server.ts"
 import { localProviderConfig } from "./support/e2e-setup.ts"
 import { tableHasher } from "./support/table-hash.ts"
+import { finishedTurn, messagesOf } from "./support/transcript.ts"
 
 type Api = OpencodeClient["v2"]
 
 /** A session with one offline turn: user prompt, assistant (reasoning + tool), assistant (final text). */
 const withTurn = async (api: Api) => {
-  const sessionID = (await api.session.create({})).data!.data.id
-  await api.session.prompt({ sessionID, prompt: { text: "/think a secret plan\n/tool list {}" } })
-  await api.session.wait({ sessionID })
-  const items = (await api.session.messages({ sessionID })).data!.data
+  const { sessionID } = await finishedTurn(api, "/think a secret plan\n/tool list {}")
+  const items = await messagesOf(api, sessionID)
   const [user, first, second] = items as [SessionMessageUser, SessionMessageAssistant, SessionMessageAssistant]
   return { sessionID, user, first, second }
 }
-
-const messagesOf = async (api: Api, sessionID: string): Promise<ReadonlyArray<SessionMessage>> =>
-  (await api.session.messages({ sessionID })).data!.data
 
 const notFound = (sessionID: string) => ({
   _tag: "SessionNotFoundError",

@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import type { SessionMessage, SessionMessageAssistantTool } from "@opencode-ai/sdk/v2"
 import type { ModelCall } from "../src/testing/index.ts"
 import { createTestHost, type TestHost } from "../src/testing/index.ts"
 import { runCli } from "./support/cli.ts"
 import { tempDir } from "./support/tmp.ts"
+import { messagesOf, toolItems } from "./support/transcript.ts"
 
 let host: TestHost | undefined
 afterEach(async () => {
@@ -13,13 +13,7 @@ afterEach(async () => {
   host = undefined
 })
 
-const toolItems = (messages: ReadonlyArray<SessionMessage>) =>
-  messages.flatMap((m) =>
-    m.type === "assistant" ? m.content.filter((i): i is SessionMessageAssistantTool => i.type === "tool") : [],
-  )
-
-const messages = async (h: TestHost, sessionID: string) =>
-  (await h.client.session.messages({ sessionID, limit: 200 })).data!.data
+const messages = (h: TestHost, sessionID: string) => messagesOf(h.client, sessionID, 200)
 
 const taskCall = (input: Record<string, unknown>) => ({
   tools: [{ name: "task", input: { description: "look around", prompt: "list the files", ...input } }],

@@ -1,12 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { eventLog } from "./support/event-log.ts"
 import { startTestServer } from "./support/server.ts"
-import type { SessionMessage, SessionMessageAssistantTool } from "@opencode-ai/sdk/v2"
-
-const toolItems = (messages: ReadonlyArray<SessionMessage>) =>
-  messages.flatMap((m) =>
-    m.type === "assistant" ? m.content.filter((i): i is SessionMessageAssistantTool => i.type === "tool") : [],
-  )
+import { toolItems } from "./support/transcript.ts"
 
 describe("the webfetch tool in a turn", () => {
   it("is asked by default: the request names the URL under the webfetch kind", async () => {

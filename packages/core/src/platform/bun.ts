@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import { Glob } from "./glob.ts"
 import { Heap } from "./heap.ts"
+import { Modules } from "./modules.ts"
 import { Processes } from "./processes.ts"
 import { Sqlite } from "./sqlite.ts"
 
@@ -14,4 +15,5 @@ export const BunPlatform = Layer.mergeAll(
   Layer.succeed(Processes, Processes.defaultValue()),
   Layer.succeed(Glob, Glob.defaultValue()),
   Layer.succeed(Heap, Heap.defaultValue()),
+  Layer.succeed(Modules, Modules.defaultValue()),
 )

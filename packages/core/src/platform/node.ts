@@ -1,8 +1,11 @@
 import { Effect, Layer } from "effect"
+import { createRequire } from "node:module"
+import { join } from "node:path"
 import picomatch from "picomatch"
 import initSqlJs from "sql.js"
 import { Glob, type GlobShape } from "./glob.ts"
 import { Heap } from "./heap.ts"
+import { Modules, type ModulesShape } from "./modules.ts"
 import { nodeProcesses } from "./node-processes.ts"
 import { nodeSqlite } from "./node-sqlite.ts"
 import { Processes } from "./processes.ts"
@@ -14,10 +17,19 @@ const nodeGlob: GlobShape = {
   compile: (pattern) => picomatch(pattern, { dot: true }),
 }
 
+const nodeModules: ModulesShape = {
+  runtime: "node",
+  // `createRequire` needs a file to resolve from; the file need not exist, only its directory matters.
+  // Node's resolver takes the `require` export conditions here (Bun's takes `import`): a package that
+  // exports only an `import` entry is not found this way on Node.
+  resolve: (specifier, directory) => createRequire(join(directory, "noop.js")).resolve(specifier),
+}
+
 /**
  * The platform on plain Node (20 and later): SQLite compiled to WebAssembly (sql.js; see `node-sqlite.ts`
- * for what that driver cannot do), `node:child_process`, picomatch, and `global.gc` when Node runs with
- * `--expose-gc`. Loading the WebAssembly module is why this layer is an effect.
+ * for what that driver cannot do), `node:child_process`, picomatch, `require`'s resolver for plugin
+ * packages, and `global.gc` when Node runs with `--expose-gc`. Loading the WebAssembly module is why this
+ * layer is an effect.
  */
 export const NodePlatform = Layer.mergeAll(
   Layer.effect(
@@ -29,6 +41,7 @@ export const NodePlatform = Layer.mergeAll(
   ),
   Layer.succeed(Processes, nodeProcesses()),
   Layer.succeed(Glob, nodeGlob),
+  Layer.succeed(Modules, nodeModules),
   Layer.succeed(Heap, {
     runtime: "node",
     collect: () => (globalThis as { gc?: () => void }).gc?.(),

@@ -5,6 +5,7 @@ import { isAbsolute, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { Bus } from "../bus/bus.ts"
 import { Config } from "../config/config.ts"
+import { Modules } from "../platform/modules.ts"
 import { Providers } from "../provider/registry.ts"
 import { checkChoice } from "../session/choice.ts"
 import { Execution } from "../session/execution.ts"
@@ -51,6 +52,7 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
         const config = yield* Config
         const providers = yield* Providers
         const bus = yield* Bus
+        const modules = yield* Modules
         const services = {
           session: yield* Session,
           execution: yield* Execution,
@@ -73,7 +75,7 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
               const path =
                 spec.startsWith(".") || isAbsolute(spec)
                   ? resolve(config.directory, spec)
-                  : Bun.resolveSync(spec, config.directory)
+                  : modules.resolve(spec, config.directory)
               const module = await import(pathToFileURL(path).href)
               return (module.default ?? module.plugin) as unknown
             },

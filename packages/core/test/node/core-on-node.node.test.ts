@@ -5,7 +5,7 @@
  * Node 20); the first test makes sure it really is Node and its platform, never Bun's by default.
  */
 import assert from "node:assert/strict"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { after, describe, it } from "node:test"
@@ -13,9 +13,11 @@ import { Effect, Exit, Layer, ManagedRuntime } from "effect"
 import { projectionSnapshot, replay } from "../../src/bus/replay.ts"
 import { HostLayer, type HostServices } from "../../src/host.ts"
 import { Glob } from "../../src/platform/glob.ts"
+import { Modules } from "../../src/platform/modules.ts"
 import { NodePlatform } from "../../src/platform/node.ts"
 import { Processes } from "../../src/platform/processes.ts"
 import { Sqlite } from "../../src/platform/sqlite.ts"
+import { PluginHost } from "../../src/plugin/host.ts"
 import { Erase } from "../../src/session/erase.ts"
 import { Execution } from "../../src/session/execution.ts"
 import type { AssistantMessage } from "../../src/session/message.ts"
@@ -35,11 +37,14 @@ const tempDir = () => {
 }
 
 /** A whole host on the Node platform. `provideMerge`, so what runs later (tools) sees the platform too. */
-const nodeHost = (database: string, directory: string) => {
+const nodeHost = (database: string, directory: string, plugin?: ReadonlyArray<string>) => {
   const runtime = ManagedRuntime.make(
     HostLayer({
       database,
-      config: { data: { permission: { bash: "allow" }, events: { persist: true } }, directory },
+      config: {
+        data: { permission: { bash: "allow" }, events: { persist: true }, ...(plugin ? { plugin: [...plugin] } : {}) },
+        directory,
+      },
     }).pipe(Layer.provideMerge(NodePlatform)),
   )
   return {
@@ -56,12 +61,37 @@ describe("core on Node", () => {
     assert.ok(process.versions.node)
     const runtimes = await Effect.runPromise(
       Effect.gen(function* () {
-        return [(yield* Sqlite).runtime, (yield* Processes).runtime, (yield* Glob).runtime]
+        return [(yield* Sqlite).runtime, (yield* Processes).runtime, (yield* Glob).runtime, (yield* Modules).runtime]
       }).pipe(Effect.provide(NodePlatform)),
     )
-    assert.deepEqual(runtimes, ["node", "node", "node"])
+    assert.deepEqual(runtimes, ["node", "node", "node", "node"])
     // Without the layer, the Bun default refuses instead of half-working.
     assert.throws(() => Database.open(":memory:"), /not running on Bun/)
+  })
+
+  it("loads a plugin package from the config directory's node_modules, found by Node's resolver", async () => {
+    const directory = tempDir()
+    const pkg = join(directory, "node_modules", "oc2-node-plugin")
+    mkdirSync(join(pkg, "dist"), { recursive: true })
+    writeFileSync(
+      join(pkg, "package.json"),
+      JSON.stringify({ name: "oc2-node-plugin", type: "module", exports: { ".": { default: "./dist/main.js" } } }),
+    )
+    writeFileSync(join(pkg, "dist", "main.js"), 'export default { id: "node-packaged", setup() {} }\n')
+    const host = nodeHost(join(tempDir(), "opencode.db"), directory, ["oc2-node-plugin", "oc2-not-installed"])
+    const statuses = await host.run(
+      Effect.gen(function* () {
+        return (yield* PluginHost).list()
+      }),
+    )
+    await host.dispose()
+    assert.deepEqual(
+      statuses.map((s) => [s.source, s.status, s.id]),
+      [
+        ["oc2-node-plugin", "loaded", "node-packaged"],
+        ["oc2-not-installed", "failed", undefined],
+      ],
+    )
   })
 
   it("runs a turn with read, glob and bash tools, and keeps the session in the SQLite file", async () => {

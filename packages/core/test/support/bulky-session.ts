@@ -4,6 +4,7 @@ import { draft } from "../../src/bus/event.ts"
 import { ascending } from "../../src/id/id.ts"
 import { SessionEvent } from "../../src/session/event.ts"
 import { Session } from "../../src/session/session.ts"
+import { admitted } from "./seed.ts"
 
 /**
  * A session shaped like a long agent run: `turns` prompts, each answered by an assistant message with a
@@ -24,12 +25,7 @@ export const seedBulkySession = (options: { turns: number; toolBytes: number; di
       const callID = `call_${i}`
       const input = { path: `file${i}` }
       yield* bus.commit(info.id, [
-        draft(SessionEvent.PromptAdmitted, {
-          messageID: ascending("msg"),
-          prompt: { text: `prompt ${i}` },
-          delivery: "queue",
-          origin: "user",
-        }),
+        admitted(`prompt ${i}`),
         draft(SessionEvent.TurnStarted, { turnID, reason: "prompt" }),
         draft(SessionEvent.StepStarted, {
           assistantMessageID,

@@ -1,5 +1,6 @@
 import { join } from "node:path"
 import type { ConfigData } from "../../src/config/config.ts"
+import { readUntil } from "./stream.ts"
 
 /** What `host-child.ts` is told to do (see there). */
 export interface HostChildSpec {
@@ -19,13 +20,8 @@ export const startHostChild = async (spec: HostChildSpec) => {
     stdout: "pipe",
     stderr: "inherit",
   })
-  const reader = child.stdout.getReader()
-  let out = ""
-  while (!out.includes("\n")) {
-    const { value, done } = await reader.read()
-    if (done) throw new Error("child exited early")
-    out += new TextDecoder().decode(value)
-  }
+  const { text: out } = await readUntil(child.stdout, (text) => text.includes("\n"))
+  if (!out.includes("\n")) throw new Error("child exited early")
   const { sessions } = JSON.parse(out.split("\n")[0]!) as { sessions: Array<string> }
   return { child, sessions }
 }

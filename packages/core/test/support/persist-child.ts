@@ -1,30 +1,17 @@
 // Child process for the cross-process persistence test: `write PATH` creates a session with messages,
 // `read PATH` prints what another process sees in the same file.
 import { Effect } from "effect"
-import { Bus } from "../../src/bus/bus.ts"
-import { draft } from "../../src/bus/event.ts"
-import { ascending } from "../../src/id/id.ts"
-import { SessionEvent } from "../../src/session/event.ts"
 import { Session } from "../../src/session/session.ts"
 import { StoreLayer } from "../../src/host.ts"
+import { admit, textOf } from "./seed.ts"
 
 const [mode, path] = process.argv.slice(2) as ["write" | "read", string]
 
 const program = Effect.gen(function* () {
   const session = yield* Session
-  const bus = yield* Bus
   if (mode === "write") {
     const info = yield* session.create({ title: "written by child", directory: "/work" })
-    for (const text of ["first", "second", "third"]) {
-      yield* bus.commit(info.id, [
-        draft(SessionEvent.PromptAdmitted, {
-          messageID: ascending("msg"),
-          prompt: { text },
-          delivery: "queue",
-          origin: "user",
-        }),
-      ])
-    }
+    yield* admit(info.id, "first", "second", "third")
     return { sessionID: info.id }
   }
   const page = yield* session.list()
@@ -34,7 +21,7 @@ const program = Effect.gen(function* () {
     sessionID: info.id,
     title: info.title,
     seq: info.seq,
-    texts: messages.data.map((m) => (m.type === "user" ? m.text : `unexpected ${m.type}`)),
+    texts: messages.data.map(textOf),
   }
 })
 

@@ -23,3 +23,12 @@ export const makeStore = (options: { persist?: boolean; path?: string } = {}) =>
  */
 export const storeLayer = (options: { persist?: boolean; path?: string } = {}) =>
   StoreLayer({ path: options.path ?? tempDb(), persist: options.persist ?? true })
+
+/**
+ * A store on a fresh SQLite file as a layer, with the file's path: for a test that also opens the file
+ * itself (`it.effect(name, () => { const store = testStore(); return program.pipe(Effect.provide(store.layer)) })`).
+ */
+export const testStore = (options: { persist?: boolean; path?: string } = {}) => {
+  const path = options.path ?? tempDb()
+  return { path, layer: storeLayer({ ...options, path }) }
+}

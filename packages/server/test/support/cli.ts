@@ -68,29 +68,10 @@ export const runCli = async (
   return { code, stdout, stderr }
 }
 
-/** Reads `stream` until `done(text)` holds for the text so far; returns that text and the reader (still open). */
-export const readUntil = async (stream: ReadableStream<Uint8Array>, done: (text: string) => boolean) => {
-  const reader = stream.getReader()
-  const decoder = new TextDecoder()
-  let text = ""
-  while (!done(text)) {
-    const chunk = await reader.read()
-    if (chunk.done) break
-    text += decoder.decode(chunk.value, { stream: true })
-  }
-  return { text, reader }
-}
+export { readRest, readUntil } from "./stream.ts"
 
-/** Reads the rest of a reader as text. */
-export const readRest = async (reader: ReadableStreamDefaultReader<Uint8Array>) => {
-  const decoder = new TextDecoder()
-  let text = ""
-  for (;;) {
-    const chunk = await reader.read()
-    if (chunk.done) return text + decoder.decode()
-    text += decoder.decode(chunk.value, { stream: true })
-  }
-}
-
-/** The listening line of `opencode2 serve`. */
-export const LISTENING = /^opencode2 listening on (http:\/\/\S+)$/m
+/**
+ * The listening line of `opencode2 serve`, whole: it matches only once the line's newline arrived, so a
+ * chunk that ends inside the URL is never taken for the address.
+ */
+export const LISTENING = /^opencode2 listening on (http:\/\/\S+)\n/m

@@ -7,10 +7,10 @@ import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/v2"
 import type { Subprocess } from "bun"
 import { fileURLToPath } from "node:url"
 import { afterAll } from "vitest"
+import { LISTENING } from "./cli.ts"
+import { readRest, readUntil } from "./stream.ts"
 
 export const CLI_MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url))
-
-const LISTENING = /^opencode2 listening on (http:\/\/\S+)$/
 
 export interface ServeChild {
   readonly url: string
@@ -91,29 +91,14 @@ export const spawnServe = async (options: ServeOptions): Promise<ServeChild> => 
   const stderr = collect(child.stderr)
 
   // The first stdout line is the listening line; the rest of stdout is drained so the pipe never fills.
-  const reader = child.stdout.getReader()
-  const decoder = new TextDecoder()
-  let out = ""
-  let url: string | undefined
-  while (url === undefined) {
-    const { done, value } = await reader.read()
-    if (done) {
-      const code = await child.exited
-      await stderr.done
-      throw new Error(`opencode2 serve exited (${code}) before listening.\nstdout: ${out}\nstderr: ${stderr.text()}`)
-    }
-    out += decoder.decode(value, { stream: true })
-    for (const line of out.split("\n").slice(0, -1)) {
-      const match = LISTENING.exec(line.trim())
-      if (match) url = match[1]!
-    }
+  const { text: out, reader } = await readUntil(child.stdout, (text) => LISTENING.test(text))
+  const url = LISTENING.exec(out)?.[1]
+  if (url === undefined) {
+    const code = await child.exited
+    await stderr.done
+    throw new Error(`opencode2 serve exited (${code}) before listening.\nstdout: ${out}\nstderr: ${stderr.text()}`)
   }
-  void (async () => {
-    for (;;) {
-      const { done } = await reader.read()
-      if (done) return
-    }
-  })().catch(() => undefined)
+  void readRest(reader).catch(() => undefined)
 
   const signal = async (name: "SIGTERM" | "SIGKILL") => {
     if (child.exitCode === null && child.signalCode === null) child.kill(name)
