@@ -146,6 +146,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     session: Context.get(host, Session),
     sse: options.sse ?? {},
     channels,
+    context: Context.empty(),
   }
 
   /**
