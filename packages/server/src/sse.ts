@@ -1,5 +1,5 @@
 import { ascending } from "@opencode-ai/core"
-import { type Cause, Context, Effect, type Fiber, Queue, type Scope, Stream } from "effect"
+import { type Cause, Context, Effect, type Fiber, Queue, Scheduler, type Scope, Stream } from "effect"
 
 /**
  * The server-sent-events mechanism both event streams use: per subscriber, a scoped bounded `Queue` of
@@ -104,6 +104,22 @@ export interface StreamOptions extends SseOptions {
   readonly context?: Context.Context<never>
 }
 
+/**
+ * Where the subscriber queues wake their writers. A queue wakes its taker through the dispatcher of the
+ * fiber that made it, by default with one `setImmediate` per queue: with a hundred subscribers that is a
+ * hundred timer callbacks per event, and the frames wait for the loop's check phase. Instead every queue
+ * shares one dispatcher that runs on a microtask, as the promise a hand-written channel would resolve: one
+ * event wakes every writer in one task, right after the publishing code returns. Only the wake-up runs
+ * there; the writers themselves yield on the runtime's own scheduler.
+ */
+const wakes = new Scheduler.MixedScheduler("sync")
+const wakeDispatcher = wakes.makeDispatcher()
+const WakeScheduler: Scheduler.Scheduler = {
+  executionMode: wakes.executionMode,
+  shouldYield: (fiber) => wakes.shouldYield(fiber),
+  makeDispatcher: () => wakeDispatcher,
+}
+
 /** The writer Bun hands a direct stream's `pull`. */
 interface DirectSink {
   write(chunk: Uint8Array): number | Promise<number>
@@ -172,7 +188,7 @@ export const openStream = (options: StreamOptions): { readonly body: ReadableStr
   }
 
   const program = Effect.gen(function* () {
-    queue = yield* Queue.bounded<Frame, Cause.Done>(limit)
+    queue = yield* Queue.bounded<Frame, Cause.Done>(limit).pipe(Effect.provideService(Scheduler.Scheduler, WakeScheduler))
     if (options.open) {
       options.open.add(handle)
       yield* Effect.addFinalizer(() => Effect.sync(() => options.open!.delete(handle)))
