@@ -127,33 +127,66 @@ interface DirectSink {
   close(): void
 }
 
-/** The client went away mid-write: nothing more can be sent. */
-const gone = Effect.interrupt
+const GONE = Symbol("gone")
 
-/** Writes a batch of frames (the shared bytes of each) and flushes once; waits only when the sink asks to. */
-const writeFrames = (sink: DirectSink, frames: ReadonlyArray<Frame>): Effect.Effect<void> => {
-  let pending: Promise<unknown> | undefined
+/**
+ * Writes frames (the shared bytes of each) and flushes once. Returns what the sink wants waited for (its
+ * buffer is full), `GONE` when the client went away mid-write, or undefined when the frames are handed on.
+ */
+const writeNow = (sink: DirectSink, frames: ReadonlyArray<Frame>): Promise<unknown> | typeof GONE | undefined => {
   try {
+    let pending: Promise<unknown> | undefined
     for (const frame of frames) {
       const written = sink.write(frameBytes(frame))
       if (typeof written === "object") pending = pending ? pending.then(() => written) : written
     }
     const flushed = pending ? pending.then(() => sink.flush()) : sink.flush()
-    if (typeof flushed === "object" && flushed !== null) pending = flushed
-    else pending = undefined
+    return typeof flushed === "object" && flushed !== null ? flushed : undefined
   } catch {
-    return gone
+    return GONE
   }
-  return pending === undefined
-    ? Effect.void
-    : Effect.tryPromise({ try: () => pending, catch: () => undefined }).pipe(
-        Effect.matchEffect({ onFailure: () => gone, onSuccess: () => Effect.void }),
+}
+
+/** `writeNow` as an effect: waits for a full sink; a client gone mid-write interrupts the stream. */
+const writeFrames = (sink: DirectSink, frames: ReadonlyArray<Frame>, after?: Promise<unknown>): Effect.Effect<void> => {
+  const settle = (pending: Promise<unknown> | typeof GONE | undefined): Effect.Effect<void> =>
+    pending === undefined
+      ? Effect.void
+      : pending === GONE
+        ? Effect.interrupt
+        : Effect.matchEffect(Effect.tryPromise({ try: () => pending, catch: () => GONE }), {
+            onFailure: () => Effect.interrupt,
+            onSuccess: () => Effect.void,
+          })
+  return after === undefined
+    ? settle(writeNow(sink, frames))
+    : Effect.andThen(
+        settle(after),
+        Effect.suspend(() => settle(writeNow(sink, frames))),
       )
+}
+
+// Subscribers with frames from this turn, written in one microtask once the publishing code has returned.
+let turn: Array<() => void> = []
+const writeTurn = () => {
+  const due = turn
+  turn = []
+  for (const write of due) write()
+}
+const afterTurn = (write: () => void) => {
+  if (turn.push(write) === 1) queueMicrotask(writeTurn)
 }
 
 /**
  * Opens one subscriber's event stream: the queue and the feed are set up at once (so nothing published
  * after this call is missed), the body is Bun's direct stream, written as the client reads.
+ *
+ * The common case has a short cut. Live frames offered while the writer fiber waits on an empty queue
+ * with its sink ready are gathered for the current turn and written, all of them in one write, by one
+ * microtask shared by every subscriber, without waking the fiber: resuming a fiber per subscriber per event
+ * costs microseconds each in a busy runtime, which with a hundred subscribers is most of the latency budget.
+ * The bound and the order are the queue's: the turn's frames count against `queueLimit` (an overflow drops
+ * them with the queue), and once anything is queued or the sink is full, frames go through the queue.
  */
 export const openStream = (options: StreamOptions): { readonly body: ReadableStream<Uint8Array> } & OpenStream => {
   const limit = Math.max(1, options.queueLimit ?? DEFAULT_QUEUE_LIMIT)
@@ -162,71 +195,143 @@ export const openStream = (options: StreamOptions): { readonly body: ReadableStr
   let sink: DirectSink | undefined
   let sinkArrived: ((sink: DirectSink) => void) | undefined
   let ended = false
+  // The writer fiber waits on an empty queue with its sink ready.
+  let idle = false
+  // A short-cut write the sink asked to wait for: the writer waits for it before writing anything else.
+  let waiting: Promise<unknown> | undefined
+  // This turn's frames, when the short cut is taken.
+  let gathered: Array<Frame> = []
 
+  const shortCut = () => gathered.length > 0 || (idle && waiting === undefined && Queue.sizeUnsafe(queue) === 0)
+  const writeGathered = () => {
+    const frames = gathered
+    gathered = []
+    if (ended || frames.length === 0) return
+    if (!idle || waiting !== undefined || Queue.sizeUnsafe(queue) > 0) {
+      // The writer got busy meanwhile (it cannot, but the queue keeps the order if it ever does).
+      if (Queue.offerAllUnsafe(queue, frames).length > 0) overflow()
+      return
+    }
+    const pending = writeNow(sink!, frames)
+    if (pending === GONE) close()
+    else if (pending !== undefined) {
+      waiting = pending
+      const settled = () => {
+        if (waiting === pending) waiting = undefined
+      }
+      pending.then(settled, settled)
+    }
+  }
+  const gather = (frame: Frame) => {
+    if (gathered.push(frame) === 1) afterTurn(writeGathered)
+  }
+  const overflow = () => {
+    // The subscriber is too far behind. Drop what it has waiting, tell it why, and end.
+    gathered = []
+    Effect.runSync(Queue.clear(queue))
+    Queue.offerUnsafe(
+      queue,
+      slowConsumer(`The subscriber fell more than ${limit} events behind and was disconnected; reconnect to continue`),
+    )
+    finish()
+  }
   const finish = () => {
     if (ended) return
     ended = true
+    // This turn's frames go first; they fit, as the queue is empty while frames are gathered.
+    if (gathered.length > 0) Queue.offerAllUnsafe(queue, gathered)
+    gathered = []
     Queue.endUnsafe(queue)
+  }
+  const close = () => {
+    ended = true
+    gathered = []
+    fiber?.interruptUnsafe()
   }
   const feed: Feed = {
     offer(frame) {
       if (ended) return false
+      if (shortCut()) {
+        if (gathered.length >= limit) {
+          overflow()
+          return false
+        }
+        gather(frame)
+        return true
+      }
       if (Queue.offerUnsafe(queue, frame)) return true
-      // Full: the subscriber is too far behind. Drop what it has waiting, tell it why, and end.
-      Effect.runSync(Queue.clear(queue))
-      Queue.offerUnsafe(
-        queue,
-        slowConsumer(
-          `The subscriber fell more than ${limit} events behind and was disconnected; reconnect to continue`,
-        ),
-      )
-      finish()
+      overflow()
       return false
     },
     offerAll: (frames) => (ended ? Effect.void : Effect.asVoid(Queue.offerAll(queue, frames))),
     finish,
   }
+  // A full queue skips a beat rather than dropping the subscriber (a paged source may be waiting on it).
+  let fiber: Fiber.Fiber<void> | undefined
+  const beat = () => {
+    if (ended) return
+    if (shortCut()) {
+      if (gathered.length < limit) gather(HEARTBEAT)
+    } else Queue.offerUnsafe(queue, HEARTBEAT)
+  }
 
   const program = Effect.gen(function* () {
-    queue = yield* Queue.bounded<Frame, Cause.Done>(limit).pipe(Effect.provideService(Scheduler.Scheduler, WakeScheduler))
+    queue = yield* Queue.bounded<Frame, Cause.Done>(limit).pipe(
+      Effect.provideService(Scheduler.Scheduler, WakeScheduler),
+    )
     if (options.open) {
       options.open.add(handle)
       yield* Effect.addFinalizer(() => Effect.sync(() => options.open!.delete(handle)))
     }
     yield* options.feed(feed)
-    // Beside the frames, in the same scope; a full queue skips a beat rather than dropping the subscriber.
-    yield* Effect.forkScoped(
-      Effect.forever(Effect.andThen(Effect.sleep(heartbeatMs), Effect.sync(() => Queue.offerUnsafe(queue, HEARTBEAT)))),
-    )
+    // Beside the frames, in the same scope.
+    yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(heartbeatMs), Effect.sync(beat))))
     const writer = yield* Effect.callback<DirectSink>((resume) => {
-      if (sink) resume(Effect.succeed(sink))
-      else sinkArrived = (arrived) => resume(Effect.succeed(arrived))
+      sinkArrived = (arrived) => resume(Effect.succeed(arrived))
     })
     if (options.first && options.first.length > 0) yield* writeFrames(writer, options.first)
-    yield* Stream.fromQueue(queue).pipe(Stream.runForEachArray((frames) => writeFrames(writer, frames)))
+    idle = true
+    yield* Stream.fromQueue(queue).pipe(
+      Stream.runForEachArray((frames) => {
+        idle = false
+        const after = waiting
+        waiting = undefined
+        return Effect.ensuring(
+          writeFrames(writer, frames, after),
+          Effect.sync(() => {
+            idle = true
+          }),
+        )
+      }),
+    )
   }).pipe(
     Effect.scoped,
     Effect.ensuring(
       Effect.sync(() => {
         ended = true
-        try {
-          sink?.close()
-        } catch {
-          // already closed or cancelled
+        idle = false
+        gathered = []
+        const last = waiting
+        waiting = undefined
+        const end = () => {
+          try {
+            sink?.close()
+          } catch {
+            // already closed or cancelled
+          }
         }
+        // A direct write still in flight is let through before the end.
+        if (last) last.then(end, end)
+        else end()
       }),
     ),
   )
 
-  let fiber: Fiber.Fiber<void> | undefined
-  const close = () => {
-    ended = true
-    fiber?.interruptUnsafe()
-  }
   const handle: OpenStream = { finish, close }
   // Runs synchronously up to waiting for the sink: the queue and the subscriptions exist when this returns.
   fiber = Effect.runForkWith(options.context ?? Context.empty())(program)
-  const done = new Promise<void>((resolve) => fiber.addObserver(() => resolve()))
+  const running = fiber
+  const done = new Promise<void>((resolve) => running.addObserver(() => resolve()))
   if (options.signal) {
     if (options.signal.aborted) close()
     else options.signal.addEventListener("abort", close, { once: true })
@@ -239,7 +344,7 @@ export const openStream = (options: StreamOptions): { readonly body: ReadableStr
     pull: (given: DirectSink) => {
       if (sink) return done
       sink = given
-      if (fiber.pollUnsafe() !== undefined) {
+      if (running.pollUnsafe() !== undefined) {
         try {
           given.close()
         } catch {
