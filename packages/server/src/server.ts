@@ -139,6 +139,8 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
   }
 
   const directory = options.directory ?? process.cwd()
+  // Effects answered outside the router run with the host's services and logger.
+  const run = Effect.runPromiseWith(host)
   const web = HttpRouter.toWebHandler(appLayer({ host, password, logLevel, directory }), { disableLogger: true })
   const channels = new Set<OpenStream>()
   const events: EventServices = {
@@ -146,7 +148,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     session: Context.get(host, Session),
     sse: options.sse ?? {},
     channels,
-    context: Context.empty(),
+    context: host,
   }
 
   /**
@@ -190,7 +192,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
         server.timeout(request, 0)
         return sessionStream(events, request, url, params?.sessionID ?? decodeSegment(stream[1]!))
       }
-      if (url.pathname.startsWith(FS_READ_PREFIX)) return readFileRoute(url, request.headers, directory)
+      if (url.pathname.startsWith(FS_READ_PREFIX)) return run(readFileRoute(url, request.headers, directory))
     }
     // Waiting for a turn may take longer than the idle timeout.
     if (request.method === "POST" && WAIT_PATH.test(url.pathname)) server.timeout(request, 0)
