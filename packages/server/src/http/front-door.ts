@@ -1,9 +1,9 @@
-import type { HttpError } from "@opencode-ai/protocol"
+import type { HttpError, PayloadTooLargeError } from "@opencode-ai/protocol"
 import { Cause, Context, Effect } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { unhandled } from "effect/Types"
 import { authorized, unauthorized } from "./auth.ts"
-import { limitBody } from "./body-limit.ts"
+import { limitBody, limitDeclared } from "./body-limit.ts"
 import { checkContentType } from "./content-type.ts"
 import type { makeCors } from "./cors.ts"
 import type { CrossSiteRule } from "./cross-site.ts"
@@ -14,7 +14,7 @@ import { FS_READ_PREFIX, readFileRoute } from "./fs.ts"
 import type { HostRule } from "./host.ts"
 import { checkParams, nonCanonical, type PathTable } from "./path.ts"
 import { errorResponse } from "./respond.ts"
-import { webClient } from "./web-client.ts"
+import { mayBeWebClient, webClient } from "./web-client.ts"
 
 /**
  * The front door as router middleware: every check that must happen before a request is routed, each an
@@ -53,6 +53,14 @@ const refuse = (error: HttpError, headers?: Record<string, string>) => answer(er
 
 /** The request as the web handler got it (Bun's, before the body checks replaced it). */
 const webRequest = Effect.map(HttpServerRequest.HttpServerRequest, (request) => request.source as Request)
+
+/** The (normalised) path of the request, without parsing a URL. */
+const pathOf = (request: Request) => {
+  const start = request.url.indexOf("/", request.url.indexOf("//") + 2)
+  if (start === -1) return "/"
+  const end = request.url.indexOf("?", start)
+  return request.url.slice(start, end === -1 ? undefined : end)
+}
 
 const withRequest =
   (check: (request: Request, next: Handler) => Handler): Middleware =>
@@ -110,10 +118,12 @@ export const canonicalPath =
 
 /** The web client's pages and chunks, behind the same checks as the API. */
 export const webClientPages: Middleware = withRequest((request, next) =>
-  Effect.flatMap(
-    Effect.promise(() => webClient(request, new URL(request.url))),
-    (page) => (page ? answer(page) : next),
-  ),
+  mayBeWebClient(request.method, pathOf(request))
+    ? Effect.flatMap(
+        Effect.promise(() => webClient(request, new URL(request.url))),
+        (page) => (page ? answer(page) : next),
+      )
+    : next,
 )
 
 const EVENT_PATH = "/api/event"
@@ -137,23 +147,24 @@ export const sideRoutes =
   (events: EventServices, directory: string): Middleware =>
   (next) =>
     Effect.flatMap(Effect.all([webRequest, Effect.service(Incoming)]), ([request, incoming]) => {
-      const url = new URL(request.url)
+      const pathname = pathOf(request)
       if (request.method === "GET") {
-        if (url.pathname === EVENT_PATH || url.pathname === `${EVENT_PATH}/`) {
+        const url = () => new URL(request.url)
+        if (pathname === EVENT_PATH || pathname === `${EVENT_PATH}/`) {
           incoming.server.timeout(incoming.request, 0)
-          return answer(eventStream(events, request, url))
+          return answer(eventStream(events, request, url()))
         }
-        const stream = SESSION_EVENT_PATH.exec(url.pathname)
+        const stream = SESSION_EVENT_PATH.exec(pathname)
         if (stream) {
           incoming.server.timeout(incoming.request, 0)
           const sessionID = incoming.params?.sessionID ?? decodeSegment(stream[1]!)
-          return answer(sessionStream(events, request, url, sessionID))
+          return answer(sessionStream(events, request, url(), sessionID))
         }
-        if (url.pathname.startsWith(FS_READ_PREFIX)) {
-          return Effect.flatMap(readFileRoute(url, request.headers, directory), answer)
+        if (pathname.startsWith(FS_READ_PREFIX)) {
+          return Effect.flatMap(readFileRoute(url(), request.headers, directory), answer)
         }
       }
-      if (request.method === "POST" && WAIT_PATH.test(url.pathname)) incoming.server.timeout(incoming.request, 0)
+      if (request.method === "POST" && WAIT_PATH.test(pathname)) incoming.server.timeout(incoming.request, 0)
       return next
     })
 
@@ -170,18 +181,23 @@ export const jsonContentType: Middleware = withRequest((request, next) => {
 export const bodyLimit =
   (limit: number): Middleware =>
   (next) =>
-    Effect.flatMap(webRequest, (request) =>
-      Effect.flatMap(
-        Effect.promise(() => limitBody(request, limit)),
-        (limited) => {
-          if (!(limited instanceof Request)) return refuse(limited, { connection: "close" })
-          const body = emptyBodyAsObject(limited)
-          return body === request
-            ? next
-            : Effect.provideService(next, HttpServerRequest.HttpServerRequest, HttpServerRequest.fromWeb(body))
-        },
-      ),
-    )
+    Effect.flatMap(webRequest, (request) => {
+      const go = (limited: Request | PayloadTooLargeError) => {
+        if (!(limited instanceof Request)) return refuse(limited, { connection: "close" })
+        const body = emptyBodyAsObject(limited)
+        return body === request
+          ? next
+          : Effect.provideService(next, HttpServerRequest.HttpServerRequest, HttpServerRequest.fromWeb(body))
+      }
+      // Only a chunked body is read here; the rest is decided from the headers.
+      const declared = limitDeclared(request, limit)
+      return declared !== undefined
+        ? go(declared)
+        : Effect.flatMap(
+            Effect.promise(() => limitBody(request, limit)),
+            go,
+          )
+    })
 
 /**
  * The checks in the order they apply, around `next` (the router). A defect in a check is a 500
