@@ -51,8 +51,17 @@ const answer = (response: Response) => Effect.succeed(HttpServerResponse.raw(res
 
 const refuse = (error: HttpError, headers?: Record<string, string>) => answer(errorResponse(error, headers))
 
-/** The request as the web handler got it (Bun's, before the body checks replaced it). */
-const webRequest = Effect.map(HttpServerRequest.HttpServerRequest, (request) => request.source as Request)
+/**
+ * Runs `f` with the request as the web handler got it (Bun's, before the body checks replaced it) and what
+ * Bun knows about it, read from the fiber's context in one step (every request passes every check).
+ */
+const withIncoming = (f: (request: Request, incoming: Incoming["Service"]) => Handler): Handler =>
+  Effect.withFiber((fiber) =>
+    f(
+      Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest).source as Request,
+      Context.getUnsafe(fiber.context, Incoming),
+    ),
+  )
 
 /** The (normalised) path of the request, without parsing a URL. */
 const pathOf = (request: Request) => {
@@ -65,7 +74,7 @@ const pathOf = (request: Request) => {
 const withRequest =
   (check: (request: Request, next: Handler) => Handler): Middleware =>
   (next) =>
-    Effect.flatMap(webRequest, (request) => check(request, next))
+    withIncoming((request) => check(request, next))
 
 /** First of all, before anything else can answer: the `Host` rule (DNS-rebinding defence). */
 export const hostRule = (hosts: HostRule): Middleware =>
@@ -106,7 +115,7 @@ export const basicAuth = (password: string | undefined): Middleware =>
 export const canonicalPath =
   (paths: PathTable): Middleware =>
   (next) =>
-    Effect.flatMap(Effect.all([webRequest, Effect.service(Incoming)]), ([request, incoming]) => {
+    withIncoming((request, incoming) => {
       const pathname = new URL(request.url).pathname
       const bad = incoming.params
         ? checkParams(incoming.params)
@@ -146,7 +155,7 @@ const decodeSegment = (segment: string) => {
 export const sideRoutes =
   (events: EventServices, directory: string): Middleware =>
   (next) =>
-    Effect.flatMap(Effect.all([webRequest, Effect.service(Incoming)]), ([request, incoming]) => {
+    withIncoming((request, incoming) => {
       const pathname = pathOf(request)
       if (request.method === "GET") {
         const url = () => new URL(request.url)
@@ -181,7 +190,7 @@ export const jsonContentType: Middleware = withRequest((request, next) => {
 export const bodyLimit =
   (limit: number): Middleware =>
   (next) =>
-    Effect.flatMap(webRequest, (request) => {
+    withIncoming((request) => {
       const go = (limited: Request | PayloadTooLargeError) => {
         if (!(limited instanceof Request)) return refuse(limited, { connection: "close" })
         const body = emptyBodyAsObject(limited)
@@ -210,7 +219,7 @@ export const frontDoor =
     return Effect.catchCause(handler, (cause) =>
       Cause.hasInterruptsOnly(cause)
         ? Effect.failCause(cause)
-        : Effect.flatMap(webRequest, (request) =>
+        : withIncoming((request) =>
             refuse(unknownErrorSync(Cause.squash(cause), `${request.method} ${new URL(request.url).pathname}`)),
           ),
     )
