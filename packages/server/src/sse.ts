@@ -16,6 +16,7 @@ import { type Cause, Context, Effect, type Fiber, Queue, Scheduler, type Scope, 
  *   which is what drops a slow consumer.
  * - When the stream ends for any reason (client gone, dropped, finished, server stopping) its scope closes:
  *   subscriptions, the heartbeat and the feeding fibers go with it.
+ * - Live frames that find the writer idle skip the fiber: see `openStream`.
  */
 
 export interface SseOptions {
@@ -263,7 +264,14 @@ export const openStream = (options: StreamOptions): { readonly body: ReadableStr
       overflow()
       return false
     },
-    offerAll: (frames) => (ended ? Effect.void : Effect.asVoid(Queue.offerAll(queue, frames))),
+    offerAll: (frames) =>
+      Effect.suspend(() => {
+        if (ended) return Effect.void
+        // This turn's live frames first (they fit: the queue is empty while frames are gathered).
+        if (gathered.length > 0) Queue.offerAllUnsafe(queue, gathered)
+        gathered = []
+        return Effect.asVoid(Queue.offerAll(queue, frames))
+      }),
     finish,
   }
   // A full queue skips a beat rather than dropping the subscriber (a paged source may be waiting on it).

@@ -95,6 +95,33 @@ describe("an SSE subscriber stream (scoped queue drained into the response sink)
     expect([...text.matchAll(/^id: (\d+)$/gm)].map((m) => m[1])).toEqual(["1", "2", "3", "4", "5"])
   })
 
+  it("writes a turn's live frames to an idle subscriber together, and counts them against the bound", async () => {
+    const first: Frame = { kind: "comment", text: "hello" }
+    const idle = open({ queueLimit: 2, first: [first] })
+    const reader = idle.stream.body.getReader()
+    expect(decoder.decode((await reader.read()).value)).toBe(": hello\n\n")
+    // The writer now waits on an empty queue: one turn's frames go out in one write.
+    expect([idle.feed.offer(event(1)), idle.feed.offer(event(2))]).toEqual([true, true])
+    const chunk = decoder.decode((await reader.read()).value)
+    expect(dataLines(chunk).map((e) => e.durable?.seq)).toEqual([1, 2])
+    // Three in one turn is past the bound of two: none of them is written, the stream ends with server.error.
+    expect([3, 4, 5].map((n) => idle.feed.offer(event(n)))).toEqual([true, true, false])
+    let rest = ""
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      rest += decoder.decode(value)
+    }
+    expect(dataLines(rest)).toEqual([
+      {
+        id: expect.stringMatching(/^evt_/),
+        type: "server.error",
+        data: { reason: "slow-consumer", message: expect.stringContaining("2") },
+      },
+    ])
+    expect(idle.released()).toBe(1)
+  })
+
   it("close drops what is queued and ends at once; finish writes it first", async () => {
     const finished = open()
     finished.feed.offer(event(1))
