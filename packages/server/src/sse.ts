@@ -182,8 +182,8 @@ const afterTurn = (write: () => void) => {
  * Opens one subscriber's event stream: the queue and the feed are set up at once (so nothing published
  * after this call is missed), the body is Bun's direct stream, written as the client reads.
  *
- * The common case has a short cut. Live frames offered while the writer fiber waits on an empty queue
- * with its sink ready are gathered for the current turn and written, all of them in one write, by one
+ * The common case has a short cut. Frames offered while the writer fiber waits on an empty queue with its
+ * sink ready (live frames, and a waiting source's while they fit the bound) are gathered for the current turn and written, all of them in one write, by one
  * microtask shared by every subscriber, without waking the fiber: resuming a fiber per subscriber per event
  * costs microseconds each in a busy runtime, which with a hundred subscribers is most of the latency budget.
  * The bound and the order are the queue's: the turn's frames count against `queueLimit` (an overflow drops
@@ -267,7 +267,12 @@ export const openStream = (options: StreamOptions): { readonly body: ReadableStr
     offerAll: (frames) =>
       Effect.suspend(() => {
         if (ended) return Effect.void
-        // This turn's live frames first (they fit: the queue is empty while frames are gathered).
+        // What fits the bound is gathered like live frames when the writer is idle (the log's live tail).
+        if (shortCut() && gathered.length + frames.length <= limit) {
+          for (const frame of frames) gather(frame)
+          return Effect.void
+        }
+        // This turn's gathered frames first (they fit: the queue is empty while frames are gathered).
         if (gathered.length > 0) Queue.offerAllUnsafe(queue, gathered)
         gathered = []
         return Effect.asVoid(Queue.offerAll(queue, frames))
