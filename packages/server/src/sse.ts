@@ -183,9 +183,10 @@ const afterTurn = (write: () => void) => {
  * after this call is missed), the body is Bun's direct stream, written as the client reads.
  *
  * The common case has a short cut. Frames offered while the writer fiber waits on an empty queue with its
- * sink ready (live frames, and a waiting source's while they fit the bound) are gathered for the current turn and written, all of them in one write, by one
- * microtask shared by every subscriber, without waking the fiber: resuming a fiber per subscriber per event
- * costs microseconds each in a busy runtime, which with a hundred subscribers is most of the latency budget.
+ * sink ready (live frames, and a waiting source's while they fit the bound) are gathered for the current
+ * turn and written, all of them in one write, by one microtask shared by every subscriber, without waking
+ * the fiber: resuming a fiber per subscriber per event costs microseconds each in a busy runtime, which
+ * with a hundred subscribers is most of the latency budget.
  * The bound and the order are the queue's: the turn's frames count against `queueLimit` (an overflow drops
  * them with the queue), and once anything is queued or the sink is full, frames go through the queue.
  */
