@@ -49,7 +49,25 @@ export type Middleware = (next: Handler) => Handler
 /** A web `Response` as the router's answer: `toWeb` hands a raw `Response` body on as it is. */
 const answer = (response: Response) => Effect.succeed(HttpServerResponse.raw(response))
 
-const refuse = (error: HttpError, headers?: Record<string, string>) => answer(errorResponse(error, headers))
+/**
+ * A refusal's typed JSON body. The router answers `HEAD` without the body, so its length is said
+ * explicitly, as Bun says it for a body it drops.
+ */
+const refuse = (error: HttpError, headers?: Record<string, string>): Handler =>
+  Effect.withFiber((fiber) => {
+    const response = errorResponse(error, headers)
+    if (Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest).method !== "HEAD") return answer(response)
+    return Effect.map(
+      Effect.promise(() => response.arrayBuffer()),
+      (body) =>
+        HttpServerResponse.raw(
+          new Response(null, {
+            status: response.status,
+            headers: { ...Object.fromEntries(response.headers), "content-length": String(body.byteLength) },
+          }),
+        ),
+    )
+  })
 
 /**
  * Runs `f` with the request as the web handler got it (Bun's, before the body checks replaced it) and what
