@@ -39,8 +39,8 @@ export const FS_READ_PREFIX = "/api/fs/read/"
 /**
  * `GET /api/fs/read/<path>` (`v2.fs.read`): one file's bytes, its path relative to the location. Served
  * beside the HttpApi routes because its path is the rest of the URL. Refusals are the same JSON bodies.
- * The effect is answered by the caller's runtime (the host's, so anything it logs goes through the host's
- * logger).
+ * An effect, run by the front door in the router's runtime, so anything it logs goes through the host's
+ * logger.
  */
 export const readFileRoute = (url: URL, headers: Headers, home: string): Effect.Effect<Response> =>
   Effect.gen(function* () {
