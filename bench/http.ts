@@ -1,5 +1,5 @@
 // HTTP benchmarks through the generated SDK (`createOpencodeClient(...).v2`) against a real server on loopback.
-import { createOpencodeClient, subscribe } from "@opencode-ai/sdk/v2"
+import { createOpencodeClient, sessionEvents, subscribe } from "@opencode-ai/sdk/v2"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -129,6 +129,33 @@ export const run = async () => {
     await Promise.all(done)
     controller.abort()
     summary(`request start -> delivery at each of ${SUBSCRIBERS} subscribers`, latencies)
+
+    section("http: per-session durable stream delivery latency, 100 subscribers")
+    const followed = await create()
+    const stop = new AbortController()
+    const committed = new Map<string, number>()
+    const delivered: Array<number> = []
+    // The log stream (`sessionEvents`): each subscriber's journal read, then the live tail.
+    const logs = await Promise.all(
+      Array.from({ length: SUBSCRIBERS }, () => sessionEvents(sdk, { sessionID: followed.id, signal: stop.signal })),
+    )
+    const followedAll = logs.map(async (events) => {
+      let seen = 0
+      for await (const event of events) {
+        if (event.type !== "session.next.synthetic") continue
+        const start = committed.get(event.data.text)
+        if (start !== undefined) delivered.push(now() - start)
+        if (++seen === EVENTS) return
+      }
+    })
+    for (let i = 0; i < EVENTS; i++) {
+      const text = `log ${i}`
+      committed.set(text, now())
+      await ok(client.session.synthetic({ sessionID: followed.id, text, resume: false }))
+    }
+    await Promise.all(followedAll)
+    stop.abort()
+    summary(`request start -> delivery at each of ${SUBSCRIBERS} subscribers`, delivered)
   } finally {
     await server.stop()
     rmSync(dir, { recursive: true, force: true })

@@ -3,20 +3,29 @@ import { apiPaths } from "@opencode-ai/protocol"
 import { Context, Effect, Layer, type LogLevel, ManagedRuntime } from "effect"
 import { HttpRouter } from "effect/http"
 import { appLayer } from "./http/app.ts"
-import { AUTH_USER, authorized, unauthorized } from "./http/auth.ts"
-import { DEFAULT_BODY_LIMIT, limitBody } from "./http/body-limit.ts"
-import { checkContentType } from "./http/content-type.ts"
-import { emptyBodyAsObject } from "./http/empty-body.ts"
+import { AUTH_USER } from "./http/auth.ts"
+import { DEFAULT_BODY_LIMIT } from "./http/body-limit.ts"
 import { type CorsOrigins, makeCors, withHeaders } from "./http/cors.ts"
 import { makeCrossSiteRule } from "./http/cross-site.ts"
 import { unknownErrorSync } from "./http/errors.ts"
-import { type EventServices, eventStream, sessionStream, type OpenStream } from "./http/events.ts"
-import { FS_READ_PREFIX, readFileRoute } from "./http/fs.ts"
+import type { EventServices, OpenStream } from "./http/events.ts"
+import {
+  basicAuth,
+  bodyLimit,
+  canonicalPath,
+  corsPreflight,
+  crossSiteRefusal,
+  frontDoor as makeFrontDoor,
+  hostRule,
+  Incoming,
+  jsonContentType,
+  sideRoutes,
+  webClientPages,
+} from "./http/front-door.ts"
 import { makeHostRule } from "./http/host.ts"
 import { ensureJsonError } from "./http/json-errors.ts"
-import { checkParams, nonCanonical, pathTable } from "./http/path.ts"
+import { pathTable } from "./http/path.ts"
 import { errorResponse } from "./http/respond.ts"
-import { webClient } from "./http/web-client.ts"
 import type { SseOptions } from "./sse.ts"
 
 export interface ServerOptions {
@@ -82,22 +91,11 @@ export class ServerConfigError extends Error {
   override readonly name = "ServerConfigError"
 }
 
-const EVENT_PATH = "/api/event"
-const SESSION_EVENT_PATH = /^\/api\/session\/([^/]+)\/event\/?$/
-const WAIT_PATH = /^\/api\/session\/[^/]+\/wait\/?$/
-
-const decodeSegment = (segment: string) => {
-  try {
-    return decodeURIComponent(segment)
-  } catch {
-    return segment
-  }
-}
-
 /**
- * Starts the host and serves its HTTP API on Bun: the HttpApi routes through `HttpRouter.toWebHandler`,
- * with a small front door for what must happen before routing (Host rule, CORS preflight, cross-site
- * refusal, Basic auth, the body limit) and for the two server-sent-event streams.
+ * Starts the host and serves its HTTP API on Bun: every request goes through `HttpRouter.toWebHandler`,
+ * whose front door middleware (`http/front-door.ts`) makes the checks that must happen before routing
+ * (Host rule, CORS preflight, cross-site refusal, Basic auth, path checks, content type, the body limit)
+ * and serves the two server-sent-event streams and `fs.read` beside the HttpApi routes.
  */
 export const startServer = async (options: ServerOptions): Promise<RunningServer> => {
   const hostname = options.hostname ?? "127.0.0.1"
@@ -107,7 +105,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
       `Refusing to listen on ${hostname} without a password: set OPENCODE_SERVER_PASSWORD (or bind 127.0.0.1)`,
     )
   }
-  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
+  const bodyLimitBytes = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const logLevel = options.logLevel ?? "Warn"
   const cors = makeCors(options.cors)
   const crossSite = makeCrossSiteRule(options.cors)
@@ -139,67 +137,35 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
   }
 
   const directory = options.directory ?? process.cwd()
-  const web = HttpRouter.toWebHandler(appLayer({ host, password, logLevel, directory }), { disableLogger: true })
   const channels = new Set<OpenStream>()
   const events: EventServices = {
     bus: Context.get(host, Bus),
     session: Context.get(host, Session),
     sse: options.sse ?? {},
     channels,
+    context: host,
   }
+  // The front door, for every request, in order (`http/front-door.ts`).
+  const frontDoor = makeFrontDoor([
+    hostRule(hosts),
+    corsPreflight(cors),
+    crossSiteRefusal(crossSite),
+    basicAuth(password),
+    canonicalPath(paths),
+    webClientPages,
+    sideRoutes(events, directory),
+    jsonContentType,
+    bodyLimit(bodyLimitBytes),
+  ])
+  const web = HttpRouter.toWebHandler(appLayer({ host, password, logLevel, directory, frontDoor }), {
+    disableLogger: true,
+  })
 
   /**
-   * The front door, for every request: `params` are the raw path parameters when the request reached one
-   * of the API routes, undefined when it fell through to `fetch`.
+   * Every request goes through the router: `params` are the raw path parameters when the request reached
+   * one of the API routes, undefined when it fell through to `fetch`. On the way out, an error status the
+   * framework answered without a JSON body gets one, and CORS headers are added.
    */
-  const route = async (
-    request: Request,
-    server: Bun.Server<undefined>,
-    params: Readonly<Record<string, string>> | undefined,
-  ): Promise<Response> => {
-    // First of all, before anything else can answer (DNS-rebinding defence).
-    const hostHeader = request.headers.get("host")
-    if (!hosts.allows(hostHeader)) return errorResponse(hosts.refusal(hostHeader))
-    const preflight = cors.preflight(request)
-    if (preflight) return preflight
-    // A state-changing request a foreign web page made the browser send (CSRF), password or not.
-    const foreign = crossSite.refusal(request)
-    if (foreign) return errorResponse(foreign, request.body === null ? {} : { connection: "close" })
-    if (!authorized(password, request.headers.get("authorization"))) {
-      return errorResponse(unauthorized(), { "www-authenticate": `Basic realm="opencode2", charset="UTF-8"` })
-    }
-    const url = new URL(request.url)
-    // The router would collapse `//`, so an empty segment could also reach an API route.
-    const badPath = params
-      ? checkParams(params)
-      : paths.matches(url.pathname) || url.pathname.includes("//")
-        ? nonCanonical()
-        : undefined
-    if (badPath) return errorResponse(badPath)
-    // The web client's pages and chunks, behind the same checks as the API.
-    const client = await webClient(request, url)
-    if (client) return client
-    if (request.method === "GET") {
-      if (url.pathname === EVENT_PATH || url.pathname === `${EVENT_PATH}/`) {
-        server.timeout(request, 0)
-        return eventStream(events, request, url)
-      }
-      const stream = SESSION_EVENT_PATH.exec(url.pathname)
-      if (stream) {
-        server.timeout(request, 0)
-        return sessionStream(events, request, url, params?.sessionID ?? decodeSegment(stream[1]!))
-      }
-      if (url.pathname.startsWith(FS_READ_PREFIX)) return readFileRoute(url, request.headers, directory)
-    }
-    // Waiting for a turn may take longer than the idle timeout.
-    if (request.method === "POST" && WAIT_PATH.test(url.pathname)) server.timeout(request, 0)
-    const unsupported = checkContentType(request)
-    if (unsupported) return errorResponse(unsupported, { connection: "close" })
-    const limited = await limitBody(request, bodyLimit)
-    if (!(limited instanceof Request)) return errorResponse(limited, { connection: "close" })
-    return ensureJsonError(request, await web.handler(emptyBodyAsObject(limited)), bodyLimit)
-  }
-
   const answer = async (
     request: Request,
     server: Bun.Server<undefined>,
@@ -207,7 +173,11 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
   ): Promise<Response> => {
     let response: Response
     try {
-      response = await route(request, server, params)
+      response = await ensureJsonError(
+        request,
+        await web.handler(request, Context.make(Incoming, { server, request, params })),
+        bodyLimitBytes,
+      )
     } catch (cause) {
       response = errorResponse(unknownErrorSync(cause, `${request.method} ${new URL(request.url).pathname}`))
     }

@@ -77,6 +77,16 @@ describe("the Host rule (DNS-rebinding defence) without a password", () => {
     expect(JSON.parse(response.body)).toEqual(forbidden)
   })
 
+  it("answers HEAD with the refusal's headers and its body's length, without the body", async () => {
+    const server = await startTestServer()
+    const get = await rawRequest(server.url, message("GET", "/api/session", { host: "evil.example" }))
+    const head = await rawRequest(server.url, message("HEAD", "/api/session", { host: "evil.example" }))
+    expect(head.status).toBe(403)
+    expect(head.body).toBe("")
+    expect(head.headers["content-type"]).toBe(get.headers["content-type"])
+    expect(head.headers["content-length"]).toBe(String(Buffer.byteLength(get.body)))
+  })
+
   it("serves loopback names and addresses with any port", async () => {
     const server = await startTestServer()
     for (const host of [

@@ -14,7 +14,8 @@ import {
   ProviderHandlers,
   SkillHandlers,
 } from "./discovery.ts"
-import { Fallback } from "./fallback.ts"
+import { Fallback, fallback } from "./fallback.ts"
+import type { Middleware } from "./front-door.ts"
 import { FsHandlers } from "./fs.ts"
 import { ServerDirectory } from "./location.ts"
 import { RequestErrorsLive } from "./middleware.ts"
@@ -32,6 +33,8 @@ export interface AppOptions {
   readonly logLevel: LogLevel.LogLevel
   /** The server's own location (see `ServerDirectory`). */
   readonly directory: string
+  /** The front door's checks (`front-door.ts`), around the router and its fallback. */
+  readonly frontDoor?: Middleware
 }
 
 const OpenApiRoute = HttpRouter.add(
@@ -81,7 +84,11 @@ export const appLayer = (options: AppOptions) => {
     Layer.provide(Layer.succeedContext(options.host)),
     Layer.provide(Layer.succeed(ServerDirectory, options.directory)),
   )
-  return Layer.mergeAll(HttpApiBuilder.layer(Api), OpenApiRoute, ConfigSchemaRoute, Fallback).pipe(
+  const frontDoor = options.frontDoor
+  const outermost = frontDoor
+    ? HttpRouter.middleware((effect) => frontDoor(fallback(effect)), { global: true })
+    : Fallback
+  return Layer.mergeAll(HttpApiBuilder.layer(Api), OpenApiRoute, ConfigSchemaRoute, outermost).pipe(
     Layer.provide(handlers),
     Layer.provide(HttpServer.layerServices),
     Layer.provideMerge(LogLayer(options.logLevel)),

@@ -1,25 +1,21 @@
 import { ascending, type Bus, type BusEvent, isDurable, type Session } from "@opencode-ai/core"
 import { InvalidRequestError, JournalDisabledError, SessionNotFoundError } from "@opencode-ai/protocol"
 import { toWire } from "@opencode-ai/schema"
-import { Deferred, Effect, Stream } from "effect"
+import { type Context, Effect, Stream } from "effect"
 import {
-  DEFAULT_HEARTBEAT_MS,
   DEFAULT_QUEUE_LIMIT,
-  encodeFrame,
   type Frame,
+  type OpenStream,
+  openStream,
+  slowConsumer,
   SSE_HEADERS,
-  SseChannel,
   type SseOptions,
   type WireEvent,
 } from "../sse.ts"
 import { VERSION } from "../version.ts"
 import { errorResponse } from "./respond.ts"
 
-/** An open event stream the server ends when it stops (`finish`: after what is queued; `close`: now). */
-export interface OpenStream {
-  finish(): void
-  close(): void
-}
+export type { OpenStream }
 
 export interface EventServices {
   readonly bus: Bus["Service"]
@@ -27,6 +23,8 @@ export interface EventServices {
   readonly sse: SseOptions
   /** Open streams, so stopping the server can end them. */
   readonly channels: Set<OpenStream>
+  /** The host's services, which the streams' fibers run with (its logger). */
+  readonly context: Context.Context<never>
 }
 
 const connected = (): Frame => ({
@@ -80,41 +78,42 @@ const childAsk = (services: EventServices, event: { type: string; sessionID: str
 /**
  * `GET /api/event?sessionID=` (`v2.event.subscribe`): `server.connected`, then every durable and live event
  * (of one session when `sessionID` is given, plus its descendants' permission asks and replies), in
- * upstream's `V2Event` envelope, with heartbeats. Not resumable; the per-session stream is.
+ * upstream's `V2Event` envelope, with heartbeats. Not resumable; the per-session stream is. The bus
+ * listener offers each event's shared frame to this subscriber's queue; it never waits.
  */
 export const eventStream = (services: EventServices, request: Request, url: URL): Response => {
   const sessionID = url.searchParams.get("sessionID") || undefined
   if (sessionID !== undefined && !services.session.sync.row(sessionID)) return missingSession(sessionID)
-  let unsubscribe: (() => void) | undefined
-  const channel = new SseChannel({
+  const { body } = openStream({
     ...services.sse,
     first: [connected()],
-    onClose: () => {
-      unsubscribe?.()
-      services.channels.delete(channel)
-    },
+    signal: request.signal,
+    open: services.channels,
+    context: services.context,
+    feed: (feed) =>
+      Effect.acquireRelease(
+        Effect.sync(() =>
+          services.bus.subscribe((event) => {
+            if (sessionID !== undefined && event.sessionID !== sessionID && !childAsk(services, event, sessionID))
+              return
+            feed.offer(frameOf(services.bus, event))
+            if (isDurable(event) && event.type === "session.next.deleted" && sessionID !== undefined) feed.finish()
+          }),
+        ),
+        (unsubscribe) => Effect.sync(unsubscribe),
+      ),
   })
-  services.channels.add(channel)
-  if (request.signal.aborted) channel.close()
-  else request.signal.addEventListener("abort", () => channel.close(), { once: true })
-  unsubscribe = services.bus.subscribe((event) => {
-    if (sessionID !== undefined && event.sessionID !== sessionID && !childAsk(services, event, sessionID)) return
-    channel.offer(frameOf(services.bus, event))
-    if (isDurable(event) && event.type === "session.next.deleted" && sessionID !== undefined) channel.finish()
-  })
-  if (channel.isEnded) unsubscribe()
-  return new Response(channel.stream, { headers: SSE_HEADERS })
+  return new Response(body, { headers: SSE_HEADERS })
 }
-
-const encoder = new TextEncoder()
 
 /**
  * `GET /api/session/:sessionID/event?after=SEQ` (`v2.session.events`): the session's durable events with
  * `seq > after` (default 0; the `Last-Event-ID` header is honoured when `after` is absent), in order and
  * without gaps other than what the journal compacted (docs/storage.md), then the durable events as they commit; every frame carries `id: <seq>` and
- * `event: <type>`. The events come from the core's `Bus.log` stream, pulled as the client reads (the
- * journal page by page), with heartbeat comments merged in; a follower that falls too far behind gets
- * `server.error` and the stream ends. Needs the journal (`events.persist`, on by default).
+ * `event: <type>`. The events come from the core's `Bus.log` stream, run into the subscriber's queue with
+ * back-pressure (the journal is read page by page as the client reads), beside the same heartbeat; a
+ * follower that falls too far behind gets `server.error` and the stream ends. Needs the journal
+ * (`events.persist`, on by default).
  */
 export const sessionStream = (services: EventServices, request: Request, url: URL, sessionID: string): Response => {
   if (!services.bus.persist) {
@@ -136,36 +135,27 @@ export const sessionStream = (services: EventServices, request: Request, url: UR
   }
   if (!services.session.sync.row(sessionID) && !services.bus.journaled(sessionID)) return missingSession(sessionID)
 
-  const stop = Deferred.makeUnsafe<void>()
-  const end = () => void Deferred.doneUnsafe(stop, Effect.void)
-  const open: OpenStream = { finish: end, close: end }
-  const slow = (message: string): WireEvent => ({
-    id: ascending("evt"),
-    type: "server.error",
-    data: { reason: "slow-consumer", message },
-  })
-  const events = services.bus
+  const log = services.bus
     .log({ sessionID, after: Number(raw), follow: true, bufferLimit: services.sse.queueLimit ?? DEFAULT_QUEUE_LIMIT })
     .pipe(
-      Stream.map((event) =>
-        encodeFrame({ kind: "event", event: toWire(event), id: String(event.seq), name: event.type }),
-      ),
-      Stream.catchTag("Bus.LogOverflowError", (error) =>
-        Stream.make(encodeFrame({ kind: "event", event: slow(error.message) })),
-      ),
+      Stream.map((event): Frame => ({ kind: "event", event: toWire(event), id: String(event.seq), name: event.type })),
+      Stream.catchTag("Bus.LogOverflowError", (error) => Stream.make(slowConsumer(error.message))),
       // Checked above; a journal switched off mid-stream cannot happen (it is fixed at start).
       Stream.orDie,
-      Stream.interruptWhen(Deferred.await(stop)),
     )
-  const heartbeats = Stream.tick(services.sse.heartbeatMs ?? DEFAULT_HEARTBEAT_MS).pipe(
-    Stream.drop(1),
-    Stream.map(() => encodeFrame({ kind: "comment", text: "heartbeat" })),
-  )
-  const body = events.pipe(
-    Stream.merge(heartbeats, { haltStrategy: "left" }),
-    Stream.map((text) => encoder.encode(text)),
-    Stream.ensuring(Effect.sync(() => services.channels.delete(open))),
-  )
-  services.channels.add(open)
-  return new Response(Stream.toReadableStream(body), { headers: SSE_HEADERS })
+  const { body } = openStream({
+    ...services.sse,
+    signal: request.signal,
+    open: services.channels,
+    context: services.context,
+    feed: (feed) =>
+      Effect.forkScoped(
+        log.pipe(
+          Stream.runForEachArray((frames) => feed.offerAll(frames)),
+          Effect.ensuring(Effect.sync(feed.finish)),
+        ),
+        { startImmediately: true },
+      ),
+  })
+  return new Response(body, { headers: SSE_HEADERS })
 }

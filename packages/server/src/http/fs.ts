@@ -39,32 +39,32 @@ export const FS_READ_PREFIX = "/api/fs/read/"
 /**
  * `GET /api/fs/read/<path>` (`v2.fs.read`): one file's bytes, its path relative to the location. Served
  * beside the HttpApi routes because its path is the rest of the URL. Refusals are the same JSON bodies.
+ * An effect, run by the front door in the router's runtime, so anything it logs goes through the host's
+ * logger.
  */
-export const readFileRoute = (url: URL, headers: Headers, home: string): Promise<Response> =>
-  Effect.runPromise(
-    Effect.gen(function* () {
-      let path: string
-      try {
-        path = decodeURIComponent(url.pathname.slice(FS_READ_PREFIX.length))
-      } catch {
-        return yield* new InvalidRequestError({ message: "Invalid path: not percent-encoded UTF-8", field: "path" })
-      }
-      if (path === "")
-        return yield* new InvalidRequestError({ message: "Name a file after /api/fs/read/", field: "path" })
-      const query = url.searchParams
-      const location = yield* resolveLocation(
-        {
-          ...(query.get("location[directory]") !== null
-            ? { "location[directory]": query.get("location[directory]")! }
-            : {}),
-          ...(query.get("directory") !== null ? { directory: query.get("directory")! } : {}),
-        },
-        decodeHeader(headers.get("x-opencode-directory")),
-        home,
-      )
-      const file = yield* fromCore(openFile(location.directory, path))
-      return new Response(Bun.file(file.path), {
-        headers: { "content-type": "application/octet-stream", "content-length": String(file.size) },
-      })
-    }).pipe(Effect.catch((error) => Effect.succeed(errorResponse(error)))),
-  )
+export const readFileRoute = (url: URL, headers: Headers, home: string): Effect.Effect<Response> =>
+  Effect.gen(function* () {
+    let path: string
+    try {
+      path = decodeURIComponent(url.pathname.slice(FS_READ_PREFIX.length))
+    } catch {
+      return yield* new InvalidRequestError({ message: "Invalid path: not percent-encoded UTF-8", field: "path" })
+    }
+    if (path === "")
+      return yield* new InvalidRequestError({ message: "Name a file after /api/fs/read/", field: "path" })
+    const query = url.searchParams
+    const location = yield* resolveLocation(
+      {
+        ...(query.get("location[directory]") !== null
+          ? { "location[directory]": query.get("location[directory]")! }
+          : {}),
+        ...(query.get("directory") !== null ? { directory: query.get("directory")! } : {}),
+      },
+      decodeHeader(headers.get("x-opencode-directory")),
+      home,
+    )
+    const file = yield* fromCore(openFile(location.directory, path))
+    return new Response(Bun.file(file.path), {
+      headers: { "content-type": "application/octet-stream", "content-length": String(file.size) },
+    })
+  }).pipe(Effect.catch((error) => Effect.succeed(errorResponse(error))))

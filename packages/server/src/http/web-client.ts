@@ -88,14 +88,22 @@ const CHUNK_HEADERS = {
   "x-content-type-options": "nosniff",
 }
 
+const isPagePath = (pathname: string) => PAGE.test(pathname) || pathname === "/index.html"
+
+/**
+ * Whether a request may be one for the web client (a page or a chunk, `GET` or `HEAD`): only those wait
+ * for `webClient`, which loads the assets.
+ */
+export const mayBeWebClient = (method: string, pathname: string) =>
+  (method === "GET" || method === "HEAD") && (isPagePath(pathname) || CHUNK.test(pathname))
+
 /**
  * Answers a request for the web client, or returns undefined when the request is not one (the API and
  * everything else go on to their routes). Only `GET` and `HEAD`.
  */
 export const webClient = async (request: Request, url: URL): Promise<Response | undefined> => {
-  if (request.method !== "GET" && request.method !== "HEAD") return undefined
-  const isPage = PAGE.test(url.pathname) || url.pathname === "/index.html"
-  if (!isPage && !CHUNK.test(url.pathname)) return undefined
+  if (!mayBeWebClient(request.method, url.pathname)) return undefined
+  const isPage = isPagePath(url.pathname)
   const { page: entry, files } = await loadOnce()
   const asset = isPage ? entry : files.get(url.pathname)
   if (!asset || (!isPage && asset.entry)) return undefined
