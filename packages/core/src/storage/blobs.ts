@@ -1,21 +1,14 @@
-import { createHash, randomBytes } from "node:crypto"
+import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import { tmpdir } from "node:os"
 import * as nodePath from "node:path"
 import { Context, Effect, Layer } from "effect"
+import { BLOB_REF, blobRef } from "./blob-ref.ts"
 import { Database, type DatabaseShape } from "./database.ts"
+import { type HashAhead, makeHashAhead } from "./hash-ahead.ts"
 
-/** How a stored content is named: `sha256:` and the 64 hex digits of its SHA-256. */
-export const BLOB_REF = /sha256:[0-9a-f]{64}/g
-
-/**
- * The reference of a text's UTF-8 bytes (computed without storing it). Bun's native hasher: every file a
- * tool changes is hashed twice on the call's path (before and after), and it takes less than half the time
- * of `node:crypto`'s on a 1 MB file. Other runtimes use `node:crypto` (the same digest).
- */
-export const blobRef = (content: string): string =>
-  `sha256:${(typeof Bun === "undefined" ? createHash("sha256") : new Bun.CryptoHasher("sha256")).update(content).digest("hex")}`
+export { BLOB_REF, blobRef } from "./blob-ref.ts"
 
 /** What the blob store holds: how many contents, their bytes. */
 export interface BlobCount {
@@ -49,6 +42,11 @@ export interface BlobsShape {
   collect(): Promise<BlobCount>
   /** How many contents are stored, and their bytes. */
   count(): Promise<BlobCount>
+  /**
+   * `blobRef(content)`, computed off the JavaScript thread for a large content: a tool starts it when it
+   * plans a change and awaits it when it records the change (`hash-ahead.ts`).
+   */
+  refAhead(content: string): Promise<string>
 }
 
 /** How many recently written files `recall` knows. */
@@ -74,7 +72,11 @@ const referenced = (database: DatabaseShape): Set<string> => {
   return refs
 }
 
-export const makeBlobs = (database: DatabaseShape, directory: string): BlobsShape => {
+export const makeBlobs = (
+  database: DatabaseShape,
+  directory: string,
+  hashing: HashAhead = makeHashAhead(),
+): BlobsShape => {
   const root = nodePath.join(directory, "sha256")
   const pinned = new Map<string, number>()
   // What tools wrote last, by path: the next call on an untouched file needs no hashing of its content.
@@ -97,6 +99,7 @@ export const makeBlobs = (database: DatabaseShape, directory: string): BlobsShap
   }
   return {
     directory,
+    refAhead: hashing.ref,
     put: async (content, known) => {
       const ref = known ?? blobRef(content)
       pinned.set(ref, (pinned.get(ref) ?? 0) + 1)
@@ -190,7 +193,8 @@ export class Blobs extends Context.Service<Blobs, BlobsShape>()("@opencode-ai/co
         yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(temporary, { recursive: true, force: true })))
         directory = temporary
       }
-      return Blobs.of(makeBlobs(database, directory))
+      const hashing = yield* Effect.acquireRelease(Effect.sync(makeHashAhead), (made) => Effect.sync(made.close))
+      return Blobs.of(makeBlobs(database, directory, hashing))
     }),
   )
 }

@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { capDiff, unifiedDiff } from "./diff.ts"
-import { fingerprint, readTextFile, unchanged, writeRecorded } from "./files.ts"
+import { fingerprint, readTextFile, refAhead, unchanged, writeRecorded } from "./files.ts"
 import { confirmWritable, displayPath, resolveWritable } from "./path.ts"
 import { PathOutsideDirectoryError, ToolError, type Tool, type ToolContext, type ToolPlan } from "./tool.ts"
 
@@ -68,6 +68,7 @@ const plan = (input: EditInput, ctx: ToolContext): Effect.Effect<ToolPlan, ToolE
     const before = yield* read()
     const after = applyEdit(shown, before, input)
     if (after instanceof ToolError) return yield* after
+    const ahead = refAhead(ctx.images, after)
     const diff = capDiff(unifiedDiff(shown, before, after))
     return {
       permission: "edit",
@@ -88,7 +89,9 @@ const plan = (input: EditInput, ctx: ToolContext): Effect.Effect<ToolPlan, ToolE
           }
           const files = yield* Effect.tryPromise({
             try: () =>
-              writeRecorded("edit", root, ctx.images, [{ path, requested: input.path, shown, after, before, print }]),
+              writeRecorded("edit", root, ctx.images, [
+                { path, requested: input.path, shown, after, before, print, ...ahead },
+              ]),
             catch: (error) =>
               error instanceof ToolError || error instanceof PathOutsideDirectoryError ? error : fail(String(error)),
           })

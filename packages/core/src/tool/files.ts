@@ -238,6 +238,20 @@ export const writeFiles = async (
 export interface RecordedChange extends FileChange {
   readonly before: string | undefined
   readonly print: string
+  /** `after`'s reference, when the tool started computing it as it planned the change (`refAhead`). */
+  readonly afterRef?: Promise<string>
+}
+
+/** `after`'s reference started off the JavaScript thread, when the store can (see `BeforeImages.refAhead`). */
+export const refAhead = (
+  images: BeforeImages | undefined,
+  after: string | undefined,
+): { readonly afterRef?: Promise<string> } => {
+  if (images?.refAhead === undefined || after === undefined) return {}
+  const afterRef = images.refAhead(after)
+  // Awaited only if the change is written; a call refused meanwhile leaves it unread.
+  afterRef.catch(() => undefined)
+  return { afterRef }
 }
 
 /**
@@ -264,7 +278,9 @@ export const writeRecorded = async (
     )
   }
   await writeFiles(tool, root, changes, new Map(changes.map((change) => [change.path, change.before])))
-  const afters = changes.map((change) => (change.after === undefined ? null : blobRef(change.after)))
+  const afters = await Promise.all(
+    changes.map((change) => (change.after === undefined ? null : (change.afterRef ?? blobRef(change.after)))),
+  )
   const records = changes.map((change, index) => ({
     path: change.shown,
     before: befores[index]!,

@@ -70,6 +70,11 @@ export interface BeforeImages {
   recall?(path: string, print: string): string | undefined
   /** Notes what a call just wrote to `path` (its reference and the file's fingerprint after the write). */
   remember?(path: string, print: string, ref: string | null): void
+  /**
+   * Starts computing a content's reference off the JavaScript thread: a tool calls it when it plans a
+   * change and hands the promise to the write (`RecordedChange.afterRef`), which then need not hash.
+   */
+  refAhead?(content: string): Promise<string>
 }
 
 /**

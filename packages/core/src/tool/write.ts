@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { capDiff, unifiedDiff } from "./diff.ts"
-import { fingerprint, readTextFile, unchanged, writeRecorded } from "./files.ts"
+import { fingerprint, readTextFile, refAhead, unchanged, writeRecorded } from "./files.ts"
 import { confirmWritable, displayPath, resolveWritable } from "./path.ts"
 import { PathOutsideDirectoryError, ToolError, type Tool, type ToolContext, type ToolPlan } from "./tool.ts"
 
@@ -26,6 +26,7 @@ const plan = (input: WriteInput, ctx: ToolContext): Effect.Effect<ToolPlan, Tool
       catch: (error) => fail(`cannot read "${shown}": ${String(error)}`),
     })
     const before = yield* read()
+    const ahead = refAhead(ctx.images, input.content)
     const diff = capDiff(unifiedDiff(shown, before, input.content))
     return {
       permission: "edit",
@@ -45,7 +46,7 @@ const plan = (input: WriteInput, ctx: ToolContext): Effect.Effect<ToolPlan, Tool
           const files = yield* Effect.tryPromise({
             try: () =>
               writeRecorded("write", root, ctx.images, [
-                { path, requested: input.path, shown, after: input.content, before, print },
+                { path, requested: input.path, shown, after: input.content, before, print, ...ahead },
               ]),
             catch: (error) =>
               error instanceof ToolError || error instanceof PathOutsideDirectoryError ? error : fail(String(error)),

@@ -116,6 +116,7 @@ export const makeToolCaller = (deps: {
           }),
         recall: blobs.recall,
         remember: blobs.remember,
+        refAhead: blobs.refAhead,
       }
       yield* Effect.addFinalizer(() => Effect.sync(() => blobs?.release(put)))
       const ref = {
