@@ -296,7 +296,8 @@ beforeAll(async () => {
   writeFileSync(join(project, "sub", "b.txt"), "inner\n")
   writeFileSync(join(root, "secret.txt"), "outside the location\n")
   const config = join(root, "opencode.json")
-  writeFileSync(config, JSON.stringify({ model: "offline/echo", permission: { edit: "ask" } }))
+  // Automatic titles off: their rename lands after a turn ends, and tests here compare histories across turns.
+  writeFileSync(config, JSON.stringify({ model: "offline/echo", permission: { edit: "ask" }, title: { auto: false } }))
   serve = await spawnServe({ database: join(root, "opencode.db"), config, cwd: root, env: { HOME: root } })
   client = createOpencodeClient({ baseUrl: serve.url, directory: project }).v2
 })
