@@ -83,7 +83,7 @@ export const makeHashAhead = (): HashAhead => {
       settleAllInPlace()
     }
     // The worker never keeps the process alive: a host that is done exits whatever it holds.
-    created.unref()
+    ;(created as { unref?: () => void }).unref?.()
     worker = created
   }
 
