@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { capDiff, unifiedDiff } from "./diff.ts"
-import { fingerprint, readTextFile, type RecordedChange, unchanged, writeRecorded } from "./files.ts"
+import { fingerprint, readTextFile, type RecordedChange, refAhead, unchanged, writeRecorded } from "./files.ts"
 import { confirmWritable, displayPath, resolveWritable, sessionRoot } from "./path.ts"
 import { PathOutsideDirectoryError, ToolError, type Tool, type ToolContext, type ToolPlan } from "./tool.ts"
 
@@ -224,6 +224,7 @@ const plan = (input: PatchInput, ctx: ToolContext): Effect.Effect<ToolPlan, Tool
       }
     }
     const list = [...targets.values()].filter((t) => t.after !== t.before)
+    const ahead = list.map((t) => refAhead(ctx.images, t.after))
     const diff = capDiff(list.map((t) => unifiedDiff(t.shown, t.before, t.after)).join(""))
     const shownList = list.map((t) => t.shown)
     return {
@@ -246,13 +247,14 @@ const plan = (input: PatchInput, ctx: ToolContext): Effect.Effect<ToolPlan, Tool
               )
             }
           }
-          const changes: Array<RecordedChange> = list.map((t) => ({
+          const changes: Array<RecordedChange> = list.map((t, index) => ({
             path: t.path,
             requested: t.requested,
             shown: t.shown,
             after: t.after,
             before: t.before,
             print: t.print,
+            ...ahead[index],
           }))
           const files = yield* Effect.tryPromise({
             try: () => writeRecorded("patch", root, ctx.images, changes),
