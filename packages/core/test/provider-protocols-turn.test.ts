@@ -86,8 +86,9 @@ describe.each(cases)("a turn through the $type protocol", ({ type, start, toolRe
   it.live("streams reasoning and text, runs the tool call, sends the result back and records usage", () =>
     Effect.gen(function* () {
       // The protocol's server, closed when the test ends.
-      const server = yield* Effect.acquireRelease(Effect.promise(start), (server) =>
-        Effect.promise(() => server.close()),
+      const server = yield* Effect.acquireRelease(
+        Effect.promise(() => start()),
+        (server) => Effect.promise(() => server.close()),
       )
       const config: ConfigData = {
         model: "mock/test-model",

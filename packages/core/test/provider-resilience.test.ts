@@ -20,7 +20,10 @@ import { startOpenAIServer } from "./support/openai-server.ts"
 
 /** A mock provider server for the test, closed with its scope. */
 const serve = <S extends { close(): Promise<unknown> }>(start: () => Promise<S>) =>
-  Effect.acquireRelease(Effect.promise(start), (server) => Effect.promise(() => server.close()))
+  Effect.acquireRelease(
+    Effect.promise(() => start()),
+    (server) => Effect.promise(() => server.close()),
+  )
 
 const provider = (
   type: "anthropic" | "openai-compatible",
@@ -127,7 +130,7 @@ describe("retries", () => {
     "a provider that is down: the connection failure is retried, then recorded naming provider and host:port",
     () =>
       Effect.gen(function* () {
-        const server = yield* Effect.promise(startOpenAIServer)
+        const server = yield* Effect.promise(() => startOpenAIServer())
         const port = server.port
         yield* Effect.promise(() => server.close())
         const result = yield* turn(provider("openai-compatible", `http://127.0.0.1:${port}/v1`, { retries: 1 }))

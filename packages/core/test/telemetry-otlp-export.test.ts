@@ -9,8 +9,9 @@ import { testHost } from "./support/host.ts"
 import { type OtlpSpan, startCollector } from "./support/otlp-collector.ts"
 
 /** A collector on loopback for the test, closed when it ends. */
-const collecting = Effect.acquireRelease(Effect.promise(startCollector), (collector) =>
-  Effect.promise(() => collector.close()),
+const collecting = Effect.acquireRelease(
+  Effect.promise(() => startCollector()),
+  (collector) => Effect.promise(() => collector.close()),
 )
 
 describe("OTLP span export", () => {

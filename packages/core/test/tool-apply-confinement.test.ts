@@ -79,7 +79,7 @@ const setup = Effect.fnUntraced(function* () {
       const seen = events.length
       yield* run(Execution.use((e) => e.prompt({ sessionID, prompt: { text: line } })))
       const requestID = yield* asked(seen)
-      yield* Effect.promise(meanwhile)
+      yield* Effect.promise(() => meanwhile())
       yield* run(Permissions.use((p) => p.reply({ sessionID, requestID, reply: "once" })))
       yield* run(Execution.use((e) => e.wait(sessionID)))
       const messages = (yield* run(Session.use((s) => s.messages(sessionID)))).data as ReadonlyArray<Message>
