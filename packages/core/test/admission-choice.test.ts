@@ -1,77 +1,76 @@
 import type { PromisePluginContext } from "@opencode-ai/plugin"
+import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { describe, expect, it } from "vitest"
 import { Execution } from "../src/session/execution.ts"
 import { Session } from "../src/session/session.ts"
-import { makeHost } from "./support/host.ts"
+import { testHost } from "./support/host.ts"
 
 describe("admission checks the chosen agent and model", () => {
-  it("a plugin prompt naming an unknown agent or model rejects with the field, and nothing is stored", async () => {
+  it.live("a plugin prompt naming an unknown agent or model rejects with the field, and nothing is stored", () => {
     let ctx: PromisePluginContext | undefined
-    const host = makeHost({
+    const host = testHost({
       config: { agent: { plan: {} } },
       plugins: [{ source: "inline:prompter", plugin: { id: "prompter", setup: (c) => void (ctx = c) } }],
     })
-    const sessionID = await host.run(
-      Effect.gen(function* () {
-        const session = yield* Session
-        return (yield* session.create({ directory: host.directory })).id
-      }),
-    )
-    const rejected = await ctx!.session.prompt({ sessionID, text: "hi", agent: "ghost" }).catch((e: unknown) => e)
-    expect(rejected).toMatchObject({ _tag: "Session.InvalidInputError", field: "agent" })
-    expect((rejected as { message: string }).message).toContain('unknown agent "ghost" (known: build, general, plan)')
-
-    const byModel = await host
-      .exit(
-        Effect.gen(function* () {
-          const execution = yield* Execution
-          return yield* execution.prompt({ sessionID, prompt: { text: "hi" }, model: { providerID: "nope", id: "x" } })
-        }),
+    return Effect.gen(function* () {
+      const session = yield* Session
+      const execution = yield* Execution
+      const sessionID = (yield* session.create({ directory: host.directory })).id
+      const rejected = yield* Effect.promise(() =>
+        ctx!.session.prompt({ sessionID, text: "hi", agent: "ghost" }).catch((e: unknown) => e),
       )
-      .then((exit) => JSON.parse(JSON.stringify(exit)))
-    expect(JSON.stringify(byModel)).toContain('unknown provider \\"nope\\"')
-    expect(JSON.stringify(byModel)).toContain('"field":"model"')
+      expect(rejected).toMatchObject({ _tag: "Session.InvalidInputError", field: "agent" })
+      expect((rejected as { message: string }).message).toContain('unknown agent "ghost" (known: build, general, plan)')
 
-    const stored = await host.run(
-      Effect.gen(function* () {
-        const session = yield* Session
-        return { info: yield* session.get(sessionID), items: (yield* session.messages(sessionID)).data }
-      }),
-    )
-    expect(stored.items).toEqual([])
-    expect(stored.info.seq).toBe(1)
-    await expect(ctx!.session.prompt({ sessionID, text: "hi", agent: "plan" })).resolves.toMatchObject({
-      id: expect.stringMatching(/^msg_/),
-      sessionID,
-      prompt: { text: "hi" },
-    })
-    await host.dispose()
+      const byModel = JSON.parse(
+        JSON.stringify(
+          yield* Effect.exit(
+            execution.prompt({ sessionID, prompt: { text: "hi" }, model: { providerID: "nope", id: "x" } }),
+          ),
+        ),
+      )
+      expect(JSON.stringify(byModel)).toContain('unknown provider \\"nope\\"')
+      expect(JSON.stringify(byModel)).toContain('"field":"model"')
+
+      const stored = { info: yield* session.get(sessionID), items: (yield* session.messages(sessionID)).data }
+      expect(stored.items).toEqual([])
+      expect(stored.info.seq).toBe(1)
+      const accepted = yield* Effect.promise(() => ctx!.session.prompt({ sessionID, text: "hi", agent: "plan" }))
+      expect(accepted).toMatchObject({
+        id: expect.stringMatching(/^msg_/),
+        sessionID,
+        prompt: { text: "hi" },
+      })
+    }).pipe(Effect.provide(host.layer))
   })
 
-  it("a plugin creating a session with an unknown agent is refused with the field, and no session is stored", async () => {
-    let ctx: PromisePluginContext | undefined
-    const host = makeHost({
-      config: { agent: { plan: {} } },
-      plugins: [{ source: "inline:creator", plugin: { id: "creator", setup: (c) => void (ctx = c) } }],
-    })
-    const count = () =>
-      host.run(
-        Effect.gen(function* () {
-          return (yield* (yield* Session).list({ limit: 200 })).data.length
-        }),
-      )
-    const before = await count()
-    const rejected = await ctx!.session
-      .create({ title: "typo", directory: host.directory, agent: "ghost" })
-      .catch((e: unknown) => e)
-    expect(rejected).toMatchObject({ _tag: "Session.InvalidInputError", field: "agent" })
-    expect((rejected as { message: string }).message).toContain('unknown agent "ghost" (known: build, general, plan)')
-    expect(await count()).toBe(before)
+  it.live(
+    "a plugin creating a session with an unknown agent is refused with the field, and no session is stored",
+    () => {
+      let ctx: PromisePluginContext | undefined
+      const host = testHost({
+        config: { agent: { plan: {} } },
+        plugins: [{ source: "inline:creator", plugin: { id: "creator", setup: (c) => void (ctx = c) } }],
+      })
+      return Effect.gen(function* () {
+        const session = yield* Session
+        const count = session.list({ limit: 200 }).pipe(Effect.map((page) => page.data.length))
+        const before = yield* count
+        const rejected = yield* Effect.promise(() =>
+          ctx!.session.create({ title: "typo", directory: host.directory, agent: "ghost" }).catch((e: unknown) => e),
+        )
+        expect(rejected).toMatchObject({ _tag: "Session.InvalidInputError", field: "agent" })
+        expect((rejected as { message: string }).message).toContain(
+          'unknown agent "ghost" (known: build, general, plan)',
+        )
+        expect(yield* count).toBe(before)
 
-    const created = await ctx!.session.create({ title: "ok", directory: host.directory, agent: "plan" })
-    expect(created.agent).toBe("plan")
-    expect(await count()).toBe(before + 1)
-    await host.dispose()
-  })
+        const created = yield* Effect.promise(() =>
+          ctx!.session.create({ title: "ok", directory: host.directory, agent: "plan" }),
+        )
+        expect(created.agent).toBe("plan")
+        expect(yield* count).toBe(before + 1)
+      }).pipe(Effect.provide(host.layer))
+    },
+  )
 })

@@ -6,7 +6,7 @@ import { SessionEvent } from "../src/session/event.ts"
 import { Session } from "../src/session/session.ts"
 import { Stats } from "../src/storage/stats.ts"
 import { admitted } from "./support/seed.ts"
-import { makeStore, storeLayer } from "./support/store.ts"
+import { storeLayer } from "./support/store.ts"
 
 const rename = (title: string) => draft(SessionEvent.Renamed, { title })
 
@@ -68,20 +68,15 @@ describe("Bus.log: the durable log as a stream", () => {
     }).pipe(Effect.provide(storeLayer({ persist: true }))),
   )
 
-  it("fails with a typed error when the journal is off, and a follower that falls behind overflows", async () => {
-    const off = makeStore({ persist: false })
-    const disabled = await off.run(
-      Effect.gen(function* () {
+  it.effect("fails with a typed error when the journal is off, and a follower that falls behind overflows", () =>
+    Effect.gen(function* () {
+      const disabled = yield* Effect.gen(function* () {
         const info = yield* (yield* Session).create({ title: "t", directory: "/tmp" })
         return yield* Effect.flip(Stream.runCollect((yield* Bus).log({ sessionID: info.id })))
-      }),
-    )
-    expect(disabled._tag).toBe("Bus.JournalDisabledError")
-    await off.dispose()
+      }).pipe(Effect.provide(storeLayer({ persist: false })))
+      expect(disabled._tag).toBe("Bus.JournalDisabledError")
 
-    const on = makeStore({ persist: true })
-    const overflow = await on.run(
-      Effect.gen(function* () {
+      const overflow = yield* Effect.gen(function* () {
         const bus = yield* Bus
         const info = yield* (yield* Session).create({ title: "t", directory: "/tmp" })
         // A reader that takes the journal, then stops pulling while 10 events commit into a buffer of 2.
@@ -103,11 +98,10 @@ describe("Bus.log: the durable log as a stream", () => {
         for (let i = 0; i < 10; i++) yield* bus.commit(info.id, [rename(`r${i}`)])
         yield* Deferred.succeed(gate, undefined)
         return yield* Effect.flip(Fiber.join(reader))
-      }),
-    )
-    expect(overflow._tag).toBe("Bus.LogOverflowError")
-    await on.dispose()
-  })
+      }).pipe(Effect.provide(storeLayer({ persist: true })))
+      expect(overflow._tag).toBe("Bus.LogOverflowError")
+    }),
+  )
 
   it.effect("Stats reports a session's bytes through the core service", () =>
     Effect.gen(function* () {

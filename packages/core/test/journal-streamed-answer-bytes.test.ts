@@ -1,5 +1,6 @@
+import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
+import { afterAll, afterEach, beforeAll, vi } from "vitest"
 import { Bus } from "../src/bus/bus.ts"
 import { projectionSnapshot, replay } from "../src/bus/replay.ts"
 import { Execution } from "../src/session/execution.ts"
@@ -7,7 +8,7 @@ import type { AssistantMessage } from "../src/session/message.ts"
 import { makeSessionProjector } from "../src/session/projector.ts"
 import { Session } from "../src/session/session.ts"
 import { Database } from "../src/storage/database.ts"
-import { makeHost } from "./support/host.ts"
+import { testHost } from "./support/host.ts"
 import { startOpenAIServer, type OpenAIServer } from "./support/openai-server.ts"
 import { localModel } from "./support/provider-config.ts"
 
@@ -39,60 +40,60 @@ const replayed = (client: Database["Service"]["client"]) => {
 }
 
 /** Streams `chunks` with a checkpoint after each; returns the text journal rows and what was seen live. */
-const stream = async (chunks: ReadonlyArray<string>) => {
+const stream = (chunks: ReadonlyArray<string>) => {
   let now = Date.now()
-  vi.spyOn(Date, "now").mockImplementation(() => now)
-  const host = makeHost({ config: localModel(server, { events: { persist: true } }) })
+  // The test's clock stands in for Date.now while the host runs, and is put back once the host is gone.
+  const clock = Effect.acquireRelease(
+    Effect.sync(() => vi.spyOn(Date, "now").mockImplementation(() => now)),
+    () => Effect.sync(() => vi.restoreAllMocks()),
+  )
+  const host = testHost({ config: localModel(server, { events: { persist: true } }) })
   server.enqueue({ textChunks: chunks })
-  try {
-    return await host.run(
-      Effect.gen(function* () {
-        const session = yield* Session
-        const execution = yield* Execution
-        const database = yield* Database
-        const info = yield* session.create({ directory: host.directory })
-        const live: Array<string> = []
-        ;(yield* Bus).subscribe((event) => {
-          if (event.sessionID !== info.id) return
-          if (event.type === "session.next.text.delta") now += 1_000
-          if (event.type === "session.next.text.appended") live.push(event.type)
-        })
-        yield* execution.prompt({ sessionID: info.id, prompt: { text: "tell me" } })
-        yield* execution.wait(info.id)
-        const rows = database.client
-          .query<{ type: string; bytes: number }, [string]>(
-            "SELECT type, length(CAST(data AS BLOB)) AS bytes FROM event WHERE aggregate_id = ? AND (type LIKE 'session.next.text.%' OR type LIKE 'session.next.reasoning.%') ORDER BY seq",
-          )
-          .all(info.id)
-        const answer = (yield* session.messages(info.id)).data[1] as AssistantMessage
-        return {
-          rows,
-          live,
-          answer,
-          replayed: replayed(database.client),
-          projection: projectionSnapshot(database.client),
-        }
-      }),
-    )
-  } finally {
-    vi.restoreAllMocks()
-    await host.dispose()
-  }
+  const program = Effect.gen(function* () {
+    const session = yield* Session
+    const execution = yield* Execution
+    const database = yield* Database
+    const info = yield* session.create({ directory: host.directory })
+    const live: Array<string> = []
+    ;(yield* Bus).subscribe((event) => {
+      if (event.sessionID !== info.id) return
+      if (event.type === "session.next.text.delta") now += 1_000
+      if (event.type === "session.next.text.appended") live.push(event.type)
+    })
+    yield* execution.prompt({ sessionID: info.id, prompt: { text: "tell me" } })
+    yield* execution.wait(info.id)
+    const rows = database.client
+      .query<{ type: string; bytes: number }, [string]>(
+        "SELECT type, length(CAST(data AS BLOB)) AS bytes FROM event WHERE aggregate_id = ? AND (type LIKE 'session.next.text.%' OR type LIKE 'session.next.reasoning.%') ORDER BY seq",
+      )
+      .all(info.id)
+    const answer = (yield* session.messages(info.id)).data[1] as AssistantMessage
+    return {
+      rows,
+      live,
+      answer,
+      replayed: replayed(database.client),
+      projection: projectionSnapshot(database.client),
+    }
+  })
+  return clock.pipe(Effect.andThen(program.pipe(Effect.provide(host.layer))), Effect.scoped)
 }
 
 describe("the journal of a streamed answer", () => {
-  it.each([
+  it.live.each([
     ["3.3 KB in 22 one-second pieces", Array.from({ length: 22 }, (_, i) => `${i}`.padEnd(150, "x"))],
     ["1 MB in 100 one-second pieces", Array.from({ length: 100 }, (_, i) => `${i}`.padEnd(10_000, "y"))],
-  ])("%s: at most 1.5x the answer plus a fixed overhead, and replay rebuilds it", async (_, chunks) => {
-    const text = chunks.join("")
-    const result = await stream(chunks)
-    // Checkpoints were committed (live subscribers saw them), then left the journal with the part's end.
-    expect(result.live.length).toBeGreaterThanOrEqual(chunks.length - 2)
-    expect(result.rows.map((r) => r.type)).toEqual(["session.next.text.started", "session.next.text.ended"])
-    const bytes = result.rows.reduce((sum, row) => sum + row.bytes, 0)
-    expect(bytes).toBeLessThanOrEqual(1.5 * text.length + PER_PART)
-    expect(result.answer.content).toEqual([{ type: "text", id: expect.stringMatching(/^prt_/), text }])
-    expect(result.replayed).toEqual(result.projection)
-  })
+  ] as const)("%s: at most 1.5x the answer plus a fixed overhead, and replay rebuilds it", ([, chunks]) =>
+    Effect.gen(function* () {
+      const text = chunks.join("")
+      const result = yield* stream(chunks)
+      // Checkpoints were committed (live subscribers saw them), then left the journal with the part's end.
+      expect(result.live.length).toBeGreaterThanOrEqual(chunks.length - 2)
+      expect(result.rows.map((r) => r.type)).toEqual(["session.next.text.started", "session.next.text.ended"])
+      const bytes = result.rows.reduce((sum, row) => sum + row.bytes, 0)
+      expect(bytes).toBeLessThanOrEqual(1.5 * text.length + PER_PART)
+      expect(result.answer.content).toEqual([{ type: "text", id: expect.stringMatching(/^prt_/), text }])
+      expect(result.replayed).toEqual(result.projection)
+    }),
+  )
 })

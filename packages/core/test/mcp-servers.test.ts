@@ -1,8 +1,7 @@
+import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { describe, expect, it } from "@effect/vitest"
-import { afterAll } from "vitest"
 import { Bus } from "../src/bus/bus.ts"
 import { Config, type ConfigData, type ConfigShape } from "../src/config/config.ts"
 import type { McpServerConfig } from "../src/mcp/config.ts"
@@ -14,7 +13,7 @@ import { Session } from "../src/session/session.ts"
 import type { Tool } from "../src/tool/tool.ts"
 import { startAnthropicServer } from "./support/anthropic-server.ts"
 import { startSseServer, startStreamableServer } from "./fixtures/mcp/http-server.ts"
-import { makeHost } from "./support/host.ts"
+import { testHost } from "./support/host.ts"
 import { tempDir } from "./support/tmp.ts"
 
 /**
@@ -26,11 +25,15 @@ const stdioServer = join(import.meta.dirname, "fixtures/mcp/stdio-server.ts")
 const local = (extra: Partial<McpServerConfig> = {}): McpServerConfig =>
   ({ type: "local", command: [process.execPath, stdioServer], ...extra }) as McpServerConfig
 
-const closing: Array<{ close(): Promise<void> }> = []
-afterAll(() => Promise.all(closing.map((c) => c.close())))
+/** A server on loopback for the test, closed when it ends. */
+const serve = <S extends { close(): Promise<void> }>(start: () => Promise<S>) =>
+  Effect.acquireRelease(
+    Effect.promise(() => start()),
+    (server) => Effect.promise(() => server.close()),
+  )
 
 const hostWith = (mcp: Record<string, McpServerConfig>, extra: ConfigData = {}) =>
-  makeHost({ config: { mcp, permission: { mcp: "allow" }, ...extra } })
+  testHost({ config: { mcp, permission: { mcp: "allow" }, ...extra } })
 
 const ctx = { sessionID: "ses_test", directory: "/", signal: new AbortController().signal }
 
@@ -46,55 +49,56 @@ const text = (result: { _tag: string; success?: unknown; failure?: unknown }) =>
   result._tag === "Success" ? String(result.success) : (result.failure as { message: string }).message
 
 describe("MCP servers as tools", () => {
-  it("offers a stdio server's tools as <server>_<tool> with their JSON Schema and runs a call", async () => {
-    const model = await startAnthropicServer()
-    closing.push(model)
-    const host = hostWith(
-      { local: local() },
-      {
-        model: "mock/m",
-        provider: {
-          mock: {
-            type: "anthropic",
-            baseURL: model.url,
-            apiKey: "k",
-            models: { m: { limit: { context: 1e5, output: 1e3 } } },
+  it.live("offers a stdio server's tools as <server>_<tool> with their JSON Schema and runs a call", () =>
+    Effect.gen(function* () {
+      const model = yield* serve(startAnthropicServer)
+      const host = hostWith(
+        { local: local() },
+        {
+          model: "mock/m",
+          provider: {
+            mock: {
+              type: "anthropic",
+              baseURL: model.url,
+              apiKey: "k",
+              models: { m: { limit: { context: 1e5, output: 1e3 } } },
+            },
           },
         },
-      },
-    )
-    model.enqueue({ toolCalls: [{ id: "call_1", name: "local_echo", arguments: { text: "hello" } }] }, { text: "done" })
-    const items = await host.run(
-      Effect.gen(function* () {
+      )
+      model.enqueue(
+        { toolCalls: [{ id: "call_1", name: "local_echo", arguments: { text: "hello" } }] },
+        { text: "done" },
+      )
+      const items = yield* Effect.gen(function* () {
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: host.directory })
         yield* execution.prompt({ sessionID: info.id, prompt: { text: "echo hello" } })
         yield* execution.wait(info.id)
         return (yield* session.messages(info.id)).data
-      }),
-    )
-    const offered = model.requests[0]!.body.tools as Array<{ name: string; input_schema: any }>
-    const echo = offered.find((tool) => tool.name === "local_echo")
-    expect(echo?.input_schema).toMatchObject({
-      type: "object",
-      properties: { text: { type: "string" } },
-      required: ["text"],
-    })
-    expect(offered.map((tool) => tool.name)).toEqual(
-      expect.arrayContaining(["read", "local_env", "local_crash", "local_hang"]),
-    )
-    const tool = (items[1] as AssistantMessage).content.find((item): item is ToolItem => item.type === "tool")!
-    expect(tool.state).toMatchObject({ status: "completed", content: [{ type: "text", text: "echo: hello" }] })
-    // The result went back to the model.
-    expect(JSON.stringify(model.requests[1]!.body.messages)).toContain("echo: hello")
-    await host.dispose()
-  })
+      }).pipe(Effect.provide(host.layer))
+      const offered = model.requests[0]!.body.tools as Array<{ name: string; input_schema: any }>
+      const echo = offered.find((tool) => tool.name === "local_echo")
+      expect(echo?.input_schema).toMatchObject({
+        type: "object",
+        properties: { text: { type: "string" } },
+        required: ["text"],
+      })
+      expect(offered.map((tool) => tool.name)).toEqual(
+        expect.arrayContaining(["read", "local_env", "local_crash", "local_hang"]),
+      )
+      const tool = (items[1] as AssistantMessage).content.find((item): item is ToolItem => item.type === "tool")!
+      expect(tool.state).toMatchObject({ status: "completed", content: [{ type: "text", text: "echo: hello" }] })
+      // The result went back to the model.
+      expect(JSON.stringify(model.requests[1]!.body.messages)).toContain("echo: hello")
+    }),
+  )
 
-  it("puts calls under the mcp permission: asked by default, denied by a rule on the tool id", async () => {
-    const host = makeHost({ config: { mcp: { local: local() }, permission: { mcp: { local_env: "deny" } } } })
-    const result = await host.run(
-      Effect.gen(function* () {
+  it.live("puts calls under the mcp permission: asked by default, denied by a rule on the tool id", () =>
+    Effect.gen(function* () {
+      const host = testHost({ config: { mcp: { local: local() }, permission: { mcp: { local_env: "deny" } } } })
+      const result = yield* Effect.gen(function* () {
         const session = yield* Session
         const execution = yield* Execution
         const permissions = yield* Permissions
@@ -115,64 +119,70 @@ describe("MCP servers as tools", () => {
         yield* execution.wait(info.id)
         const message = (yield* session.messages(info.id)).data[1] as AssistantMessage
         return { pending, tools: message.content.filter((item): item is ToolItem => item.type === "tool") }
-      }),
-    )
-    expect(result.pending.map((ask) => ask.tool)).toEqual(["local_echo"])
-    expect(result.pending[0]).toMatchObject({ action: "mcp", resources: ["local_echo"] })
-    const [env, echo] = result.tools
-    expect(env!.state).toMatchObject({
-      status: "error",
-      error: { message: expect.stringContaining("permission denied") },
-    })
-    expect(echo!.state).toMatchObject({ status: "completed", content: [{ text: "echo: x" }] })
-    await host.dispose()
-  })
+      }).pipe(Effect.provide(host.layer))
+      expect(result.pending.map((ask) => ask.tool)).toEqual(["local_echo"])
+      expect(result.pending[0]).toMatchObject({ action: "mcp", resources: ["local_echo"] })
+      const [env, echo] = result.tools
+      expect(env!.state).toMatchObject({
+        status: "error",
+        error: { message: expect.stringContaining("permission denied") },
+      })
+      expect(echo!.state).toMatchObject({ status: "completed", content: [{ text: "echo: x" }] })
+    }),
+  )
 
-  it("gives a local server only the environment the config names", async () => {
-    process.env["OPENAI_API_KEY"] = "sk-host-secret-must-not-leak"
-    process.env["MCP_TEST_HOST_ONLY"] = "host-only"
-    const host = hostWith({ local: local({ environment: { GIVEN: "given-value" } } as Partial<McpServerConfig>) })
-    const result = await host.run(call("local_env"))
-    delete process.env["OPENAI_API_KEY"]
-    delete process.env["MCP_TEST_HOST_ONLY"]
-    const env = JSON.parse(text(result)) as Record<string, string>
-    expect(env["GIVEN"]).toBe("given-value")
-    expect(text(result)).not.toContain("sk-host-secret-must-not-leak")
-    expect(text(result)).not.toContain("host-only")
-    const base = ["GIVEN", "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"]
-    // Bun may define a few variables of its own in the child; none of the host's others get through.
-    const extra = Object.keys(env).filter((key) => !base.includes(key) && !key.startsWith("BUN_"))
-    const hostOnly = extra.filter((key) => process.env[key] !== undefined && process.env[key] === env[key])
-    expect(hostOnly).toEqual([])
-    await host.dispose()
-  })
+  it.live("gives a local server only the environment the config names", () =>
+    Effect.gen(function* () {
+      const host = hostWith({ local: local({ environment: { GIVEN: "given-value" } } as Partial<McpServerConfig>) })
+      // The host's own environment holds these while it runs, and no longer once it is closed.
+      const result = yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          process.env["OPENAI_API_KEY"] = "sk-host-secret-must-not-leak"
+          process.env["MCP_TEST_HOST_ONLY"] = "host-only"
+        }),
+        () =>
+          Effect.sync(() => {
+            delete process.env["OPENAI_API_KEY"]
+            delete process.env["MCP_TEST_HOST_ONLY"]
+          }),
+      ).pipe(Effect.andThen(call("local_env").pipe(Effect.provide(host.layer))), Effect.scoped)
+      const env = JSON.parse(text(result)) as Record<string, string>
+      expect(env["GIVEN"]).toBe("given-value")
+      expect(text(result)).not.toContain("sk-host-secret-must-not-leak")
+      expect(text(result)).not.toContain("host-only")
+      const base = ["GIVEN", "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"]
+      // Bun may define a few variables of its own in the child; none of the host's others get through.
+      const extra = Object.keys(env).filter((key) => !base.includes(key) && !key.startsWith("BUN_"))
+      const hostOnly = extra.filter((key) => process.env[key] !== undefined && process.env[key] === env[key])
+      expect(hostOnly).toEqual([])
+    }),
+  )
 
-  it("fails only the calls of a server that crashes, and reconnects it on the next use", async () => {
-    const host = hostWith({ local: local(), other: local() })
-    const result = await host.run(
-      Effect.gen(function* () {
+  it.live("fails only the calls of a server that crashes, and reconnects it on the next use", () =>
+    Effect.gen(function* () {
+      const host = hostWith({ local: local(), other: local() })
+      const result = yield* Effect.gen(function* () {
         const before = text(yield* call("local_pid"))
         const crashed = yield* call("local_crash")
         const statusAfterCrash = (yield* (yield* Mcp).status())["local"]
         const other = text(yield* call("other_echo", { text: "still here" }))
         const after = text(yield* call("local_pid"))
         return { before, crashed, statusAfterCrash, other, after }
-      }),
-    )
-    expect(result.crashed._tag).toBe("Failure")
-    expect(text(result.crashed)).toMatch(/MCP server "local" failed during "crash": .*closed the connection/)
-    expect(text(result.crashed)).toContain("crashing on purpose")
-    expect(result.statusAfterCrash).toMatchObject({ status: "failed", error: expect.stringContaining("closed") })
-    expect(result.other).toBe("echo: still here")
-    expect(Number(result.after)).toBeGreaterThan(0)
-    expect(result.after).not.toBe(result.before)
-    await host.dispose()
-  })
+      }).pipe(Effect.provide(host.layer))
+      expect(result.crashed._tag).toBe("Failure")
+      expect(text(result.crashed)).toMatch(/MCP server "local" failed during "crash": .*closed the connection/)
+      expect(text(result.crashed)).toContain("crashing on purpose")
+      expect(result.statusAfterCrash).toMatchObject({ status: "failed", error: expect.stringContaining("closed") })
+      expect(result.other).toBe("echo: still here")
+      expect(Number(result.after)).toBeGreaterThan(0)
+      expect(result.after).not.toBe(result.before)
+    }),
+  )
 
-  it("shares one connection among concurrent first calls, and one restart among calls after a crash", async () => {
-    const host = hostWith({ local: local() })
-    const result = await host.run(
-      Effect.gen(function* () {
+  it.live("shares one connection among concurrent first calls, and one restart among calls after a crash", () =>
+    Effect.gen(function* () {
+      const host = hostWith({ local: local() })
+      const result = yield* Effect.gen(function* () {
         const burst = () =>
           Effect.all(
             Array.from({ length: 20 }, () => call("local_pid")),
@@ -182,42 +192,45 @@ describe("MCP servers as tools", () => {
         yield* call("local_crash")
         const second = (yield* burst()).map(text)
         return { first, second }
-      }),
-    )
-    expect(new Set(result.first).size).toBe(1)
-    expect(new Set(result.second).size).toBe(1)
-    expect(result.second[0]).not.toBe(result.first[0])
-    expect(Number(result.second[0])).toBeGreaterThan(0)
-    await host.dispose()
-  })
+      }).pipe(Effect.provide(host.layer))
+      expect(new Set(result.first).size).toBe(1)
+      expect(new Set(result.second).size).toBe(1)
+      expect(result.second[0]).not.toBe(result.first[0])
+      expect(Number(result.second[0])).toBeGreaterThan(0)
+    }),
+  )
 
-  it("times out a call to a server that hangs, then reconnects", async () => {
-    const host = hostWith({ local: local({ timeout: 300 } as Partial<McpServerConfig>) })
-    const result = await host.run(
-      Effect.gen(function* () {
+  it.live("times out a call to a server that hangs, then reconnects", () =>
+    Effect.gen(function* () {
+      const host = hostWith({ local: local({ timeout: 300 } as Partial<McpServerConfig>) })
+      const result = yield* Effect.gen(function* () {
         const hung = yield* call("local_hang")
         const next = text(yield* call("local_echo", { text: "again" }))
         return { hung, next }
-      }),
-    )
-    expect(result.hung._tag).toBe("Failure")
-    expect(text(result.hung)).toContain('MCP server "local" failed during "hang": no answer within 300 ms')
-    expect(result.next).toBe("echo: again")
-    await host.dispose()
-  })
+      }).pipe(Effect.provide(host.layer))
+      expect(result.hung._tag).toBe("Failure")
+      expect(text(result.hung)).toContain('MCP server "local" failed during "hang": no answer within 300 ms')
+      expect(result.next).toBe("echo: again")
+    }),
+  )
 
-  it("stops its local servers when the host shuts down", async () => {
-    const host = hostWith({ local: local() })
-    const pid = Number(text(await host.run(call("local_pid"))))
-    expect(() => process.kill(pid, 0)).not.toThrow()
-    await host.dispose()
-    expect(() => process.kill(pid, 0)).toThrow(/ESRCH/)
-  })
+  it.live("stops its local servers when the host shuts down", () =>
+    Effect.gen(function* () {
+      const host = hostWith({ local: local() })
+      const pid = yield* Effect.gen(function* () {
+        const pid = Number(text(yield* call("local_pid")))
+        expect(() => process.kill(pid, 0)).not.toThrow()
+        return pid
+      }).pipe(Effect.provide(host.layer))
+      // The host is closed here.
+      expect(() => process.kill(pid, 0)).toThrow(/ESRCH/)
+    }),
+  )
 
-  it("interrupting a turn ends a hung MCP call at once; the server serves the next call", async () => {
-    const host = hostWith({ local: local() })
-    const result = await host.run(
-      Effect.gen(function* () {
+  it.live("interrupting a turn ends a hung MCP call at once; the server serves the next call", () =>
+    Effect.gen(function* () {
+      const host = hostWith({ local: local() })
+      const result = yield* Effect.gen(function* () {
         const session = yield* Session
         const execution = yield* Execution
         const bus = yield* Bus
@@ -234,68 +247,65 @@ describe("MCP servers as tools", () => {
         const message = (yield* session.messages(info.id)).data[1] as AssistantMessage
         const next = text(yield* call("local_echo", { text: "after interrupt" }))
         return { tool: message.content.find((item): item is ToolItem => item.type === "tool")!, next }
-      }),
-    )
-    expect(result.tool.state).toMatchObject({
-      status: "error",
-      error: { message: expect.stringContaining("interrupt") },
-    })
-    expect(result.next).toBe("echo: after interrupt")
-    await host.dispose()
-  })
+      }).pipe(Effect.provide(host.layer))
+      expect(result.tool.state).toMatchObject({
+        status: "error",
+        error: { message: expect.stringContaining("interrupt") },
+      })
+      expect(result.next).toBe("echo: after interrupt")
+    }),
+  )
 
-  it("reports a tool's own error as a failed call", async () => {
-    const host = hostWith({ local: local() })
-    const result = await host.run(call("local_fail"))
-    expect(text(result)).toBe('MCP tool "local_fail" reported an error: it went wrong')
-    await host.dispose()
-  })
+  it.live("reports a tool's own error as a failed call", () =>
+    Effect.gen(function* () {
+      const host = hostWith({ local: local() })
+      const result = yield* call("local_fail").pipe(Effect.provide(host.layer))
+      expect(text(result)).toBe('MCP tool "local_fail" reported an error: it went wrong')
+    }),
+  )
 
-  it("talks streamable HTTP to a remote server, sending the configured headers", async () => {
-    const server = await startStreamableServer()
-    closing.push(server)
-    const host = hostWith({ web: { type: "remote", url: server.url, headers: { "x-token": "t-123" } } })
-    const result = await host.run(
-      Effect.gen(function* () {
+  it.live("talks streamable HTTP to a remote server, sending the configured headers", () =>
+    Effect.gen(function* () {
+      const server = yield* serve(startStreamableServer)
+      const host = hostWith({ web: { type: "remote", url: server.url, headers: { "x-token": "t-123" } } })
+      const result = yield* Effect.gen(function* () {
         return {
           echo: text(yield* call("web_echo", { text: "over http" })),
           headers: JSON.parse(text(yield* call("web_headers"))) as Record<string, string>,
           status: (yield* (yield* Mcp).status())["web"],
         }
-      }),
-    )
-    expect(result.echo).toBe("echo: over http")
-    expect(result.headers["x-token"]).toBe("t-123")
-    expect(result.status).toMatchObject({ status: "connected", type: "remote" })
-    await host.dispose()
-  })
+      }).pipe(Effect.provide(host.layer))
+      expect(result.echo).toBe("echo: over http")
+      expect(result.headers["x-token"]).toBe("t-123")
+      expect(result.status).toMatchObject({ status: "connected", type: "remote" })
+    }),
+  )
 
-  it("falls back to SSE for a remote server without streamable HTTP", async () => {
-    const server = await startSseServer()
-    closing.push(server)
-    const host = hostWith({ old: { type: "remote", url: server.url } })
-    const result = await host.run(call("old_echo", { text: "over sse" }))
-    expect(text(result)).toBe("echo: over sse")
-    await host.dispose()
-  })
+  it.live("falls back to SSE for a remote server without streamable HTTP", () =>
+    Effect.gen(function* () {
+      const server = yield* serve(startSseServer)
+      const host = hostWith({ old: { type: "remote", url: server.url } })
+      const result = yield* call("old_echo", { text: "over sse" }).pipe(Effect.provide(host.layer))
+      expect(text(result)).toBe("echo: over sse")
+    }),
+  )
 
-  it("reports connected, failed (with why) and disabled servers with their tools", async () => {
-    const host = hostWith({
-      good: local(),
-      broken: { type: "local", command: [join(tempDir(), "no-such-server")] },
-      off: local({ enabled: false } as Partial<McpServerConfig>),
-    })
-    const status = await host.run(
-      Effect.gen(function* () {
+  it.live("reports connected, failed (with why) and disabled servers with their tools", () =>
+    Effect.gen(function* () {
+      const host = hostWith({
+        good: local(),
+        broken: { type: "local", command: [join(tempDir(), "no-such-server")] },
+        off: local({ enabled: false } as Partial<McpServerConfig>),
+      })
+      const status = yield* Effect.gen(function* () {
         return yield* (yield* Mcp).status()
-      }),
-    )
-    expect(status["good"]).toMatchObject({ status: "connected", type: "local" })
-    expect(status["good"]!.tools.map((tool) => tool.id)).toContain("good_echo")
-    expect(status["broken"]).toMatchObject({ status: "failed", error: expect.stringContaining("no-such-server") })
-    expect(status["off"]).toEqual({ status: "disabled", type: "local", tools: [] })
-    await host.dispose()
-  })
+      }).pipe(Effect.provide(host.layer))
+      expect(status["good"]).toMatchObject({ status: "connected", type: "local" })
+      expect(status["good"]!.tools.map((tool) => tool.id)).toContain("good_echo")
+      expect(status["broken"]).toMatchObject({ status: "failed", error: expect.stringContaining("no-such-server") })
+      expect(status["off"]).toEqual({ status: "disabled", type: "local", tools: [] })
+    }),
+  )
 
   it.effect("leaves a malformed server out of the config with a warning naming the field, keeping the rest", () =>
     Effect.gen(function* () {

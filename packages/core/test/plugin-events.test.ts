@@ -1,5 +1,5 @@
 import type { EffectPlugin, PluginEvent, PromisePlugin, PromisePluginContext } from "@opencode-ai/plugin"
-import { Effect, Layer, Logger, ManagedRuntime, References, Stream } from "effect"
+import { Effect, Layer, Logger, References, Stream } from "effect"
 import { describe, expect, it } from "@effect/vitest"
 import { Bus } from "../src/bus/bus.ts"
 import { HostLayer } from "../src/host.ts"
@@ -82,7 +82,7 @@ describe("ctx.event.subscribe", () => {
     })
   })
 
-  it("a subscriber that never resolves does not delay a turn; its overflow is reported exactly once", async () => {
+  it.live("a subscriber that never resolves does not delay a turn; its overflow is reported exactly once", () => {
     const lines: Array<string> = []
     const capture = Logger.make((options) => {
       lines.push(formatLogLine({ ...options, annotations: options.fiber.getRef(References.CurrentLogAnnotations) }))
@@ -107,21 +107,19 @@ describe("ctx.event.subscribe", () => {
         if (event.type === "session.next.turn.ended" && ++turns === 2) ended.resolve()
       })
     })
-    const runtime = ManagedRuntime.make(
-      HostLayer({
-        database: tempDb(),
-        config: { data: {}, directory: tempDir() },
-        plugins: [
-          { source: "inline:stuck", plugin: stuck },
-          { source: "inline:observer", plugin: observer },
-        ],
-      }).pipe(
-        Layer.provideMerge(Logger.layer([capture])),
-        Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "Info")),
-      ),
+    const host = HostLayer({
+      database: tempDb(),
+      config: { data: {}, directory: tempDir() },
+      plugins: [
+        { source: "inline:stuck", plugin: stuck },
+        { source: "inline:observer", plugin: observer },
+      ],
+    }).pipe(
+      Layer.provideMerge(Logger.layer([capture])),
+      Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "Info")),
     )
-    const outcome = await runtime.runPromise(
-      Effect.gen(function* () {
+    return Effect.gen(function* () {
+      const outcome = yield* Effect.gen(function* () {
         const session = yield* Session
         const execution = yield* Execution
         const info = yield* session.create({ directory: tempDir() })
@@ -129,19 +127,19 @@ describe("ctx.event.subscribe", () => {
         yield* execution.wait(info.id)
         yield* execution.prompt({ sessionID: info.id, prompt: { text: "six seven eight" } })
         yield* execution.wait(info.id)
-        return (yield* session.messages(info.id)).data
-      }),
-    )
-    await ended.promise
-    await runtime.dispose()
+        const messages = (yield* session.messages(info.id)).data
+        yield* Effect.promise(() => ended.promise)
+        return messages
+      }).pipe(Effect.provide(host))
 
-    // Both turns answered although the stuck subscriber never returned from its first event.
-    expect(outcome.filter((m) => m.type === "assistant").length).toBe(2)
-    expect(stuckCalls).toBe(1)
-    expect(overflows.length).toBe(1)
-    expect(overflows[0]!.data).toMatchObject({ pluginID: "stuck", subscription: "*", buffer: 2 })
-    expect(lines.filter((l) => l.includes("plugin event subscriber is 2 event(s) behind")).length).toBe(1)
-    expect(lines.find((l) => l.includes("event(s) behind"))).toMatch(/WARN.*plugin=stuck/)
+      // Both turns answered although the stuck subscriber never returned from its first event.
+      expect(outcome.filter((m) => m.type === "assistant").length).toBe(2)
+      expect(stuckCalls).toBe(1)
+      expect(overflows.length).toBe(1)
+      expect(overflows[0]!.data).toMatchObject({ pluginID: "stuck", subscription: "*", buffer: 2 })
+      expect(lines.filter((l) => l.includes("plugin event subscriber is 2 event(s) behind")).length).toBe(1)
+      expect(lines.find((l) => l.includes("event(s) behind"))).toMatch(/WARN.*plugin=stuck/)
+    })
   })
 
   it.live("a throwing subscriber is isolated: it keeps its subscription, others and the turn go on", () => {

@@ -1,12 +1,12 @@
 import type { EffectPlugin, PromisePlugin } from "@opencode-ai/plugin"
-import { Effect, Layer, Logger, ManagedRuntime, References } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, Logger, References } from "effect"
 import { HostLayer } from "../src/host.ts"
 import { formatLogLine } from "../src/log.ts"
 import { tempDb, tempDir } from "./support/tmp.ts"
 
 describe("plugins log through the host's logger, in both flavours", () => {
-  it("ctx.log lines carry the plugin id and fields, at the host's level", async () => {
+  it.live("ctx.log lines carry the plugin id and fields, at the host's level", () => {
     const lines: Array<string> = []
     const capture = Logger.make((options) => {
       lines.push(formatLogLine({ ...options, annotations: options.fiber.getRef(References.CurrentLogAnnotations) }))
@@ -27,29 +27,31 @@ describe("plugins log through the host's logger, in both flavours", () => {
       effect: (ctx) => ctx.log("hello from effect", { answer: "forty two" }),
     }
     const directory = tempDir()
-    const runtime = ManagedRuntime.make(
-      HostLayer({
-        database: tempDb(),
-        config: { data: {}, directory },
-        plugins: [
-          { source: "inline:promise", plugin: promise },
-          { source: "inline:effect", plugin: effect },
-        ],
-      }).pipe(
-        Layer.provideMerge(Logger.layer([capture])),
-        Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "Info")),
+    const host = HostLayer({
+      database: tempDb(),
+      config: { data: {}, directory },
+      plugins: [
+        { source: "inline:promise", plugin: promise },
+        { source: "inline:effect", plugin: effect },
+      ],
+    }).pipe(
+      Layer.provideMerge(Logger.layer([capture])),
+      Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "Info")),
+    )
+    // The Promise flavour's line is forked: wait until the logger has it (or the host is torn down).
+    return Effect.promise(() => promiseLogged).pipe(
+      Effect.andThen(Effect.yieldNow),
+      Effect.provide(host),
+      Effect.andThen(
+        Effect.sync(() => {
+          expect(lines.find((l) => l.includes("hello from promise"))).toMatch(
+            /INFO .*hello from promise plugin=promise-logger n=1/,
+          )
+          expect(lines.find((l) => l.includes("hello from effect"))).toMatch(
+            /INFO .*hello from effect plugin=effect-logger answer="forty two"/,
+          )
+        }),
       ),
-    )
-    await runtime.runPromise(Effect.void)
-    await promiseLogged
-    // The Promise flavour's line is forked: wait until the logger has it (or the runtime is torn down).
-    await runtime.runPromise(Effect.yieldNow)
-    await runtime.dispose()
-    expect(lines.find((l) => l.includes("hello from promise"))).toMatch(
-      /INFO .*hello from promise plugin=promise-logger n=1/,
-    )
-    expect(lines.find((l) => l.includes("hello from effect"))).toMatch(
-      /INFO .*hello from effect plugin=effect-logger answer="forty two"/,
     )
   })
 })

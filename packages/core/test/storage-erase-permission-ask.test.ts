@@ -1,5 +1,6 @@
-import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { afterAll, beforeAll } from "vitest"
 import { Bus, type BusEvent } from "../src/bus/bus.ts"
 import { projectionSnapshot, replay } from "../src/bus/replay.ts"
 import type { HostServices } from "../src/host.ts"
@@ -12,7 +13,7 @@ import { makeSessionProjector } from "../src/session/projector.ts"
 import { Prune } from "../src/session/prune.ts"
 import { Session } from "../src/session/session.ts"
 import { Database } from "../src/storage/database.ts"
-import { makeHost } from "./support/host.ts"
+import { testHost } from "./support/host.ts"
 import { startOpenAIServer, type OpenAIServer } from "./support/openai-server.ts"
 import { localModel } from "./support/provider-config.ts"
 import { countInDatabaseFiles } from "./support/secret-scan.ts"
@@ -48,12 +49,17 @@ interface Asked {
   readonly data: { readonly id: string; readonly itemID: string; readonly resources: ReadonlyArray<string> }
 }
 
-/** A host with a journal, a session, and a way to answer the asks of a prompt as they come. */
-const setup = async () => {
-  const host = makeHost({ config: localModel(server, { events: { persist: true }, permission: { bash: "ask" } }) })
+/**
+ * A host with a journal (closed with the test's scope), a session, and a way to answer the asks of a prompt
+ * as they come.
+ */
+const setup = Effect.fnUntraced(function* () {
+  const host = testHost({ config: localModel(server, { events: { persist: true }, permission: { bash: "ask" } }) })
+  const services = yield* Layer.build(host.layer)
   const events: Array<BusEvent> = []
   const listeners = new Set<() => void>()
-  const { sessionID, database } = await host.run(
+  const run = <A, E>(effect: Effect.Effect<A, E, HostServices>) => effect.pipe(Effect.provide(services))
+  const { sessionID, database } = yield* run(
     Effect.gen(function* () {
       ;(yield* Bus).subscribe((event) => {
         events.push(event)
@@ -63,19 +69,19 @@ const setup = async () => {
       return { sessionID: info.id, database: yield* Database }
     }),
   )
-  const run = <A, E>(effect: Effect.Effect<A, E, HostServices>) => host.run(effect)
   /** The `index`-th ask of the session (already seen or still to come). */
   const ask = (index: number) =>
-    new Promise<Asked>((resolve) => {
+    Effect.callback<Asked>((resume) => {
       const check = () => {
         const found = events.filter((e) => e.type === "permission.v2.asked")[index]
         if (found) {
           listeners.delete(check)
-          resolve(found as unknown as Asked)
+          resume(Effect.succeed(found as unknown as Asked))
         }
       }
       listeners.add(check)
       check()
+      return Effect.sync(() => listeners.delete(check))
     })
   const reply = (asked: Asked, reply: "once" | "always") =>
     run(Permissions.use((p) => p.reply({ sessionID, requestID: asked.data.id, reply })))
@@ -84,24 +90,29 @@ const setup = async () => {
    * A turn in which the model makes `calls` then answers "done": each of the `asked` asks is answered
    * with `answer`, and the turn is waited for.
    */
-  const turn = async (calls: ReadonlyArray<Call>, asked: number, answer: "once" | "always" = "once") => {
-    const before = asks()
-    server.enqueue({ toolCalls: calls }, { text: "done" })
-    await run(Execution.use((e) => e.prompt({ sessionID, prompt: { text: "run it" } })))
-    const answered: Array<Asked> = []
-    for (let index = before; index < before + asked; index++) {
-      const asked = await ask(index)
-      await reply(asked, answer)
-      answered.push(asked)
-    }
-    await run(Execution.use((e) => e.wait(sessionID)))
-    return answered
-  }
-  const toolItems = async () =>
-    (await run(Session.use((s) => s.messages(sessionID)))).data.flatMap((m) =>
-      m.type === "assistant"
-        ? m.content.filter((i): i is ToolItem => i.type === "tool").map((item) => ({ messageID: m.id, item }))
-        : [],
+  const turn = (calls: ReadonlyArray<Call>, asked: number, answer: "once" | "always" = "once") =>
+    Effect.gen(function* () {
+      const before = asks()
+      server.enqueue({ toolCalls: calls }, { text: "done" })
+      yield* run(Execution.use((e) => e.prompt({ sessionID, prompt: { text: "run it" } })))
+      const answered: Array<Asked> = []
+      for (let index = before; index < before + asked; index++) {
+        const asked = yield* ask(index)
+        yield* reply(asked, answer)
+        answered.push(asked)
+      }
+      yield* run(Execution.use((e) => e.wait(sessionID)))
+      return answered
+    })
+  const toolItems = () =>
+    run(Session.use((s) => s.messages(sessionID))).pipe(
+      Effect.map((page) =>
+        page.data.flatMap((m) =>
+          m.type === "assistant"
+            ? m.content.filter((i): i is ToolItem => i.type === "tool").map((item) => ({ messageID: m.id, item }))
+            : [],
+        ),
+      ),
     )
   const erase = () => run(Erase.use((e) => e.session({ sessionID, by: "plugin:redactor" })))
   const permissionRow = (id: string) =>
@@ -138,116 +149,129 @@ const setup = async () => {
     askEvent,
     replayed,
   }
-}
+})
 
 describe("erasing the permission asks of superseded tool calls", () => {
-  it("removed calls' asks lose the command and the diff in the journal and the projection; a live call's ask is kept", async () => {
-    const t = await setup()
-    const [command, edit, kept] = await t.turn([bash(SECRET_COMMAND), writeSecret, bash(KEPT_COMMAND)], 3)
-    expect(command!.data.resources).toEqual([SECRET_SUBJECT])
-    expect(JSON.stringify(t.permissionRow(edit!.data.id))).toContain(SECRET)
-    expect(kept!.data.resources).toEqual([KEPT_SUBJECT])
-    const items = await t.toolItems()
-    for (const asked of [command!, edit!]) {
-      const { messageID, item } = items.find(({ item }) => item.id === asked.data.itemID)!
-      await t.run(
-        Mutation.use((m) =>
-          m.removeItem({ sessionID: t.sessionID, messageID, itemID: item.id, by: "plugin:redactor" }),
-        ),
+  it.live(
+    "removed calls' asks lose the command and the diff in the journal and the projection; a live call's ask is kept",
+    () =>
+      Effect.gen(function* () {
+        const path = yield* Effect.scoped(
+          Effect.gen(function* () {
+            const t = yield* setup()
+            const [command, edit, kept] = yield* t.turn([bash(SECRET_COMMAND), writeSecret, bash(KEPT_COMMAND)], 3)
+            expect(command!.data.resources).toEqual([SECRET_SUBJECT])
+            expect(JSON.stringify(t.permissionRow(edit!.data.id))).toContain(SECRET)
+            expect(kept!.data.resources).toEqual([KEPT_SUBJECT])
+            const items = yield* t.toolItems()
+            for (const asked of [command!, edit!]) {
+              const { messageID, item } = items.find(({ item }) => item.id === asked.data.itemID)!
+              yield* t.run(
+                Mutation.use((m) =>
+                  m.removeItem({ sessionID: t.sessionID, messageID, itemID: item.id, by: "plugin:redactor" }),
+                ),
+              )
+            }
+            const keptRow = t.permissionRow(kept!.data.id)
+            const keptEvent = t.askEvent(kept!.data.id)
+            t.database.client.run("PRAGMA wal_checkpoint(PASSIVE)")
+            expect(scan(t.database.path)).toBeGreaterThan(0)
+
+            const summary = yield* t.erase()
+            expect(scan(t.database.path)).toBe(0)
+
+            // Each ask's journal row keeps its ids, tool, rule kind and a tombstone; its content is emptied, and
+            // its projected row is emptied the same way and keeps its answer.
+            for (const [asked, tool, fields] of [
+              [command!, "bash", ["input", "resources", "save", "title"]],
+              [edit!, "edit", ["input", "metadata", "resources", "save", "title"]],
+            ] as const) {
+              const event = t.askEvent(asked.data.id)
+              expect(event).toMatchObject({
+                id: asked.data.id,
+                itemID: asked.data.itemID,
+                tool,
+                action: tool,
+                source: { type: "tool", messageID: expect.stringMatching(/^msg_/), callID: expect.any(String) },
+                title: "",
+                resources: [],
+                save: [],
+                metadata: {},
+                input: {},
+              })
+              expect(event.tombstone.sha256).toMatch(/^[0-9a-f]{64}$/)
+              expect([...event.tombstone.fields].sort()).toEqual(fields)
+              const row = t.permissionRow(asked.data.id)
+              expect(row.reply).toBe("once")
+              expect(JSON.parse(row.data)).toMatchObject({
+                id: asked.data.id,
+                title: "",
+                resources: [],
+                save: [],
+                metadata: {},
+                input: {},
+              })
+            }
+            // The live call's ask is untouched, in the journal and in the projection.
+            expect(t.permissionRow(kept!.data.id)).toEqual(keptRow)
+            expect(t.askEvent(kept!.data.id)).toEqual(keptEvent)
+            // Counted like the other erased events.
+            const tombstoned = t.database.client
+              .query("SELECT data FROM event WHERE aggregate_id = ? AND data LIKE '%\"tombstone\"%'")
+              .all(t.sessionID) as Array<{ data: string }>
+            expect(summary.events).toBe(tombstoned.length)
+            expect(summary.fields).toBe(
+              tombstoned.reduce((sum, { data }) => sum + JSON.parse(data).tombstone.fields.length, 0),
+            )
+            expect(summary.bytes).toBeGreaterThan(SECRET.length)
+
+            expect(t.replayed()).toEqual(projectionSnapshot(t.database.client))
+            // Idempotent: nothing left to erase, nothing recorded.
+            expect(yield* t.erase()).toMatchObject({ events: 0, fields: 0, bytes: 0 })
+            return t.database.path
+          }),
+        )
+        // Closed, the host leaves no copy behind in the database files either.
+        expect(scan(path)).toBe(0)
+      }),
+  )
+
+  it.live("pruned tool calls take their asks along; an `always` grant recorded by an erased ask asks again", () =>
+    Effect.gen(function* () {
+      const t = yield* setup()
+      const [granted] = yield* t.turn([bash(SECRET_COMMAND)], 1, "always")
+      // The grant covers the same command: it runs without asking.
+      yield* t.turn([bash(SECRET_COMMAND)], 0)
+      expect((yield* t.toolItems()).map(({ item }) => item.state.status)).toEqual(["completed", "completed"])
+      const pruned = yield* t.run(
+        Prune.use((p) => p.session({ sessionID: t.sessionID, types: ["tool"], by: "plugin:redactor" })),
       )
-    }
-    const keptRow = t.permissionRow(kept!.data.id)
-    const keptEvent = t.askEvent(kept!.data.id)
-    t.database.client.run("PRAGMA wal_checkpoint(PASSIVE)")
-    expect(scan(t.database.path)).toBeGreaterThan(0)
+      expect(pruned.items).toBe(2)
 
-    const summary = await t.erase()
-    expect(scan(t.database.path)).toBe(0)
+      yield* t.erase()
+      expect(scan(t.database.path)).toBe(0)
+      expect(JSON.parse(t.permissionRow(granted!.data.id).data)).toMatchObject({ resources: [], save: [] })
+      expect(t.replayed()).toEqual(projectionSnapshot(t.database.client))
 
-    // Each ask's journal row keeps its ids, tool, rule kind and a tombstone; its content is emptied, and
-    // its projected row is emptied the same way and keeps its answer.
-    for (const [asked, tool, fields] of [
-      [command!, "bash", ["input", "resources", "save", "title"]],
-      [edit!, "edit", ["input", "metadata", "resources", "save", "title"]],
-    ] as const) {
-      const event = t.askEvent(asked.data.id)
-      expect(event).toMatchObject({
-        id: asked.data.id,
-        itemID: asked.data.itemID,
-        tool,
-        action: tool,
-        source: { type: "tool", messageID: expect.stringMatching(/^msg_/), callID: expect.any(String) },
-        title: "",
-        resources: [],
-        save: [],
-        metadata: {},
-        input: {},
-      })
-      expect(event.tombstone.sha256).toMatch(/^[0-9a-f]{64}$/)
-      expect([...event.tombstone.fields].sort()).toEqual(fields)
-      const row = t.permissionRow(asked.data.id)
-      expect(row.reply).toBe("once")
-      expect(JSON.parse(row.data)).toMatchObject({
-        id: asked.data.id,
-        title: "",
-        resources: [],
-        save: [],
-        metadata: {},
-        input: {},
-      })
-    }
-    // The live call's ask is untouched, in the journal and in the projection.
-    expect(t.permissionRow(kept!.data.id)).toEqual(keptRow)
-    expect(t.askEvent(kept!.data.id)).toEqual(keptEvent)
-    // Counted like the other erased events.
-    const tombstoned = t.database.client
-      .query("SELECT data FROM event WHERE aggregate_id = ? AND data LIKE '%\"tombstone\"%'")
-      .all(t.sessionID) as Array<{ data: string }>
-    expect(summary.events).toBe(tombstoned.length)
-    expect(summary.fields).toBe(tombstoned.reduce((sum, { data }) => sum + JSON.parse(data).tombstone.fields.length, 0))
-    expect(summary.bytes).toBeGreaterThan(SECRET.length)
+      // The grant held the secret as its pattern: it went with it, so the same call is asked again.
+      const [again] = yield* t.turn([bash(SECRET_COMMAND)], 1)
+      expect(again!.data.resources).toEqual([SECRET_SUBJECT])
+    }),
+  )
 
-    expect(t.replayed()).toEqual(projectionSnapshot(t.database.client))
-    // Idempotent: nothing left to erase, nothing recorded.
-    expect(await t.erase()).toMatchObject({ events: 0, fields: 0, bytes: 0 })
-    await t.host.dispose()
-    expect(scan(t.database.path)).toBe(0)
-  })
-
-  it("pruned tool calls take their asks along; an `always` grant recorded by an erased ask asks again", async () => {
-    const t = await setup()
-    const [granted] = await t.turn([bash(SECRET_COMMAND)], 1, "always")
-    // The grant covers the same command: it runs without asking.
-    await t.turn([bash(SECRET_COMMAND)], 0)
-    expect((await t.toolItems()).map(({ item }) => item.state.status)).toEqual(["completed", "completed"])
-    const pruned = await t.run(
-      Prune.use((p) => p.session({ sessionID: t.sessionID, types: ["tool"], by: "plugin:redactor" })),
-    )
-    expect(pruned.items).toBe(2)
-
-    await t.erase()
-    expect(scan(t.database.path)).toBe(0)
-    expect(JSON.parse(t.permissionRow(granted!.data.id).data)).toMatchObject({ resources: [], save: [] })
-    expect(t.replayed()).toEqual(projectionSnapshot(t.database.client))
-
-    // The grant held the secret as its pattern: it went with it, so the same call is asked again.
-    const [again] = await t.turn([bash(SECRET_COMMAND)], 1)
-    expect(again!.data.resources).toEqual([SECRET_SUBJECT])
-    await t.host.dispose()
-  })
-
-  it("a deleted session's asks are erased whole", async () => {
-    const t = await setup()
-    await t.turn([bash(SECRET_COMMAND)], 1)
-    await t.run(Execution.use((e) => e.remove(t.sessionID)))
-    const summary = await t.erase()
-    expect(summary.events).toBeGreaterThan(0)
-    expect(scan(t.database.path)).toBe(0)
-    const asked = t.database.client
-      .query("SELECT data FROM event WHERE aggregate_id = ? AND type = 'permission.v2.asked'")
-      .all(t.sessionID) as Array<{ data: string }>
-    expect(asked).toHaveLength(1)
-    expect(JSON.parse(asked[0]!.data)).toMatchObject({ title: "", resources: [], save: [], metadata: {}, input: {} })
-    await t.host.dispose()
-  })
+  it.live("a deleted session's asks are erased whole", () =>
+    Effect.gen(function* () {
+      const t = yield* setup()
+      yield* t.turn([bash(SECRET_COMMAND)], 1)
+      yield* t.run(Execution.use((e) => e.remove(t.sessionID)))
+      const summary = yield* t.erase()
+      expect(summary.events).toBeGreaterThan(0)
+      expect(scan(t.database.path)).toBe(0)
+      const asked = t.database.client
+        .query("SELECT data FROM event WHERE aggregate_id = ? AND type = 'permission.v2.asked'")
+        .all(t.sessionID) as Array<{ data: string }>
+      expect(asked).toHaveLength(1)
+      expect(JSON.parse(asked[0]!.data)).toMatchObject({ title: "", resources: [], save: [], metadata: {}, input: {} })
+    }),
+  )
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, ManagedRuntime } from "effect"
+import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
 import { afterEach, vi } from "vitest"
@@ -195,50 +195,52 @@ describe("storage retention", () => {
 })
 
 describe("retention on random histories", () => {
-  it("replay equals the projection after every policy, and after erasing every session", async () => {
-    const done = { pruned: 0, deleted: 0, compacted: 0 }
-    const policies = fc.constantFrom<ReadonlyArray<keyof RetentionPolicy>>(
-      ["prune"],
-      ["journal"],
-      ["prune", "journal"],
-      ["delete"],
-      ["prune", "delete", "journal"],
-    )
-    const check = async (ops: number[], keys: ReadonlyArray<keyof RetentionPolicy>) => {
-      const runtime = ManagedRuntime.make(MaintenanceLayer({ path: tempDb(), persist: true }))
-      try {
-        const database = await runtime.runPromise(
-          Effect.gen(function* () {
-            yield* applyOps(ops)
-            return yield* Database
-          }),
-        )
-        // Far in the future, every age has passed: each unclaimed session is pruned, deleted or compacted.
-        const policy = Object.fromEntries(keys.map((key) => [key, 1_000]))
-        const later = { now: Date.now() + 1_000 * DAY }
-        const summary = await runtime.runPromise(Retention.use((r) => r.run(policy, later)))
-        done.pruned += summary.pruned.items
-        done.deleted += summary.deleted.sessions
-        done.compacted += summary.journal.sessions
-        expect(replayed(database.client)).toEqual(projectionSnapshot(database.client))
-        const ids = database.client.query<{ id: string }, []>("SELECT id FROM session").all()
-        for (const { id } of ids) await runtime.runPromise(Erase.use((e) => e.session({ sessionID: id, by: "user" })))
-        expect(replayed(database.client)).toEqual(projectionSnapshot(database.client))
-      } finally {
-        await runtime.dispose()
+  it.live("replay equals the projection after every policy, and after erasing every session", () =>
+    Effect.gen(function* () {
+      const done = { pruned: 0, deleted: 0, compacted: 0 }
+      const policies = fc.constantFrom<ReadonlyArray<keyof RetentionPolicy>>(
+        ["prune"],
+        ["journal"],
+        ["prune", "journal"],
+        ["delete"],
+        ["prune", "delete", "journal"],
+      )
+      /** One random history on a fresh maintenance store, closed when the check ends. */
+      const check = (ops: number[], keys: ReadonlyArray<keyof RetentionPolicy>) =>
+        Effect.gen(function* () {
+          yield* applyOps(ops)
+          const database = yield* Database
+          // Far in the future, every age has passed: each unclaimed session is pruned, deleted or compacted.
+          const policy = Object.fromEntries(keys.map((key) => [key, 1_000]))
+          const later = { now: Date.now() + 1_000 * DAY }
+          const summary = yield* Retention.use((r) => r.run(policy, later))
+          done.pruned += summary.pruned.items
+          done.deleted += summary.deleted.sessions
+          done.compacted += summary.journal.sessions
+          expect(replayed(database.client)).toEqual(projectionSnapshot(database.client))
+          const ids = database.client.query<{ id: string }, []>("SELECT id FROM session").all()
+          for (const { id } of ids) yield* Erase.use((e) => e.session({ sessionID: id, by: "user" }))
+          expect(replayed(database.client)).toEqual(projectionSnapshot(database.client))
+        }).pipe(Effect.provide(maintenance()))
+      // fast-check drives the runs: each is run with the test's own services.
+      const run = Effect.runPromiseWith(yield* Effect.context<never>())
+      yield* Effect.promise(() =>
+        fc.assert(
+          fc.asyncProperty(opsArbitrary(fc), policies, (ops, keys) => run(check(ops, keys))),
+          { numRuns: 60 },
+        ),
+      )
+      // The histories must give deletion and journal compaction something to do; when the property's runs
+      // happened not to, keep drawing random histories (bounded) until they have. Pruning by age needs a
+      // completed assistant message holding a tool or reasoning item in an idle session, which random
+      // histories seldom end with, so it is not required here: the seeded tests above prune by age.
+      const idle = () => done.deleted === 0 || done.compacted === 0
+      for (let extra = 0; extra < 300 && idle(); extra++) {
+        yield* check(fc.sample(opsArbitrary(fc), 1)[0]!, ["prune", "delete", "journal"])
       }
-    }
-    await fc.assert(fc.asyncProperty(opsArbitrary(fc), policies, check), { numRuns: 60 })
-    // The histories must give deletion and journal compaction something to do; when the property's runs
-    // happened not to, keep drawing random histories (bounded) until they have. Pruning by age needs a
-    // completed assistant message holding a tool or reasoning item in an idle session, which random
-    // histories seldom end with, so it is not required here: the seeded tests above prune by age.
-    const idle = () => done.deleted === 0 || done.compacted === 0
-    for (let extra = 0; extra < 300 && idle(); extra++) {
-      await check(fc.sample(opsArbitrary(fc), 1)[0]!, ["prune", "delete", "journal"])
-    }
-    expect(done, JSON.stringify(done)).toSatisfy(() => !idle())
-  })
+      expect(done, JSON.stringify(done)).toSatisfy(() => !idle())
+    }),
+  )
 })
 
 describe("storage.retention in config", () => {

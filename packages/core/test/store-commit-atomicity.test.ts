@@ -1,5 +1,5 @@
-import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, Effect, Exit, Layer } from "effect"
 import { Bus, isDurable, type BusEvent } from "../src/bus/bus.ts"
 import { draft } from "../src/bus/event.ts"
 import { Projectors } from "../src/bus/projector.ts"
@@ -27,92 +27,57 @@ const FailingProjectors = Layer.effect(
   }),
 )
 
+/** A durable bus on a fresh SQLite file whose projectors fail on "boom". */
+const failingStore = () =>
+  Bus.layer({ persist: true }).pipe(Layer.provide(FailingProjectors), Layer.provideMerge(Database.layer(tempDb())))
+
 describe("a durable commit is one transaction", () => {
-  it("a failing projector leaves seq, rows and journal unchanged and publishes nothing", async () => {
-    const path = tempDb()
-    const layer = Bus.layer({ persist: true }).pipe(
-      Layer.provide(FailingProjectors),
-      Layer.provideMerge(Database.layer(path)),
-    )
-    const runtime = ManagedRuntime.make(layer)
-    const seen: Array<BusEvent> = []
-    await runtime.runPromise(
-      Effect.gen(function* () {
-        const bus = yield* Bus
-        yield* bus.commit("ses_atomic", [draft(SessionEvent.Created, { title: "t", location: { directory: "/tmp" } })])
-        yield* bus.commit("ses_atomic", [admitted("fine", "msg_a1")])
-        bus.subscribe((event) => seen.push(event))
-      }),
-    )
-    const { client } = await runtime.runPromise(
-      Effect.gen(function* () {
-        return yield* Database
-      }),
-    )
-    const before = projectionSnapshot(client)
-    const journalBefore = client.query("SELECT * FROM event ORDER BY rowid").all()
+  it.effect("a failing projector leaves seq, rows and journal unchanged and publishes nothing", () =>
+    Effect.gen(function* () {
+      const bus = yield* Bus
+      const { client } = yield* Database
+      const seen: Array<BusEvent> = []
+      yield* bus.commit("ses_atomic", [draft(SessionEvent.Created, { title: "t", location: { directory: "/tmp" } })])
+      yield* bus.commit("ses_atomic", [admitted("fine", "msg_a1")])
+      bus.subscribe((event) => seen.push(event))
+      const before = projectionSnapshot(client)
+      const journalBefore = client.query("SELECT * FROM event ORDER BY rowid").all()
 
-    const exit = await runtime.runPromiseExit(
-      Effect.gen(function* () {
-        const bus = yield* Bus
-        // The first draft projects fine, the second throws: both must vanish.
-        yield* bus.commit("ses_atomic", [admitted("ok", "msg_a2"), admitted("boom", "msg_a3")])
-      }),
-    )
-    expect(Exit.isFailure(exit)).toBe(true)
-    expect(projectionSnapshot(client)).toEqual(before)
-    expect(client.query("SELECT * FROM event ORDER BY rowid").all()).toEqual(journalBefore)
-    expect(seen).toEqual([])
+      // The first draft projects fine, the second throws: both must vanish.
+      const exit = yield* Effect.exit(bus.commit("ses_atomic", [admitted("ok", "msg_a2"), admitted("boom", "msg_a3")]))
+      expect(Exit.isFailure(exit)).toBe(true)
+      expect(projectionSnapshot(client)).toEqual(before)
+      expect(client.query("SELECT * FROM event ORDER BY rowid").all()).toEqual(journalBefore)
+      expect(seen).toEqual([])
 
-    // The next commit continues from the old seq: the failed one consumed nothing.
-    const next = await runtime.runPromise(
-      Effect.gen(function* () {
-        const bus = yield* Bus
-        return yield* bus.commit("ses_atomic", [draft(SessionEvent.Renamed, { title: "after" })])
-      }),
-    )
-    expect(next[0]!.seq).toBe(3)
-    expect(seen.filter(isDurable).map((e) => e.seq)).toEqual([3])
-    await runtime.dispose()
-  })
+      // The next commit continues from the old seq: the failed one consumed nothing.
+      const next = yield* bus.commit("ses_atomic", [draft(SessionEvent.Renamed, { title: "after" })])
+      expect(next[0]!.seq).toBe(3)
+      expect(seen.filter(isDurable).map((e) => e.seq)).toEqual([3])
+    }).pipe(Effect.provide(failingStore())),
+  )
 
-  it("an event whose data fails schema decoding is rejected and nothing is written", async () => {
-    const path = tempDb()
-    const layer = Bus.layer({ persist: true }).pipe(
-      Layer.provide(FailingProjectors),
-      Layer.provideMerge(Database.layer(path)),
-    )
-    const runtime = ManagedRuntime.make(layer)
-    const { client } = await runtime.runPromise(
-      Effect.gen(function* () {
-        return yield* Database
-      }),
-    )
-    await runtime.runPromise(
-      Effect.gen(function* () {
-        const bus = yield* Bus
-        yield* bus.commit("ses_bad", [draft(SessionEvent.Created, { title: "t", location: { directory: "/tmp" } })])
-      }),
-    )
-    const before = projectionSnapshot(client)
-    const exit = await runtime.runPromiseExit(
-      Effect.gen(function* () {
-        const bus = yield* Bus
-        yield* bus.commit("ses_bad", [
+  it.effect("an event whose data fails schema decoding is rejected and nothing is written", () =>
+    Effect.gen(function* () {
+      const bus = yield* Bus
+      const { client } = yield* Database
+      yield* bus.commit("ses_bad", [draft(SessionEvent.Created, { title: "t", location: { directory: "/tmp" } })])
+      const before = projectionSnapshot(client)
+      const exit = yield* Effect.exit(
+        bus.commit("ses_bad", [
           draft(SessionEvent.Renamed, { title: "valid" }),
           draft(SessionEvent.Renamed, { title: 42 } as never),
-        ])
-      }),
-    )
-    expect(Exit.isFailure(exit)).toBe(true)
-    if (Exit.isFailure(exit)) {
-      // A draft the host built wrong is a defect, not an expected failure callers must handle.
-      expect(Cause.hasDies(exit.cause)).toBe(true)
-      expect(Cause.hasFails(exit.cause)).toBe(false)
-      expect(JSON.stringify(exit.cause)).toContain("Bus.InvalidEventError")
-    }
-    expect(projectionSnapshot(client)).toEqual(before)
-    expect(client.query("SELECT count(*) AS n FROM event").get()).toEqual({ n: 1 })
-    await runtime.dispose()
-  })
+        ]),
+      )
+      expect(Exit.isFailure(exit)).toBe(true)
+      if (Exit.isFailure(exit)) {
+        // A draft the host built wrong is a defect, not an expected failure callers must handle.
+        expect(Cause.hasDies(exit.cause)).toBe(true)
+        expect(Cause.hasFails(exit.cause)).toBe(false)
+        expect(JSON.stringify(exit.cause)).toContain("Bus.InvalidEventError")
+      }
+      expect(projectionSnapshot(client)).toEqual(before)
+      expect(client.query("SELECT count(*) AS n FROM event").get()).toEqual({ n: 1 })
+    }).pipe(Effect.provide(failingStore())),
+  )
 })

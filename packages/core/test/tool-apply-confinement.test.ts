@@ -1,7 +1,7 @@
 import * as fs from "node:fs/promises"
 import * as nodePath from "node:path"
-import { Effect } from "effect"
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
 import { Bus, type BusEvent } from "../src/bus/bus.ts"
 import type { HostServices } from "../src/host.ts"
 import { Permissions } from "../src/permission/permission.ts"
@@ -10,7 +10,7 @@ import type { Message, ToolItem } from "../src/session/message.ts"
 import { Session } from "../src/session/session.ts"
 import { writeFiles } from "../src/tool/files.ts"
 import { PathOutsideDirectoryError } from "../src/tool/tool.ts"
-import { makeHost } from "./support/host.ts"
+import { testHost } from "./support/host.ts"
 import { tempDir } from "./support/tmp.ts"
 
 /**
@@ -34,21 +34,19 @@ const snapshot = async (dir: string, prefix = ""): Promise<Record<string, string
   return out
 }
 
-const disposers: Array<() => Promise<void>> = []
-afterEach(async () => {
-  for (const dispose of disposers.splice(0)) await dispose()
-})
-
-/** A host with edits on "ask", a session in its directory, and a directory outside it. */
-const setup = async () => {
-  const host = makeHost({ config: { permission: { edit: "ask" } } })
-  disposers.push(() => host.dispose())
-  const directory = await fs.realpath(host.directory)
-  const outside = await fs.realpath(tempDir("apply-outside-"))
+/**
+ * A host with edits on "ask" (closed with the test's scope), a session in its directory, and a directory
+ * outside it.
+ */
+const setup = Effect.fnUntraced(function* () {
+  const host = testHost({ config: { permission: { edit: "ask" } } })
+  const services = yield* Layer.build(host.layer)
+  const directory = yield* Effect.promise(() => fs.realpath(host.directory))
+  const outside = yield* Effect.promise(() => fs.realpath(tempDir("apply-outside-")))
   const events: Array<BusEvent> = []
   const listeners = new Set<() => void>()
-  const run = <A, E>(effect: Effect.Effect<A, E, HostServices>) => host.run(effect)
-  const sessionID = await run(
+  const run = <A, E>(effect: Effect.Effect<A, E, HostServices>) => effect.pipe(Effect.provide(services))
+  const sessionID = yield* run(
     Effect.gen(function* () {
       ;(yield* Bus).subscribe((event) => {
         events.push(event)
@@ -59,40 +57,42 @@ const setup = async () => {
   )
   /** The first ask committed after `after` events (already seen or still to come). */
   const asked = (after: number) =>
-    new Promise<string>((resolve) => {
+    Effect.callback<string>((resume) => {
       const check = () => {
         const found = events.slice(after).find((e) => e.type === "permission.v2.asked")
         if (found) {
           listeners.delete(check)
-          resolve((found.data as { id: string }).id)
+          resume(Effect.succeed((found.data as { id: string }).id))
         }
       }
       listeners.add(check)
       check()
+      return Effect.sync(() => listeners.delete(check))
     })
   /**
    * Prompts with one tool call, waits for its ask, runs `meanwhile` (the swap) while the ask is pending,
    * approves it once and waits for the turn to end. Returns the call's tool item as `{ tool, state, error }`
    * (its name, status and error message).
    */
-  const approveAfter = async (line: string, meanwhile: () => Promise<void>) => {
-    const seen = events.length
-    await run(Execution.use((e) => e.prompt({ sessionID, prompt: { text: line } })))
-    const requestID = await asked(seen)
-    await meanwhile()
-    await run(Permissions.use((p) => p.reply({ sessionID, requestID, reply: "once" })))
-    await run(Execution.use((e) => e.wait(sessionID)))
-    const messages = (await run(Session.use((s) => s.messages(sessionID)))).data as ReadonlyArray<Message>
-    const items = messages.flatMap((m) =>
-      m.type === "assistant" ? m.content.filter((p): p is ToolItem => p.type === "tool") : [],
-    )
-    const item = items.at(-1)!
-    return {
-      tool: item.name,
-      state: item.state.status,
-      ...(item.state.status === "error" ? { error: item.state.error.message } : {}),
-    }
-  }
+  const approveAfter = (line: string, meanwhile: () => Promise<void>) =>
+    Effect.gen(function* () {
+      const seen = events.length
+      yield* run(Execution.use((e) => e.prompt({ sessionID, prompt: { text: line } })))
+      const requestID = yield* asked(seen)
+      yield* Effect.promise(() => meanwhile())
+      yield* run(Permissions.use((p) => p.reply({ sessionID, requestID, reply: "once" })))
+      yield* run(Execution.use((e) => e.wait(sessionID)))
+      const messages = (yield* run(Session.use((s) => s.messages(sessionID)))).data as ReadonlyArray<Message>
+      const items = messages.flatMap((m) =>
+        m.type === "assistant" ? m.content.filter((p): p is ToolItem => p.type === "tool") : [],
+      )
+      const item = items.at(-1)!
+      return {
+        tool: item.name,
+        state: item.state.status,
+        ...(item.state.status === "error" ? { error: item.state.error.message } : {}),
+      }
+    })
   /** Replaces the directory `name` (inside the session directory) with a symlink to `target`. */
   const swapDir = async (name: string, target: string) => {
     await fs.rm(nodePath.join(directory, name), { recursive: true })
@@ -105,156 +105,177 @@ const setup = async () => {
   }
   const read = (file: string) => fs.readFile(nodePath.join(directory, file), "utf8")
   return { directory, outside, approveAfter, swapDir, swapFile, read }
-}
+})
 
 const outsideError = (requested: string) =>
   expect.stringContaining(`path "${requested}" is outside the session directory`)
 
 describe("an approved call whose parent directory was swapped for a symlink leading outside", () => {
-  it("write: no file is created outside, the part records the confinement error", async () => {
-    const t = await setup()
-    await fs.mkdir(nodePath.join(t.directory, "sub"))
-    await fs.writeFile(nodePath.join(t.outside, "keep.txt"), "outside\n")
-    const before = await snapshot(t.outside)
+  it.live("write: no file is created outside, the part records the confinement error", () =>
+    Effect.gen(function* () {
+      const t = yield* setup()
+      yield* Effect.promise(() => fs.mkdir(nodePath.join(t.directory, "sub")))
+      yield* Effect.promise(() => fs.writeFile(nodePath.join(t.outside, "keep.txt"), "outside\n"))
+      const before = yield* Effect.promise(() => snapshot(t.outside))
 
-    const part = await t.approveAfter(toolLine("write", { path: "sub/new.txt", content: "pwned\n" }), () =>
-      t.swapDir("sub", t.outside),
-    )
+      const part = yield* t.approveAfter(toolLine("write", { path: "sub/new.txt", content: "pwned\n" }), () =>
+        t.swapDir("sub", t.outside),
+      )
 
-    expect(part).toMatchObject({ tool: "write", state: "error", error: outsideError("sub/new.txt") })
-    expect(await snapshot(t.outside)).toEqual(before)
-  })
+      expect(part).toMatchObject({ tool: "write", state: "error", error: outsideError("sub/new.txt") })
+      expect(yield* Effect.promise(() => snapshot(t.outside))).toEqual(before)
+    }),
+  )
 
-  it("write into a directory still to be created: nothing is created outside", async () => {
-    const t = await setup()
-    await fs.mkdir(nodePath.join(t.directory, "sub"))
-    const part = await t.approveAfter(toolLine("write", { path: "sub/deeper/new.txt", content: "pwned\n" }), () =>
-      t.swapDir("sub", t.outside),
-    )
-    expect(part).toMatchObject({ state: "error", error: outsideError("sub/deeper/new.txt") })
-    expect(await snapshot(t.outside)).toEqual({})
-  })
+  it.live("write into a directory still to be created: nothing is created outside", () =>
+    Effect.gen(function* () {
+      const t = yield* setup()
+      yield* Effect.promise(() => fs.mkdir(nodePath.join(t.directory, "sub")))
+      const part = yield* t.approveAfter(toolLine("write", { path: "sub/deeper/new.txt", content: "pwned\n" }), () =>
+        t.swapDir("sub", t.outside),
+      )
+      expect(part).toMatchObject({ state: "error", error: outsideError("sub/deeper/new.txt") })
+      expect(yield* Effect.promise(() => snapshot(t.outside))).toEqual({})
+    }),
+  )
 
-  it("edit: the outside file with the same content is not edited", async () => {
-    const t = await setup()
-    await fs.mkdir(nodePath.join(t.directory, "sub"))
-    await fs.writeFile(nodePath.join(t.directory, "sub", "a.txt"), "alpha\nbeta\n")
-    // Same content outside: the "changed since it was read" check alone would not notice the swap.
-    await fs.writeFile(nodePath.join(t.outside, "a.txt"), "alpha\nbeta\n")
-    const before = await snapshot(t.outside)
+  it.live("edit: the outside file with the same content is not edited", () =>
+    Effect.gen(function* () {
+      const t = yield* setup()
+      yield* Effect.promise(() => fs.mkdir(nodePath.join(t.directory, "sub")))
+      yield* Effect.promise(() => fs.writeFile(nodePath.join(t.directory, "sub", "a.txt"), "alpha\nbeta\n"))
+      // Same content outside: the "changed since it was read" check alone would not notice the swap.
+      yield* Effect.promise(() => fs.writeFile(nodePath.join(t.outside, "a.txt"), "alpha\nbeta\n"))
+      const before = yield* Effect.promise(() => snapshot(t.outside))
 
-    const part = await t.approveAfter(
-      toolLine("edit", { path: "sub/a.txt", oldString: "beta", newString: "pwned" }),
-      () => t.swapDir("sub", t.outside),
-    )
+      const part = yield* t.approveAfter(
+        toolLine("edit", { path: "sub/a.txt", oldString: "beta", newString: "pwned" }),
+        () => t.swapDir("sub", t.outside),
+      )
 
-    expect(part).toMatchObject({ tool: "edit", state: "error", error: outsideError("sub/a.txt") })
-    expect(await snapshot(t.outside)).toEqual(before)
-  })
+      expect(part).toMatchObject({ tool: "edit", state: "error", error: outsideError("sub/a.txt") })
+      expect(yield* Effect.promise(() => snapshot(t.outside))).toEqual(before)
+    }),
+  )
 
-  it("patch over two files, one of them now outside: no file changes, inside or outside", async () => {
-    const t = await setup()
-    await fs.writeFile(nodePath.join(t.directory, "a.txt"), "alpha\n")
-    await fs.mkdir(nodePath.join(t.directory, "sub"))
-    await fs.writeFile(nodePath.join(t.directory, "sub", "b.txt"), "beta\n")
-    await fs.writeFile(nodePath.join(t.outside, "b.txt"), "beta\n")
-    const before = await snapshot(t.outside)
-    const diff = [
-      "--- a/a.txt",
-      "+++ b/a.txt",
-      "@@ -1,1 +1,1 @@",
-      "-alpha",
-      "+ALPHA",
-      "--- a/sub/b.txt",
-      "+++ b/sub/b.txt",
-      "@@ -1,1 +1,1 @@",
-      "-beta",
-      "+pwned",
-      "--- /dev/null",
-      "+++ b/sub/c.txt",
-      "@@ -0,0 +1,1 @@",
-      "+pwned",
-      "",
-    ].join("\n")
+  it.live("patch over two files, one of them now outside: no file changes, inside or outside", () =>
+    Effect.gen(function* () {
+      const t = yield* setup()
+      yield* Effect.promise(() => fs.writeFile(nodePath.join(t.directory, "a.txt"), "alpha\n"))
+      yield* Effect.promise(() => fs.mkdir(nodePath.join(t.directory, "sub")))
+      yield* Effect.promise(() => fs.writeFile(nodePath.join(t.directory, "sub", "b.txt"), "beta\n"))
+      yield* Effect.promise(() => fs.writeFile(nodePath.join(t.outside, "b.txt"), "beta\n"))
+      const before = yield* Effect.promise(() => snapshot(t.outside))
+      const diff = [
+        "--- a/a.txt",
+        "+++ b/a.txt",
+        "@@ -1,1 +1,1 @@",
+        "-alpha",
+        "+ALPHA",
+        "--- a/sub/b.txt",
+        "+++ b/sub/b.txt",
+        "@@ -1,1 +1,1 @@",
+        "-beta",
+        "+pwned",
+        "--- /dev/null",
+        "+++ b/sub/c.txt",
+        "@@ -0,0 +1,1 @@",
+        "+pwned",
+        "",
+      ].join("\n")
 
-    const part = await t.approveAfter(toolLine("patch", { patch: diff }), () => t.swapDir("sub", t.outside))
+      const part = yield* t.approveAfter(toolLine("patch", { patch: diff }), () => t.swapDir("sub", t.outside))
 
-    expect(part).toMatchObject({ tool: "patch", state: "error", error: outsideError("sub/b.txt") })
-    expect(await snapshot(t.outside)).toEqual(before)
-    expect(await t.read("a.txt")).toBe("alpha\n")
-    expect((await snapshot(t.directory))["a.txt"]).toBe("alpha\n")
-  })
+      expect(part).toMatchObject({ tool: "patch", state: "error", error: outsideError("sub/b.txt") })
+      expect(yield* Effect.promise(() => snapshot(t.outside))).toEqual(before)
+      expect(yield* Effect.promise(() => t.read("a.txt"))).toBe("alpha\n")
+      expect((yield* Effect.promise(() => snapshot(t.directory)))["a.txt"]).toBe("alpha\n")
+    }),
+  )
 })
 
 describe("an approved call whose file was swapped for a symlink leading outside", () => {
-  it("write does not follow it: the link and the outside file stay as they are", async () => {
-    const t = await setup()
-    await fs.writeFile(nodePath.join(t.directory, "target.txt"), "inside\n")
-    await fs.writeFile(nodePath.join(t.outside, "secret.txt"), "inside\n")
-    const part = await t.approveAfter(toolLine("write", { path: "target.txt", content: "pwned\n" }), () =>
-      t.swapFile("target.txt", nodePath.join(t.outside, "secret.txt")),
-    )
-    expect(part).toMatchObject({ state: "error", error: outsideError("target.txt") })
-    expect(await snapshot(t.outside)).toEqual({ "secret.txt": "inside\n" })
-    expect(await fs.readlink(nodePath.join(t.directory, "target.txt"))).toBe(nodePath.join(t.outside, "secret.txt"))
-  })
+  it.live("write does not follow it: the link and the outside file stay as they are", () =>
+    Effect.gen(function* () {
+      const t = yield* setup()
+      yield* Effect.promise(() => fs.writeFile(nodePath.join(t.directory, "target.txt"), "inside\n"))
+      yield* Effect.promise(() => fs.writeFile(nodePath.join(t.outside, "secret.txt"), "inside\n"))
+      const part = yield* t.approveAfter(toolLine("write", { path: "target.txt", content: "pwned\n" }), () =>
+        t.swapFile("target.txt", nodePath.join(t.outside, "secret.txt")),
+      )
+      expect(part).toMatchObject({ state: "error", error: outsideError("target.txt") })
+      expect(yield* Effect.promise(() => snapshot(t.outside))).toEqual({ "secret.txt": "inside\n" })
+      expect(yield* Effect.promise(() => fs.readlink(nodePath.join(t.directory, "target.txt")))).toBe(
+        nodePath.join(t.outside, "secret.txt"),
+      )
+    }),
+  )
 
-  it("write of a new file that now is a dangling link out: nothing is created at its target", async () => {
-    const t = await setup()
-    const part = await t.approveAfter(toolLine("write", { path: "fresh.txt", content: "pwned\n" }), () =>
-      t.swapFile("fresh.txt", nodePath.join(t.outside, "created.txt")),
-    )
-    expect(part).toMatchObject({ state: "error", error: outsideError("fresh.txt") })
-    expect(await snapshot(t.outside)).toEqual({})
-  })
+  it.live("write of a new file that now is a dangling link out: nothing is created at its target", () =>
+    Effect.gen(function* () {
+      const t = yield* setup()
+      const part = yield* t.approveAfter(toolLine("write", { path: "fresh.txt", content: "pwned\n" }), () =>
+        t.swapFile("fresh.txt", nodePath.join(t.outside, "created.txt")),
+      )
+      expect(part).toMatchObject({ state: "error", error: outsideError("fresh.txt") })
+      expect(yield* Effect.promise(() => snapshot(t.outside))).toEqual({})
+    }),
+  )
 
-  it("edit does not edit through it", async () => {
-    const t = await setup()
-    await fs.writeFile(nodePath.join(t.directory, "a.txt"), "alpha\nbeta\n")
-    await fs.writeFile(nodePath.join(t.outside, "secret.txt"), "alpha\nbeta\n")
-    const part = await t.approveAfter(toolLine("edit", { path: "a.txt", oldString: "beta", newString: "pwned" }), () =>
-      t.swapFile("a.txt", nodePath.join(t.outside, "secret.txt")),
-    )
-    expect(part).toMatchObject({ state: "error", error: outsideError("a.txt") })
-    expect(await snapshot(t.outside)).toEqual({ "secret.txt": "alpha\nbeta\n" })
-    expect((await fs.lstat(nodePath.join(t.directory, "a.txt"))).isSymbolicLink()).toBe(true)
-  })
+  it.live("edit does not edit through it", () =>
+    Effect.gen(function* () {
+      const t = yield* setup()
+      yield* Effect.promise(() => fs.writeFile(nodePath.join(t.directory, "a.txt"), "alpha\nbeta\n"))
+      yield* Effect.promise(() => fs.writeFile(nodePath.join(t.outside, "secret.txt"), "alpha\nbeta\n"))
+      const part = yield* t.approveAfter(
+        toolLine("edit", { path: "a.txt", oldString: "beta", newString: "pwned" }),
+        () => t.swapFile("a.txt", nodePath.join(t.outside, "secret.txt")),
+      )
+      expect(part).toMatchObject({ state: "error", error: outsideError("a.txt") })
+      expect(yield* Effect.promise(() => snapshot(t.outside))).toEqual({ "secret.txt": "alpha\nbeta\n" })
+      expect((yield* Effect.promise(() => fs.lstat(nodePath.join(t.directory, "a.txt")))).isSymbolicLink()).toBe(true)
+    }),
+  )
 })
 
 describe("an approved call whose path now leads elsewhere inside", () => {
-  it("fails without writing: the approved path is not the one it would change", async () => {
-    const t = await setup()
-    await fs.mkdir(nodePath.join(t.directory, "sub"))
-    await fs.mkdir(nodePath.join(t.directory, "other"))
-    const part = await t.approveAfter(toolLine("write", { path: "sub/new.txt", content: "x\n" }), () =>
-      t.swapDir("sub", nodePath.join(t.directory, "other")),
-    )
-    expect(part).toMatchObject({ state: "error", error: expect.stringContaining('"sub/new.txt" now leads to') })
-    expect(await snapshot(nodePath.join(t.directory, "other"))).toEqual({})
-  })
+  it.live("fails without writing: the approved path is not the one it would change", () =>
+    Effect.gen(function* () {
+      const t = yield* setup()
+      yield* Effect.promise(() => fs.mkdir(nodePath.join(t.directory, "sub")))
+      yield* Effect.promise(() => fs.mkdir(nodePath.join(t.directory, "other")))
+      const part = yield* t.approveAfter(toolLine("write", { path: "sub/new.txt", content: "x\n" }), () =>
+        t.swapDir("sub", nodePath.join(t.directory, "other")),
+      )
+      expect(part).toMatchObject({ state: "error", error: expect.stringContaining('"sub/new.txt" now leads to') })
+      expect(yield* Effect.promise(() => snapshot(nodePath.join(t.directory, "other")))).toEqual({})
+    }),
+  )
 })
 
 describe("approved calls without a swap still apply", () => {
-  it("write, edit and patch", async () => {
-    const t = await setup()
-    await fs.mkdir(nodePath.join(t.directory, "sub"))
-    await fs.writeFile(nodePath.join(t.directory, "sub", "a.txt"), "alpha\n")
-    const nothing = async () => {}
-    expect(
-      await t.approveAfter(toolLine("write", { path: "sub/deeper/new.txt", content: "new\n" }), nothing),
-    ).toMatchObject({ state: "completed" })
-    expect(
-      await t.approveAfter(toolLine("edit", { path: "sub/a.txt", oldString: "alpha", newString: "ALPHA" }), nothing),
-    ).toMatchObject({ state: "completed" })
-    const diff = "--- a/sub/a.txt\n+++ b/sub/a.txt\n@@ -1,1 +1,1 @@\n-ALPHA\n+omega\n"
-    expect(await t.approveAfter(toolLine("patch", { patch: diff }), nothing)).toMatchObject({ state: "completed" })
-    expect(await snapshot(t.directory)).toEqual({
-      sub: "<dir>",
-      "sub/a.txt": "omega\n",
-      "sub/deeper": "<dir>",
-      "sub/deeper/new.txt": "new\n",
-    })
-  })
+  it.live("write, edit and patch", () =>
+    Effect.gen(function* () {
+      const t = yield* setup()
+      yield* Effect.promise(() => fs.mkdir(nodePath.join(t.directory, "sub")))
+      yield* Effect.promise(() => fs.writeFile(nodePath.join(t.directory, "sub", "a.txt"), "alpha\n"))
+      const nothing = async () => {}
+      expect(
+        yield* t.approveAfter(toolLine("write", { path: "sub/deeper/new.txt", content: "new\n" }), nothing),
+      ).toMatchObject({ state: "completed" })
+      expect(
+        yield* t.approveAfter(toolLine("edit", { path: "sub/a.txt", oldString: "alpha", newString: "ALPHA" }), nothing),
+      ).toMatchObject({ state: "completed" })
+      const diff = "--- a/sub/a.txt\n+++ b/sub/a.txt\n@@ -1,1 +1,1 @@\n-ALPHA\n+omega\n"
+      expect(yield* t.approveAfter(toolLine("patch", { patch: diff }), nothing)).toMatchObject({ state: "completed" })
+      expect(yield* Effect.promise(() => snapshot(t.directory))).toEqual({
+        sub: "<dir>",
+        "sub/a.txt": "omega\n",
+        "sub/deeper": "<dir>",
+        "sub/deeper/new.txt": "new\n",
+      })
+    }),
+  )
 })
 
 describe("writeFiles checks the parent's real path right before it writes", () => {

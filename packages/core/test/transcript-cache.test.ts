@@ -6,7 +6,7 @@
  * it does after commits it never heard of (another connection writing the same file), after a gap in the
  * events it saw, and for more sessions than it keeps.
  */
-import { Effect, ManagedRuntime } from "effect"
+import { Effect, Layer } from "effect"
 import { describe, expect, it } from "@effect/vitest"
 import { Bus } from "../src/bus/bus.ts"
 import { draft } from "../src/bus/event.ts"
@@ -21,7 +21,7 @@ import { TRANSCRIPT_CACHE_SESSIONS } from "../src/session/transcript-cache.ts"
 import { toModelMessages } from "../src/session/transcript.ts"
 import { Database } from "../src/storage/database.ts"
 import { StoreLayer } from "../src/host.ts"
-import { makeHost, testHost } from "./support/host.ts"
+import { testHost } from "./support/host.ts"
 
 /** The transcript straight from the table, parsed afresh. */
 const fromTable = (client: Database["Service"]["client"], sessionID: string): ReadonlyArray<Message> =>
@@ -93,70 +93,60 @@ describe("the transcript cache", () => {
     }).pipe(Effect.provide(host.layer))
   })
 
-  it("sees commits made through another connection, and events it missed", async () => {
-    const host = makeHost()
-    const other = ManagedRuntime.make(StoreLayer({ path: host.database, persist: false }))
-    try {
-      await host.run(
+  it.live("sees commits made through another connection, and events it missed", () => {
+    const host = testHost()
+    return Effect.gen(function* () {
+      const session = yield* Session
+      const execution = yield* Execution
+      const bus = yield* Bus
+      const { client } = yield* Database
+      const info = yield* session.create({ directory: host.directory })
+      const sessionID = info.id
+      yield* execution.prompt({ sessionID, prompt: { text: "hello" } })
+      yield* execution.wait(sessionID)
+      expect(session.sync.transcript(sessionID)).toHaveLength(2)
+
+      // Another process (here: another connection with its own bus, closed before the host) commits to the
+      // same session. Its layers are built afresh: it shares none of the host's (its projectors above all).
+      const other = yield* Layer.buildWithMemoMap(
+        StoreLayer({ path: host.database, persist: false }),
+        yield* Layer.makeMemoMap,
+        yield* Effect.scope,
+      )
+      yield* Effect.gen(function* () {
+        const elsewhere = yield* Bus
+        yield* elsewhere.commit(sessionID, [notice("from afar")])
+      }).pipe(Effect.provide(other))
+      expect(session.sync.transcript(sessionID)).toEqual(fromTable(client, sessionID))
+      expect(session.sync.transcript(sessionID)).toHaveLength(3)
+
+      // A commit the cache never saw, then one it sees: the gap makes it read the table again.
+      yield* Effect.gen(function* () {
+        const elsewhere = yield* Bus
+        yield* elsewhere.commit(sessionID, [notice("unseen")])
+      }).pipe(Effect.provide(other))
+      yield* bus.commit(sessionID, [notice("seen")])
+      expect(session.sync.transcript(sessionID)).toEqual(fromTable(client, sessionID))
+      expect(
+        session.sync
+          .transcript(sessionID)
+          .map((m) => (m.type === "synthetic" ? m.text : undefined))
+          .slice(-3),
+      ).toEqual(["from afar", "unseen", "seen"])
+
+      // More sessions than the cache keeps: the evicted ones are read again, correctly.
+      const many = yield* Effect.forEach(Array.from({ length: TRANSCRIPT_CACHE_SESSIONS + 4 }), (_, i) =>
         Effect.gen(function* () {
-          const session = yield* Session
-          const execution = yield* Execution
-          const bus = yield* Bus
-          const { client } = yield* Database
-          const info = yield* session.create({ directory: host.directory })
-          const sessionID = info.id
-          yield* execution.prompt({ sessionID, prompt: { text: "hello" } })
-          yield* execution.wait(sessionID)
-          expect(session.sync.transcript(sessionID)).toHaveLength(2)
-
-          // Another process (here: another connection with its own bus) commits to the same session.
-          yield* Effect.promise(() =>
-            other.runPromise(
-              Effect.gen(function* () {
-                const elsewhere = yield* Bus
-                yield* elsewhere.commit(sessionID, [notice("from afar")])
-              }),
-            ),
-          )
-          expect(session.sync.transcript(sessionID)).toEqual(fromTable(client, sessionID))
-          expect(session.sync.transcript(sessionID)).toHaveLength(3)
-
-          // A commit the cache never saw, then one it sees: the gap makes it read the table again.
-          yield* Effect.promise(() =>
-            other.runPromise(
-              Effect.gen(function* () {
-                const elsewhere = yield* Bus
-                yield* elsewhere.commit(sessionID, [notice("unseen")])
-              }),
-            ),
-          )
-          yield* bus.commit(sessionID, [notice("seen")])
-          expect(session.sync.transcript(sessionID)).toEqual(fromTable(client, sessionID))
-          expect(
-            session.sync
-              .transcript(sessionID)
-              .map((m) => (m.type === "synthetic" ? m.text : undefined))
-              .slice(-3),
-          ).toEqual(["from afar", "unseen", "seen"])
-
-          // More sessions than the cache keeps: the evicted ones are read again, correctly.
-          const many = yield* Effect.forEach(Array.from({ length: TRANSCRIPT_CACHE_SESSIONS + 4 }), (_, i) =>
-            Effect.gen(function* () {
-              const created = yield* session.create({ directory: host.directory })
-              yield* bus.commit(created.id, [notice(`session ${i}`)])
-              expect(session.sync.transcript(created.id)).toHaveLength(1)
-              return created.id
-            }),
-          )
-          for (const id of [sessionID, ...many]) {
-            yield* bus.commit(id, [notice("one more")])
-            expect(session.sync.transcript(id)).toEqual(fromTable(client, id))
-          }
+          const created = yield* session.create({ directory: host.directory })
+          yield* bus.commit(created.id, [notice(`session ${i}`)])
+          expect(session.sync.transcript(created.id)).toHaveLength(1)
+          return created.id
         }),
       )
-    } finally {
-      await other.dispose()
-      await host.dispose()
-    }
+      for (const id of [sessionID, ...many]) {
+        yield* bus.commit(id, [notice("one more")])
+        expect(session.sync.transcript(id)).toEqual(fromTable(client, id))
+      }
+    }).pipe(Effect.scoped, Effect.provide(host.layer))
   })
 })
