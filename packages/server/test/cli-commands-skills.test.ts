@@ -1,23 +1,18 @@
-import { mkdirSync, realpathSync, writeFileSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { realpathSync } from "node:fs"
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { runCli } from "./support/cli.ts"
-import { tempDir } from "./support/tmp.ts"
-
-const write = (path: string, text: string) => {
-  mkdirSync(dirname(path), { recursive: true })
-  writeFileSync(path, text)
-}
+import { tempDir, writeFileAt } from "./support/tmp.ts"
 
 describe("opencode2 run with commands and skills", () => {
   it("expands a project command that has the offline model load a global skill ($XDG_CONFIG_HOME/opencode2/skill)", async () => {
     const cwd = realpathSync(tempDir())
     // `isolatedEnv` puts XDG_CONFIG_HOME at <cwd>/config.
-    write(
+    writeFileAt(
       join(cwd, "config/opencode2/skill/deploy/SKILL.md"),
       "---\nname: deploy\ndescription: How to deploy\n---\nDEPLOY-STEPS: run make ship\n",
     )
-    write(
+    writeFileAt(
       join(cwd, ".opencode/command/use.md"),
       '---\ndescription: Use a skill\n---\nPlease.\n/tool skill {"name":"$1"}\n',
     )
@@ -35,7 +30,7 @@ describe("opencode2 run with commands and skills", () => {
     expect(plain.stdout).toContain("You said: /nothing here")
 
     // A command whose file is broken is sent as typed too, and stderr says why.
-    write(join(cwd, ".opencode/command/broken.md"), "---\nagent: [oops\n---\nNever used")
+    writeFileAt(join(cwd, ".opencode/command/broken.md"), "---\nagent: [oops\n---\nNever used")
     const broken = await runCli(["run", "/broken now", "--db", join(cwd, "data", "run.db")], { cwd })
     expect(broken.code).toBe(0)
     expect(broken.stdout).toContain("You said: /broken now")

@@ -1,8 +1,8 @@
-import { mkdirSync, realpathSync, writeFileSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { realpathSync } from "node:fs"
+import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { createTestHost, type TestHost } from "../src/testing/index.ts"
-import { tempDir } from "./support/tmp.ts"
+import { tempDir, writeFileAt } from "./support/tmp.ts"
 import { messagesOf, toolItems } from "./support/transcript.ts"
 
 let host: TestHost | undefined
@@ -11,11 +11,6 @@ afterEach(async () => {
   host = undefined
 })
 
-const write = (path: string, text: string) => {
-  mkdirSync(dirname(path), { recursive: true })
-  writeFileSync(path, text)
-}
-
 const messages = (h: TestHost, sessionID: string) => messagesOf(h.client, sessionID, 200)
 
 const scout = { agent: { scout: { mode: "subagent" as const, description: "finds things" } } }
@@ -23,7 +18,7 @@ const scout = { agent: { scout: { mode: "subagent" as const, description: "finds
 describe("a command with subtask: true", () => {
   it("runs as a task call: a child session with parentID answers, the parent's model is not asked", async () => {
     const directory = realpathSync(tempDir())
-    write(
+    writeFileAt(
       join(directory, ".opencode/command/research.md"),
       "---\ndescription: Research a topic\nagent: scout\nsubtask: true\n---\nResearch $ARGUMENTS and report back.",
     )
@@ -85,8 +80,8 @@ describe("a command with subtask: true", () => {
 
   it("without an agent runs under the built-in general subagent; a subtask command without it runs inline", async () => {
     const directory = realpathSync(tempDir())
-    write(join(directory, ".opencode/command/sweep.md"), "---\nsubtask: true\n---\nSweep $1")
-    write(join(directory, ".opencode/command/inline.md"), "---\nsubtask: false\n---\nInline $1")
+    writeFileAt(join(directory, ".opencode/command/sweep.md"), "---\nsubtask: true\n---\nSweep $1")
+    writeFileAt(join(directory, ".opencode/command/inline.md"), "---\nsubtask: false\n---\nInline $1")
     host = await createTestHost({ directory })
     const parent = await host.session()
     host.model.reply("swept", "inline answer")
@@ -107,8 +102,8 @@ describe("a command with subtask: true", () => {
 
   it("naming an unknown or primary-only subagent refuses the prompt with a typed 400, nothing stored", async () => {
     const directory = realpathSync(tempDir())
-    write(join(directory, ".opencode/command/ghost.md"), "---\nagent: ghost\nsubtask: true\n---\nHaunt $1")
-    write(join(directory, ".opencode/command/lead.md"), "---\nagent: lead\nsubtask: true\n---\nLead $1")
+    writeFileAt(join(directory, ".opencode/command/ghost.md"), "---\nagent: ghost\nsubtask: true\n---\nHaunt $1")
+    writeFileAt(join(directory, ".opencode/command/lead.md"), "---\nagent: lead\nsubtask: true\n---\nLead $1")
     host = await createTestHost({ directory, config: { agent: { lead: { mode: "primary" } } } })
     const parent = await host.session()
     for (const [text, message] of [

@@ -1,20 +1,15 @@
 import { createTestHost, type TestHost } from "@opencode-ai/server/testing"
-import { mkdirSync, realpathSync, writeFileSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { realpathSync } from "node:fs"
+import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { startTestServer } from "./support/server.ts"
-import { tempDir } from "./support/tmp.ts"
+import { tempDir, writeFileAt } from "./support/tmp.ts"
 
 let host: TestHost | undefined
 afterEach(async () => {
   await host?.dispose()
   host = undefined
 })
-
-const write = (path: string, text: string) => {
-  mkdirSync(dirname(path), { recursive: true })
-  writeFileSync(path, text)
-}
 
 /** The text of every user message of a model request. */
 const userTexts = (messages: ReadonlyArray<{ role: string; content: ReadonlyArray<unknown> }>) =>
@@ -26,9 +21,15 @@ describe("commands", () => {
   it("are listed from the session directory and the global config dir; a broken file is a config diagnostic and the rest still listed", async () => {
     const directory = realpathSync(tempDir())
     const home = join(directory, "home")
-    write(join(directory, ".opencode/command/review.md"), "---\ndescription: Review files\nagent: plan\n---\nReview $1")
-    write(join(directory, ".opencode/command/broken.md"), "---\ndescription: [never closed\n---\nx")
-    write(join(home, "commands/release.md"), "---\nmodel: offline/echo\nsubtask: true\n---\nCut release $ARGUMENTS")
+    writeFileAt(
+      join(directory, ".opencode/command/review.md"),
+      "---\ndescription: Review files\nagent: plan\n---\nReview $1",
+    )
+    writeFileAt(join(directory, ".opencode/command/broken.md"), "---\ndescription: [never closed\n---\nx")
+    writeFileAt(
+      join(home, "commands/release.md"),
+      "---\nmodel: offline/echo\nsubtask: true\n---\nCut release $ARGUMENTS",
+    )
     const test = await startTestServer({ directory, home, config: { agent: { plan: {} } } })
 
     const listed = (await test.api.command.list()).data!
@@ -64,7 +65,7 @@ describe("commands", () => {
 
   it("expand `/name args` before admission: the stored message and the model see the template filled in, with the command's agent", async () => {
     const directory = realpathSync(tempDir())
-    write(
+    writeFileAt(
       join(directory, ".opencode/command/review.md"),
       "---\ndescription: Review\nagent: plan\n---\nReview $1 with care. Notes: $2",
     )
@@ -97,8 +98,8 @@ describe("commands", () => {
 
   it("refuses a command naming an unknown agent, or expanding to nothing, with 400 on prompt.text, storing nothing", async () => {
     const directory = realpathSync(tempDir())
-    write(join(directory, ".opencode/command/ghost.md"), "---\nagent: ghost\n---\nBoo")
-    write(join(directory, ".opencode/command/only.md"), "$1")
+    writeFileAt(join(directory, ".opencode/command/ghost.md"), "---\nagent: ghost\n---\nBoo")
+    writeFileAt(join(directory, ".opencode/command/only.md"), "$1")
     host = await createTestHost({ directory })
     const session = await host.session()
     const refused = await host.client.session.prompt({ sessionID: session.id, prompt: { text: "/ghost" } })
@@ -115,11 +116,11 @@ describe("commands", () => {
 describe("skills", () => {
   it("are listed; the model loads one with the skill tool and sees its instructions", async () => {
     const directory = realpathSync(tempDir())
-    write(
+    writeFileAt(
       join(directory, ".opencode/skill/deploy/SKILL.md"),
       "---\nname: deploy\ndescription: How to ship this project\n---\nRun `make ship`, never on Fridays.\n",
     )
-    write(join(directory, ".opencode/skill/broken/SKILL.md"), "---\ndescription: no name\n---\nx")
+    writeFileAt(join(directory, ".opencode/skill/broken/SKILL.md"), "---\ndescription: no name\n---\nx")
     host = await createTestHost({ directory })
 
     const listed = (await host.client.skill.list({ location: { directory } })).data!.data
@@ -159,7 +160,10 @@ describe("skills", () => {
     await host.dispose()
 
     const directory = realpathSync(tempDir())
-    write(join(directory, ".opencode/skills/secret/SKILL.md"), "---\nname: secret\ndescription: Hidden\n---\nSECRET")
+    writeFileAt(
+      join(directory, ".opencode/skills/secret/SKILL.md"),
+      "---\nname: secret\ndescription: Hidden\n---\nSECRET",
+    )
     host = await createTestHost({ directory, config: { permission: { skill: { "*": "allow", secret: "deny" } } } })
     const session = await host.session()
     host.model.reply({ tools: [{ name: "skill", input: { name: "secret" } }] }, "ok")

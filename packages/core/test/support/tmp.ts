@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { afterAll } from "vitest"
 
 const made: Array<string> = []
@@ -16,3 +16,9 @@ export const tempDir = (prefix = "oc2-") => {
 }
 
 export const tempDb = () => join(tempDir(), "opencode.db")
+
+/** Writes `text` to `path`, creating the directories above it. */
+export const writeFileAt = (path: string, text: string) => {
+  mkdirSync(dirname(path), { recursive: true })
+  writeFileSync(path, text)
+}

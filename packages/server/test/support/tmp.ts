@@ -1,2 +1,2 @@
 // One temporary-directory helper for every package's tests (core's), removed when the test file finishes.
-export { tempDb, tempDir } from "../../../core/test/support/tmp.ts"
+export { tempDb, tempDir, writeFileAt } from "../../../core/test/support/tmp.ts"

@@ -145,6 +145,20 @@ export const makeToolCaller = (deps: {
         }
         input = before.success.args as typeof input
       }
+      /** Asks the person about this call (the plan says what for) and waits for the answer. */
+      const askAndAwait = (plan: ToolPlan) =>
+        Effect.flatMap(
+          permissions.ask({
+            sessionID: scope.sessionID,
+            messageID: scope.messageID,
+            itemID: call.id,
+            callID: call.callID,
+            tool: call.name,
+            input,
+            plan,
+          }),
+          permissions.answer,
+        )
       const ask: ToolContext["ask"] = (request) =>
         Effect.gen(function* () {
           const refuse = (reason: "denied" | "rejected", message: string) =>
@@ -169,16 +183,7 @@ export const makeToolCaller = (deps: {
               "denied",
               `permission denied: "${request.title}" is not allowed by the ${request.permission} permission rules`,
             )
-          const requestID = yield* permissions.ask({
-            sessionID: scope.sessionID,
-            messageID: scope.messageID,
-            itemID: call.id,
-            callID: call.callID,
-            tool: call.name,
-            input,
-            plan,
-          })
-          const answer = yield* permissions.answer(requestID)
+          const answer = yield* askAndAwait(plan)
           if (answer.reply === "reject") return yield* refuse("rejected", rejection(answer))
         })
       const ctx = {
@@ -227,16 +232,7 @@ export const makeToolCaller = (deps: {
           return { stop: false }
         }
         if (decided.success === "ask") {
-          const requestID = yield* permissions.ask({
-            sessionID: scope.sessionID,
-            messageID: scope.messageID,
-            itemID: call.id,
-            callID: call.callID,
-            tool: call.name,
-            input,
-            plan,
-          })
-          answer = yield* permissions.answer(requestID)
+          answer = yield* askAndAwait(plan)
         }
       }
       if (answer?.reply === "reject") {
