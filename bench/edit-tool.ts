@@ -6,7 +6,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Bus } from "../packages/core/src/bus/bus.ts"
 import { HostLayer } from "../packages/core/src/host.ts"
-import { Execution } from "../packages/core/src/session/execution.ts"
+import { Execution } from "../packages/core/src/turn/execution.ts"
 import { Session } from "../packages/core/src/session/session.ts"
 import { line, ms, now, percentile, section } from "./stats.ts"
 

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { HostLayer } from "../packages/core/src/host.ts"
-import { Execution } from "../packages/core/src/session/execution.ts"
+import { Execution } from "../packages/core/src/turn/execution.ts"
 import { Session } from "../packages/core/src/session/session.ts"
 import { line, ms, now, section } from "./stats.ts"
 

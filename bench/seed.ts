@@ -2,7 +2,7 @@ import { Effect, ManagedRuntime } from "effect"
 import { Bus } from "../packages/core/src/bus/bus.ts"
 import { draft } from "../packages/core/src/bus/event.ts"
 import { ascending } from "../packages/core/src/id/id.ts"
-import { SessionEvent } from "../packages/core/src/session/event.ts"
+import { SessionEvent } from "../packages/core/src/domain/event.ts"
 import { Session } from "../packages/core/src/session/session.ts"
 import { StoreLayer } from "../packages/core/src/host.ts"
 

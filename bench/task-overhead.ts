@@ -10,9 +10,9 @@ import { join } from "node:path"
 import { Bus } from "../packages/core/src/bus/bus.ts"
 import { HostLayer } from "../packages/core/src/host.ts"
 import { makeOffline } from "../packages/core/src/provider/offline.ts"
-import { Execution } from "../packages/core/src/session/execution.ts"
+import { Execution } from "../packages/core/src/turn/execution.ts"
 import { Session } from "../packages/core/src/session/session.ts"
-import { toModelMessages } from "../packages/core/src/session/transcript.ts"
+import { toModelMessages } from "../packages/core/src/turn/transcript.ts"
 import { line, ms, now, percentile, section } from "./stats.ts"
 
 const ITERATIONS = 200

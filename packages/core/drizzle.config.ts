@@ -7,7 +7,7 @@ export default defineConfig({
     "./src/session/message.sql.ts",
     "./src/bus/event.sql.ts",
     "./src/permission/permission.sql.ts",
-    "./src/storage/retention.sql.ts",
+    "./src/maintenance/retention.sql.ts",
     "./src/question/question.sql.ts",
     "./src/todo/todo.sql.ts",
   ],

@@ -1,10 +1,10 @@
 import type { AgentInfo, ModelInfo, PermissionRule, ProviderInfo as UpstreamProvider } from "@opencode-ai/schema"
 import type { ConfigData } from "./config/config.ts"
-import { type PermissionConfig, DEFAULT_RULES } from "./permission/rule.ts"
+import { type PermissionConfig, DEFAULT_RULES } from "./config/permission.ts"
 import { KEY_VARIABLE } from "./provider/catalog.ts"
 import type { ProviderInfo } from "./provider/info.ts"
 import type { ProvidersShape } from "./provider/registry.ts"
-import { agentIDs, selectAgent } from "./session/agent.ts"
+import { agentIDs, selectAgent } from "./turn/agent.ts"
 
 /**
  * What the host offers, in upstream OpenCode v2's discovery shapes (`AgentV2Info`, `ProviderV2Info`,

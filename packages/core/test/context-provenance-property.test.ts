@@ -8,8 +8,8 @@
 import type { ContextEvent, SystemOrigin, SystemPart } from "@opencode-ai/plugin"
 import { Effect } from "effect"
 import { describe, expect, it } from "@effect/vitest"
-import { Hooks } from "../src/plugin/hooks.ts"
-import { runContextHooks } from "../src/session/provenance.ts"
+import { Hooks } from "../src/hooks/hooks.ts"
+import { runContextHooks } from "../src/turn/provenance.ts"
 
 const mulberry32 = (seed: number) => () => {
   seed = (seed + 0x6d2b79f5) | 0

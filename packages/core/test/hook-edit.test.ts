@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Hooks } from "../src/plugin/hooks.ts"
-import { hookEdit } from "../src/session/hook-edit.ts"
+import { Hooks } from "../src/hooks/hooks.ts"
+import { hookEdit } from "../src/turn/hook-edit.ts"
 
 // The one place that applies the `prompt` / `synthetic` hooks' edits to an input's text.
 describe("hook edits of an input's text", () => {

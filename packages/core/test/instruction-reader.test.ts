@@ -6,7 +6,7 @@ import { Effect } from "effect"
 import { mkdirSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
-import { makeInstructionReader } from "../src/session/instructions.ts"
+import { makeInstructionReader } from "../src/turn/instructions.ts"
 import { tempDir } from "./support/tmp.ts"
 
 const setup = () => {

@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, test } from "vitest"
-import { evaluate, type PermissionRule } from "../src/permission/rule.ts"
+import { evaluate, type PermissionRule } from "../src/config/permission.ts"
 import { bashCommands } from "../src/tool/bash-commands.ts"
 import { BASH_MAX_PARSED_BYTES } from "../src/tool/bash-parser.ts"
 import { tempDir } from "./support/tmp.ts"

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest"
-import { covered, evaluate, ruleFor, wildcard } from "../src/permission/rule.ts"
+import { covered, evaluate, ruleFor, wildcard } from "../src/config/permission.ts"
 
 describe("permission rules", () => {
   const bash = { "git status*": "allow", "rm *": "deny", "*": "ask" } as const

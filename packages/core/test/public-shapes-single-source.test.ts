@@ -5,10 +5,10 @@ import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import * as Core from "../src/index.ts"
-import * as Errors from "../src/session/error.ts"
-import * as Events from "../src/session/event.ts"
-import * as ModelRequest from "../src/session/model-request.ts"
-import { SessionExport } from "../src/session/transfer.ts"
+import * as Errors from "../src/domain/error.ts"
+import * as Events from "../src/domain/event.ts"
+import * as ModelRequest from "../src/domain/model-request.ts"
+import { SessionExport } from "../src/maintenance/transfer.ts"
 
 const packages = join(import.meta.dirname, "..", "..")
 

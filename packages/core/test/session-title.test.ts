@@ -1,7 +1,7 @@
 import type { PromisePlugin, TitleEvent } from "@opencode-ai/plugin"
 import { Effect } from "effect"
 import { describe, expect, it } from "@effect/vitest"
-import { Execution } from "../src/session/execution.ts"
+import { Execution } from "../src/turn/execution.ts"
 import { Session } from "../src/session/session.ts"
 import { testHost } from "./support/host.ts"
 

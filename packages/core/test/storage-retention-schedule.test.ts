@@ -5,8 +5,8 @@ import { afterEach, vi } from "vitest"
 import { Config } from "../src/config/config.ts"
 import { Session } from "../src/session/session.ts"
 import { MaintenanceLayer } from "../src/host.ts"
-import { Retention, type RetentionSummary } from "../src/storage/retention.ts"
-import { RetentionSchedule } from "../src/storage/retention-schedule.ts"
+import { Retention, type RetentionSummary } from "../src/maintenance/retention.ts"
+import { RetentionSchedule } from "../src/maintenance/retention-schedule.ts"
 import { tempDb } from "./support/tmp.ts"
 
 /**

@@ -170,7 +170,7 @@ describe("bash", () => {
 describe("bash environment", () => {
   it.effect("secrets are stripped: server password, provider keys, the config's {env:VAR} names", () =>
     Effect.gen(function* () {
-      const { childEnvironment } = yield* Effect.promise(() => import("../src/tool/env.ts"))
+      const { childEnvironment } = yield* Effect.promise(() => import("../src/config/child-env.ts"))
       const env = childEnvironment(
         {
           PATH: process.env.PATH,
@@ -200,7 +200,7 @@ describe("config secrets", () => {
   it.effect("every {env:VAR} the config file references is kept out of child processes", () =>
     Effect.gen(function* () {
       const { Config } = yield* Effect.promise(() => import("../src/config/config.ts"))
-      const { childEnvironment } = yield* Effect.promise(() => import("../src/tool/env.ts"))
+      const { childEnvironment } = yield* Effect.promise(() => import("../src/config/child-env.ts"))
       const dir = yield* Effect.acquireRelease(
         Effect.promise(() => fs.mkdtemp(nodePath.join(os.tmpdir(), "tool-bash-config-"))),
         (dir) => Effect.promise(() => fs.rm(dir, { recursive: true, force: true })),

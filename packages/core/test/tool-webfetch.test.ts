@@ -6,7 +6,7 @@ import { afterAll, beforeAll } from "vitest"
 import { nonPublicReason } from "../src/tool/address.ts"
 import { ForbiddenAddressError, ToolError, type ToolContext } from "../src/tool/tool.ts"
 import { WEBFETCH_MAX_BYTES, webfetch, type WebfetchInput } from "../src/tool/webfetch.ts"
-import type { WebfetchConfig } from "../src/tool/webfetch-config.ts"
+import type { WebfetchConfig } from "../src/config/webfetch.ts"
 
 /** A loopback server; each test registers the routes it needs. */
 type Route = (req: http.IncomingMessage, res: http.ServerResponse) => void

@@ -1,8 +1,8 @@
 import { Effect, Random } from "effect"
 import { describe, expect, it } from "@effect/vitest"
 import { Bus, isDurable } from "../src/bus/bus.ts"
-import { Execution } from "../src/session/execution.ts"
-import type { AssistantMessage, Message } from "../src/session/message.ts"
+import { Execution } from "../src/turn/execution.ts"
+import type { AssistantMessage, Message } from "../src/domain/message.ts"
 import { Session } from "../src/session/session.ts"
 import { testHost } from "./support/host.ts"
 

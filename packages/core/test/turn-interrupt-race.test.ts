@@ -1,8 +1,8 @@
 import { Duration, Effect, Fiber, Random } from "effect"
 import { describe, expect, it } from "vitest"
 import { Bus, isDurable } from "../src/bus/bus.ts"
-import { Execution } from "../src/session/execution.ts"
-import { Mutation } from "../src/session/mutation.ts"
+import { Execution } from "../src/turn/execution.ts"
+import { Mutation } from "../src/maintenance/mutation.ts"
 import { Session } from "../src/session/session.ts"
 import { makeHost } from "./support/host.ts"
 

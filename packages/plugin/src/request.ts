@@ -1,6 +1,6 @@
 import { ModelRef } from "@opencode-ai/schema"
 import { Schema } from "effect"
-import { ModelMessage, SystemPart } from "./hook.ts"
+import { ModelMessage, SystemPart } from "./model-message.ts"
 
 /**
  * Payloads of the hooks around one model request (`model.request`, `title`, `retry`), declared once as

@@ -4,7 +4,7 @@
  * `opencode2 serve` child (so a blocked event loop shows as a health check that never answers, not as a
  * hung test) against the local OpenAI-compatible provider, which records what the model was sent.
  */
-import { INSTRUCTIONS_MAX_BYTES, INSTRUCTIONS_TRUNCATED } from "../../core/src/session/instructions.ts"
+import { INSTRUCTIONS_MAX_BYTES, INSTRUCTIONS_TRUNCATED } from "../../core/src/turn/instructions.ts"
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

@@ -7,7 +7,7 @@
  * SQLite file itself.
  */
 import type { ConfigData } from "@opencode-ai/core"
-import { placeholderFor } from "@opencode-ai/core/session/mutation"
+import { placeholderFor } from "@opencode-ai/core/maintenance/mutation"
 import type { PromisePluginContext } from "@opencode-ai/plugin"
 import type {
   OpencodeClient,

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { ConfigSchema } from "./config.ts"
+import { ConfigSchema } from "./shape.ts"
 
 /**
  * The JSON Schema of `opencode.json`, generated from the config `Schema` (so it cannot drift from what the

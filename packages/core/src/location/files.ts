@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs/promises"
 import * as nodePath from "node:path"
 import { Glob } from "../platform/glob.ts"
-import { InvalidInputError } from "../session/error.ts"
+import { InvalidInputError } from "../domain/error.ts"
 import { SKIPPED_DIRECTORIES, sortedEntries } from "../tool/list.ts"
 import { displayPath, resolveInsideWithRoot } from "../tool/path.ts"
 

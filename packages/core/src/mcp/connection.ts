@@ -4,7 +4,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
-import { DEFAULT_MCP_TIMEOUT, MCP_CONNECT_TIMEOUT, type McpServerConfig } from "./config.ts"
+import { DEFAULT_MCP_TIMEOUT, MCP_CONNECT_TIMEOUT, type McpServerConfig } from "../config/mcp.ts"
 
 /** How long a server whose connection failed is left alone before the next listing tries again. */
 export const RETRY_AFTER_MS = 10_000

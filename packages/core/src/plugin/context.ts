@@ -1,14 +1,14 @@
 import type { EffectSession, HookName, PromiseSession, SessionError } from "@opencode-ai/plugin"
 import { Cause, type Context, Effect, Exit, Scope } from "effect"
 import { resolveDirectory } from "../session/directory.ts"
-import { ForbiddenError, InvalidInputError } from "../session/error.ts"
-import type { Message } from "../session/message.ts"
-import type { Execution } from "../session/execution.ts"
-import type { Erase } from "../session/erase.ts"
-import type { Mutation } from "../session/mutation.ts"
-import type { PrunableType, Prune } from "../session/prune.ts"
+import { ForbiddenError, InvalidInputError } from "../domain/error.ts"
+import type { Message } from "../domain/message.ts"
+import type { Execution } from "../turn/execution.ts"
+import type { Erase } from "../maintenance/erase.ts"
+import type { Mutation } from "../maintenance/mutation.ts"
+import type { PrunableType, Prune } from "../maintenance/prune.ts"
 import type { Session } from "../session/session.ts"
-import { type Hooks, type Registration } from "./hooks.ts"
+import { type Hooks, type Registration } from "../hooks/hooks.ts"
 
 export interface HostServices {
   readonly session: Session["Service"]

@@ -2,7 +2,7 @@ import type { EffectEvents, PluginEvent, PluginEventType, PromiseEvents, Subscri
 import { toWire } from "@opencode-ai/schema"
 import { Cause, type Context, Effect, Fiber, Scope } from "effect"
 import { type Bus, type BusEvent, isDurable } from "../bus/bus.ts"
-import { SessionEvent } from "../session/event.ts"
+import { SessionEvent } from "../domain/event.ts"
 
 /** Events a subscription may have waiting when it does not say (`SubscribeOptions.buffer`). */
 export const DEFAULT_EVENT_BUFFER = 1000

@@ -1,8 +1,9 @@
 import type { EffectToolRegistry, PromiseToolRegistry } from "@opencode-ai/plugin"
 import { Effect, Exit } from "effect"
-import type { Mutation } from "../session/mutation.ts"
+import type { Mutation } from "../maintenance/mutation.ts"
 import { toPlainError } from "./context.ts"
-import { makePluginTool, type PluginToolsShape } from "./tools.ts"
+import type { PluginToolsShape } from "../tool/plugin-tools.ts"
+import { makePluginTool } from "./tools.ts"
 
 /** `ctx.tool` of an Effect plugin: each tool is registered for the lifetime of the surrounding scope. */
 export const effectToolRegistry = (

@@ -10,7 +10,7 @@ import {
   type ToolSet,
 } from "ai"
 import { Effect, Stream } from "effect"
-import type { ModelMessage, ModelRequest, ModelTool, SystemPart } from "../session/model-request.ts"
+import type { ModelMessage, ModelRequest, ModelTool, SystemPart } from "../domain/model-request.ts"
 import { IdleTimeoutError } from "./fetch.ts"
 import { ProviderError, type FinishReason, type ProviderClient, type ProviderEvent, type Usage } from "./provider.ts"
 

@@ -1,4 +1,4 @@
-import type { ModelLimit, ProviderType } from "./config.ts"
+import type { ModelLimit, ProviderType } from "../config/provider.ts"
 
 /**
  * The built-in model catalog: well-known models of the `anthropic` and `openai` providers with their

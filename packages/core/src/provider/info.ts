@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { ModelLimit, ProviderType } from "./config.ts"
+import { ModelLimit, ProviderType } from "../config/provider.ts"
 
 /** A model a provider offers, with its token limits when known. */
 export const ModelInfo = Schema.Struct({

@@ -1,5 +1,5 @@
 import { Effect, Stream } from "effect"
-import type { ModelMessage, ModelRequest } from "../session/model-request.ts"
+import type { ModelMessage, ModelRequest } from "../domain/model-request.ts"
 import { ProviderError, type ProviderClient, type ProviderEvent } from "./provider.ts"
 
 /**

@@ -1,5 +1,5 @@
 import { Schema, type Stream } from "effect"
-import type { ModelRequest } from "../session/model-request.ts"
+import type { ModelRequest } from "../domain/model-request.ts"
 
 /** Token counts reported by a provider for one request. */
 export const Usage = Schema.Struct({

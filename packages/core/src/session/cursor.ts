@@ -1,5 +1,5 @@
 import type { Page } from "@opencode-ai/schema"
-import { InvalidInputError } from "./error.ts"
+import { InvalidInputError } from "../domain/error.ts"
 
 /**
  * Opaque pagination cursors, as upstream OpenCode v2's lists have them (`cursor: { next?, previous? }`):

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { realpath, stat } from "node:fs/promises"
 import { isAbsolute } from "node:path"
-import { InvalidInputError } from "./error.ts"
+import { InvalidInputError } from "../domain/error.ts"
 
 /** The start of every refusal's message; the HTTP layer swaps it for its own wording. */
 export const DIRECTORY_REFUSAL_PREFIX = "directory "

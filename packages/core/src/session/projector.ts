@@ -2,10 +2,10 @@ import { Effect, Layer } from "effect"
 import type { Envelope } from "../bus/event.ts"
 import { Projectors } from "../bus/projector.ts"
 import { Database } from "../storage/database.ts"
-import { SessionEvent as E, sessionDurableEvents } from "./event.ts"
+import { SessionEvent as E, sessionDurableEvents } from "../domain/event.ts"
 import { changedMessages, createdMessage, prunedTool, restatedText, updateMessage } from "@opencode-ai/schema"
-import type { Message, Queued } from "./message.ts"
-import { syntheticMessage, userMessage } from "./message.ts"
+import type { Message, Queued } from "../domain/message.ts"
+import { syntheticMessage, userMessage } from "../domain/message.ts"
 
 type DataOf<D extends { data: { Type: unknown } }> = D["data"]["Type"]
 type Handler<D extends { data: { Type: unknown } }> = (event: Envelope<DataOf<D>>) => void

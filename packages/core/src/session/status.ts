@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import { Bus, isDurable } from "../bus/bus.ts"
-import { SessionEvent as E } from "./event.ts"
+import { SessionEvent as E } from "../domain/event.ts"
 
 /**
  * Upstream's live `session.status` events, from the durable ones: `busy` when a turn takes or resumes the

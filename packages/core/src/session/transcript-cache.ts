@@ -1,8 +1,8 @@
 import { type BusEvent, isDurable } from "../bus/bus.ts"
 import type { Envelope } from "../bus/event.ts"
 import type { Database } from "../storage/database.ts"
-import { SessionEvent as E } from "./event.ts"
-import type { Message } from "./message.ts"
+import { SessionEvent as E } from "../domain/event.ts"
+import type { Message } from "../domain/message.ts"
 
 /**
  * The parsed transcripts of the sessions read most recently. Every model request needs its session's

@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { type ChildProcess, Processes, type ProcessesShape } from "../platform/processes.ts"
 import { bashCommands } from "./bash-commands.ts"
-import { childEnvironment } from "./env.ts"
+import { childEnvironment } from "../config/child-env.ts"
 import { sessionRoot } from "./path.ts"
 import { ToolError, type Tool, type ToolPlan } from "./tool.ts"
 

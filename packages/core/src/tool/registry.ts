@@ -10,7 +10,7 @@ import type { TodosShape } from "../todo/todo.ts"
 import { question } from "./question.ts"
 import { todoread, todowrite } from "./todo.ts"
 import { webfetch } from "./webfetch.ts"
-import type { WebfetchConfig } from "./webfetch-config.ts"
+import type { WebfetchConfig } from "../config/webfetch.ts"
 import { read } from "./read.ts"
 import { write } from "./write.ts"
 import {
@@ -63,7 +63,7 @@ export const permissionKey = (tool: string): PermissionKey =>
 /** A plain JSON Schema object (draft 2020-12). */
 export type JsonSchemaObject = { readonly [key: string]: unknown }
 
-/** A tool as sent to the model; structurally a `ModelTool` (session/model-request.ts). */
+/** A tool as sent to the model; structurally a `ModelTool` (domain/model-request.ts). */
 export interface ModelToolDefinition {
   readonly name: string
   readonly description: string

@@ -17,7 +17,7 @@ export interface SubagentChoice {
 
 /**
  * The `task` tool: runs a subagent in a child session of the calling one and answers the child's final
- * text. What it takes to run a child (sessions, turns) lives in `session/subagent.ts`; the tool only
+ * text. What it takes to run a child (sessions, turns) lives in `turn/subagent.ts`; the tool only
  * describes itself and plans the call, so `tool/` stays free of the session machinery.
  */
 export const makeTaskTool = (deps: {

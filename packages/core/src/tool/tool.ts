@@ -1,5 +1,8 @@
 import type { ToolPermissionError } from "@opencode-ai/plugin"
 import { Schema, type Effect } from "effect"
+import type { PermissionKey } from "../config/permission.ts"
+
+export type { PermissionKey }
 
 /** A tool call failed in a way the model should see (bad input, missing file, path outside the session). */
 export class ToolError extends Schema.TaggedError<ToolError>()("Tool.Error", {
@@ -87,10 +90,6 @@ export interface FileRecord {
   readonly before: string | null
   readonly after: string | null
 }
-
-/** Which permission rule governs a tool call (docs/tools.md). */
-export type PermissionKey =
-  "read" | "edit" | "bash" | "skill" | "task" | "mcp" | "webfetch" | "todowrite" | "todoread" | "question" | "plugin"
 
 /** What a tool call produced: the text the model sees, and data kept on the tool part (`metadata.diff`). */
 export interface ToolResult {

@@ -6,7 +6,7 @@ import { Effect, Schema } from "effect"
 import { nonPublicReason } from "./address.ts"
 import { convertHtml } from "./html-convert.ts"
 import { ForbiddenAddressError, ToolError, type Tool, type ToolContext, type ToolPlan } from "./tool.ts"
-import type { WebfetchConfig } from "./webfetch-config.ts"
+import type { WebfetchConfig } from "../config/webfetch.ts"
 
 /** The most response body read: the rest is not downloaded, and the output says so. */
 export const WEBFETCH_MAX_BYTES = 5 * 1024 * 1024

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { Bus } from "../../src/bus/bus.ts"
 import { draft } from "../../src/bus/event.ts"
 import { ascending } from "../../src/id/id.ts"
-import { SessionEvent } from "../../src/session/event.ts"
+import { SessionEvent } from "../../src/domain/event.ts"
 import { Session } from "../../src/session/session.ts"
 import { admitted } from "./seed.ts"
 

@@ -3,7 +3,7 @@
 // `{"sessions":[...]}` on stdout, then keeps running until it is killed.
 import { Effect } from "effect"
 import { HostLayer } from "../../src/host.ts"
-import { Execution } from "../../src/session/execution.ts"
+import { Execution } from "../../src/turn/execution.ts"
 import { Session } from "../../src/session/session.ts"
 import type { HostChildSpec } from "./host-process.ts"
 

@@ -4,7 +4,7 @@ import type fc from "fast-check"
 import { Bus } from "../../src/bus/bus.ts"
 import { draft, type Draft } from "../../src/bus/event.ts"
 import { ascending } from "../../src/id/id.ts"
-import { SessionEvent as E } from "../../src/session/event.ts"
+import { SessionEvent as E } from "../../src/domain/event.ts"
 
 /**
  * Drives the bus with a random but valid history: each op code picks an action that is legal in the

@@ -6,8 +6,8 @@ import { Effect } from "effect"
 import { Bus } from "../../src/bus/bus.ts"
 import { draft } from "../../src/bus/event.ts"
 import { ascending } from "../../src/id/id.ts"
-import { SessionEvent } from "../../src/session/event.ts"
-import type { Message } from "../../src/session/message.ts"
+import { SessionEvent } from "../../src/domain/event.ts"
+import type { Message } from "../../src/domain/message.ts"
 
 /** The draft admitting a queued user prompt of `text` (a fresh ascending message id unless one is given). */
 export const admitted = (text: string, messageID: string = ascending("msg")) =>
