@@ -2,24 +2,8 @@ import type { SqliteClient as SQLite } from "../platform/sqlite.ts"
 import type { Envelope } from "./event.ts"
 
 /**
- * Streaming checkpoints leave the journal when their part ends.
- *
- * While a text or reasoning item streams, the runner commits what was appended since the previous
- * checkpoint (`*.appended`) about once a second, so a crash keeps the text: those rows are the journal's
- * record of the open part, and replay of a crash image rebuilds it from them. Once the part ends, its
- * `*.ended` event holds the whole text and the checkpoints say nothing replay needs: in the same
- * transaction that journals the end, the part's checkpoint rows are deleted. The journal of a streamed
- * answer is then its start and its end: the answer's size plus a fixed overhead per part, however long it
- * streamed (each checkpoint row costs ~250 bytes of ids and framing, which a slow stream pays every second).
- *
- * The seqs of the deleted checkpoints are gaps in the session's durable log (`Bus.log`); live subscribers
- * received them when they were committed.
- *
- * Where a part's checkpoints start is remembered in memory (seq of the first journaled checkpoint), so the
- * delete is a range scan of the `(aggregate_id, seq)` index. The delete also matches the type and the
- * part id, so a remembered seq that a rolled-back transaction gave away again deletes nothing else. A part
- * cut off by a crash never ends (the resumed turn writes a new message), so its checkpoints stay: they are
- * the only record of its text.
+ * Streaming checkpoints leave the journal when their part ends: the `*.ended` event holds the whole text.
+ * (docs/architecture.md, "Streaming checkpoints leave the journal when their part ends")
  */
 const ENDS: Record<string, { readonly appended: string; readonly id: string }> = {
   "session.next.text.ended": { appended: "session.next.text.appended", id: "textID" },

@@ -16,15 +16,9 @@ import { rowRevert, Session } from "../session/session.ts"
 import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 /**
- * Revert: undo a session's work back to a message. `stage` restores the files the session's tools changed
- * after the message (from the before-images they recorded, `FileRecord`) and hides the later messages from
- * the view and the model; `clear` puts the files and the messages back; `commit` removes the hidden
- * messages for good. Each is admitted like a mutation (between turns only) and commits one durable event
- * (`session.next.revert.*`), so the staged state is rebuilt by replay.
- *
- * A file is only ever overwritten while it still holds exactly what the session last left there: one
- * changed outside the session since (or whose before-image is gone) is reported in `conflicts` and left
- * alone. Files changed by `bash` are not tracked and not restored.
+ * Revert: undo a session's work back to a message (`stage`, `clear`, `commit`), each admitted like a
+ * mutation and committed as one durable event. Files changed outside the session since are left alone
+ * (docs/storage.md).
  */
 export interface RevertShape {
   /** Stages (or moves) the revert to just after `messageID`; `files: false` hides messages only. */

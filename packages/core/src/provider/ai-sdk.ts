@@ -15,14 +15,9 @@ import { IdleTimeoutError } from "./fetch.ts"
 import { ProviderError, type FinishReason, type ProviderClient, type ProviderEvent, type Usage } from "./provider.ts"
 
 /**
- * A `ProviderClient` over an AI SDK language model: whatever the wire protocol (OpenAI-compatible chat
- * completions, Anthropic Messages, OpenAI Responses), the SDK speaks it, and this module only translates
- * `ModelRequest` in and the SDK's stream parts out, and turns failures into `ProviderError`s that name the
- * provider and the endpoint.
- *
- * One `stream` call is exactly one model step: tools are declared without `execute`, so the SDK never
- * runs them or loops — the host executes tool calls and sends the next request itself. The SDK's own
- * retries are off: the host retries (see `retry.ts`), so it can report each wait.
+ * A `ProviderClient` over an AI SDK language model: one `stream` call is exactly one model step, and
+ * failures become `ProviderError`s naming the provider and the endpoint. (docs/architecture.md, "One AI
+ * SDK stream call is one model step")
  */
 
 // The SDK prints its warnings (e.g. "reasoning part skipped") with console.warn; the host's stderr is

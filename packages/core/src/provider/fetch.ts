@@ -1,12 +1,6 @@
 /**
- * The `fetch` every model client uses. A model stream has no total time cap (a long answer may stream
- * for many minutes) but a bounded silence: when no byte arrives for `timeout` ms — while waiting for the
- * response headers or between two chunks of the body — the request is aborted with an
- * `IdleTimeoutError` that says so.
- *
- * Bun's own fetch has a socket idle timeout of its own (about five minutes by default), which would cut a
- * long-thinking model's silent stretch short with a bare "The operation timed out". It is turned off per
- * request (`timeout: false`, a Bun extension to `RequestInit`), so this module's timer is the only one.
+ * The `fetch` every model client uses: a bounded silence (`IdleTimeoutError`), no total time cap.
+ * (docs/architecture.md, "Model streams have an idle timeout, not a total one")
  */
 
 /** Default longest silence of a model stream, in ms (10 minutes): `provider.<id>.timeout`. */

@@ -3,18 +3,8 @@ import type { ModelMessage, ModelRequest } from "../domain/model-request.ts"
 import { ProviderError, type ProviderClient, type ProviderEvent } from "./provider.ts"
 
 /**
- * The embedded offline provider (`offline/echo`), the default model. Deterministic and local, so the host
- * can be tried and tested without a key. It answers the latest user or notice text:
- *
- * - plain lines are echoed back: `You said: <lines>`;
- * - `/think <text>` streams `<text>` as reasoning first;
- * - `/tool <name> <json input>` calls a tool after the text (one line per call); once the results come
- *   back it replies `<name> returned: <first line of output>` for each;
- * - `/error <text>` makes the request fail with a provider error carrying `<text>`;
- * - a title request (`kind: "title"`) is answered with the first line of the user's text, so a session's
- *   generated title is predictable.
- *
- * Text streams word by word as deltas. Usage counts are characters / 4, rounded up.
+ * The embedded offline provider (`offline/echo`), the default model: deterministic and local. Its prompt
+ * syntax (`/think`, `/tool`, `/error`, title requests) is docs/offline-provider.md.
  */
 export const OFFLINE_PROVIDER_ID = "offline"
 export const OFFLINE_MODEL_ID = "echo"

@@ -5,22 +5,8 @@ import { SessionEvent as E } from "../domain/event.ts"
 import type { Message } from "../domain/message.ts"
 
 /**
- * The parsed transcripts of the sessions read most recently. Every model request needs its session's
- * whole transcript; reading and parsing every row for each one made a turn's cost grow with the
- * transcript, so draining a queue of N prompts (N turns over a transcript that grows by two messages a
- * turn) took time quadratic in N. Here a session's messages are parsed once and kept current from the
- * bus: each committed event names the messages it wrote, and only those rows are read again, at the next
- * read.
- *
- * Only committed events reach the bus, so a rolled-back commit leaves nothing to undo. An entry is
- * trusted only while the session's stored seq is the seq of the last event it has seen, with every event
- * before it seen too; otherwise (another process committed to the session, an event arrived out of step)
- * it is rebuilt from the table.
- *
- * The same message objects are handed to every reader, so readers must not change them (nothing in the
- * host does; the core test suite passes with every cached message deep-frozen). They are not frozen
- * here: frozen arrays fall onto the engine's slow paths, which made building each model request several
- * times slower.
+ * The parsed transcripts of the sessions read most recently, kept current from the bus; readers must not
+ * change the messages it hands out. (docs/architecture.md, "The transcript cache")
  */
 export interface TranscriptCache {
   /** Every message of a session in seq order (empty when the session does not exist). */

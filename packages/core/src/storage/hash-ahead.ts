@@ -1,14 +1,8 @@
 import { blobRef } from "./blob-ref.ts"
 
 /**
- * Content references computed on another thread. A file-changing tool knows what it will write when it
- * plans the change, but records its reference only after the permission decision, the commits and the write
- * itself: hashing a large content meanwhile, on a worker, takes the SHA-256 (about 0.6 ms per MB, the largest
- * single cost of recording a 1 MB edit) off the turn's own thread.
- *
- * Small contents are hashed in place (a message costs more than their digest), and so is everything while
- * the worker is starting, after it failed, and on runtimes without Bun's workers: the answer is the same
- * `blobRef` either way.
+ * Content references computed on another thread when that is worth it; the answer is `blobRef` either way.
+ * (docs/architecture.md, "Content references are hashed ahead, off the turn's thread")
  */
 export interface HashAhead {
   /** `blobRef(content)`, computed off this thread when that is worth it. */

@@ -2,25 +2,10 @@ import type { Node } from "web-tree-sitter"
 import { BASH_PARSE_BUDGET_MS, type BashParseFailure, withBashTree } from "./bash-parser.ts"
 
 /**
- * What the bash permission rules are matched against: every simple command of a command line (in
- * pipelines, lists, subshells, `$( )` and backticks, process substitutions, `if`/`while`/`for`/`case`
- * bodies, function bodies, here-documents, and the scripts given to `eval`, `bash -c` and `trap`), each as
- * one subject `"name arg1 arg2 ..."`.
- *
- * The name is what bash would run: its basename (`/bin/rm` -> `rm`), without leading assignments
- * (`X=1 rm`), quotes and backslashes (`\rm`, `"rm"`, `r''m`), and without the launchers that only run
- * their arguments as a command (`command`, `builtin`, `exec`, `env` with its own options and `VAR=x`
- * arguments, `time`, `nohup`, `nice`, `timeout`, `stdbuf`, `setsid`, `busybox`). `sudo`, `doas` and
- * `xargs` change who runs the command or what it receives, so they stay a subject of their own and the
- * command they run is one more. Arguments are their unquoted values when static, their source text
- * otherwise (`rm "$f"` -> `rm "$f"`). Redirections are not part of a subject.
- *
- * What cannot be read statically is `unresolved`: rules may deny or ask it, never allow it. That is a line
- * that does not parse (or is too long to parse), a command whose name is not static (`$CMD x`,
- * `$(which rm) x`, a glob such as `/bin/r?`), `eval` or `bash -c` of a non-static string, a shell reading
- * its script from input, a command run by `xargs`, text bash evaluates again as code (`${x@P}`, a quoted
- * subscript holding a substitution), and any line the grammar may have read differently from bash (see
- * `collect`). The full list, and what is not followed, is in docs/tools.md.
+ * What the bash permission rules are matched against: every simple command of a command line, each as one
+ * subject `"name arg1 arg2 ..."`, its name what bash would run (launchers such as `env`, `nohup`,
+ * `timeout` removed). What cannot be read statically is `unresolved`: rules may deny or ask it, never
+ * allow it. The full rules, and what is not followed, are in docs/tools.md.
  */
 export interface BashCommands {
   /** Every subject once, in order of appearance. */

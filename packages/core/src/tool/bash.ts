@@ -171,19 +171,8 @@ export const planCommand = (command: string, run: ToolPlan["run"]): Effect.Effec
   )
 
 /**
- * Runs a shell command in the session directory.
- *
- * This is NOT a sandbox. The working directory is the session directory, but the command runs with the
- * host process's user and permissions: it can read, write and delete anything that process can, open
- * network connections, and start programs. What keeps it in check is the permission layer (`bash` asks by
- * default; rules per command pattern) and the environment: the host's secrets (server password, provider
- * keys, every `{env:VAR}` of the config) are removed before the child starts (see env.ts).
- *
- * The rules see each simple command of the line, not the line as a string (`bash-commands.ts`): `a; rm x`,
- * `echo $(rm x)` and `/bin/rm x` all contain the command `rm x`.
- *
- * The command runs in its own process group; on timeout, on `ctx.signal` abort and on fiber interruption
- * the whole group is killed with SIGKILL. stdout and stderr are combined in arrival order and capped.
+ * Runs a shell command in the session directory, in its own process group, with the host's secrets removed
+ * from its environment. Not a sandbox. (docs/architecture.md, "bash is not a sandbox")
  */
 export const bash: Tool<BashInput> = {
   name: "bash",

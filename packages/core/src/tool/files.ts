@@ -179,14 +179,8 @@ const restore = async (tool: string, root: string, change: FileChange, before: s
 }
 
 /**
- * Applies changes to several files all-or-nothing: every new content is first written to a temporary
- * sibling (missing parent directories are created), and only when all of them are on disk are they
- * renamed over their targets. If anything fails before the renames nothing changed; if a rename fails,
- * the files already replaced get their previous content back. Modes of replaced files are kept.
- *
- * Every step re-checks confinement against `root` (the real path of the session directory): a parent
- * that now leads outside fails the whole call with the confinement error, before the first rename when
- * the swap happened before staging, and with the renames done so far put back otherwise.
+ * Applies changes to several files all-or-nothing (temporary siblings, then renames), re-checking
+ * confinement against `root` at every step. (docs/architecture.md, "Multi-file writes are all-or-nothing")
  */
 export const writeFiles = async (
   tool: string,

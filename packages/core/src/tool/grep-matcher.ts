@@ -1,11 +1,7 @@
 /**
- * The regular-expression side of `grep`, run in a Worker so that a pattern that backtracks
- * catastrophically (`^(a|a)*$` against `aaaa…!`) burns a worker thread, never the event loop that serves
- * every other request. The file walk and reads stay on the main thread (they are asynchronous I/O); each
- * file's bytes are handed to the worker, which answers with the matching lines.
- *
- * The worker is created from source text (a Blob URL) rather than from a module path, so it works the
- * same from source, under the test runner and inside the `bun build --compile` binary.
+ * The regular-expression side of `grep`, run in a Worker created from source text, so a pattern that
+ * backtracks catastrophically never blocks the event loop. (docs/architecture.md, "grep's regular
+ * expressions run in a worker")
  */
 
 /** What the worker answers for one file. */

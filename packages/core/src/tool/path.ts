@@ -4,19 +4,8 @@ import { Effect } from "effect"
 import { PathOutsideDirectoryError, ToolError } from "./tool.ts"
 
 /**
- * Path confinement for the built-in tools.
- *
- * Every path a tool call names is resolved to a real (symlink-free) absolute path and must stay inside the
- * real path of the session directory. A purely lexical check (`path.resolve` + prefix test) is not enough:
- * a symlink *inside* the directory (`docs -> /etc`, `key -> ~/.ssh/id_ed25519`) looks like a harmless
- * relative path but opening it reads whatever it points to. That is why the real path is what is checked —
- * of the requested path and of the session directory itself (the directory may legitimately be reached
- * through a symlink, e.g. `/tmp` -> `/private/tmp`, and all comparisons are made against its real path).
- *
- * The resolution is done one component at a time with `lstat`/`readlink`, like the kernel does, and every
- * symlink target is checked *before* it is followed. So nothing outside the directory is ever opened, read
- * or even stat'ed while deciding; an escaping path is rejected on its text alone. A final `fs.realpath` of
- * the result double-checks the walk (it narrows, but cannot close, the race with a concurrent rename).
+ * Path confinement for the built-in tools: real paths, resolved one component at a time.
+ * (docs/architecture.md, "Path confinement by real path, one component at a time")
  */
 
 /** Maximum number of symlinks followed while resolving one path (Linux uses 40 as well). */
@@ -236,7 +225,6 @@ export const resolveWritable = (
 /**
  * Resolves `requested` (relative to the session directory, or absolute) to the real absolute path of an
  * existing file or directory inside `directory`.
- *
  * - `../x`, `/etc/passwd`, or any absolute path not under the directory: PathOutsideDirectoryError.
  * - a symlink (at any component, file or directory) whose target leaves the directory:
  *   PathOutsideDirectoryError — also when that target does not exist.
@@ -286,8 +274,7 @@ export const resolveInsideWithRoot = (
  * and any component of the path may have been replaced meanwhile — a directory by a symlink leading out,
  * the file itself by a link to a file outside. The whole path is resolved again, parents included: one
  * that now leads outside fails with the confinement error; one that now leads to another place inside
- * fails too, because that is not the file whose change was shown and approved. Nothing is written here;
- * the writer checks the parent's real path once more right before each write (see `files.ts`).
+ * fails too, because that is not the file whose change was shown and approved. Nothing is written here.
  */
 export const confirmWritable = (
   tool: string,

@@ -23,14 +23,8 @@ import { modelView, toModelMessages } from "./transcript.ts"
 import type { Turns } from "../session/turns.ts"
 
 /**
- * Compaction keeps a long session within its model's context window. Before a request whose estimated
- * input would exceed `limit.context - limit.output` (or after the provider refused one as too long), the
- * host asks the model for a summary of the older transcript and commits it as a `compaction` message
- * (origin `host`). Later requests send the system parts, the summary and only the messages after it;
- * the latest prompt always travels verbatim. The summarised messages stay stored and readable.
- *
- * What is summarised is the transcript as the model would see it (`toModelMessages`): corrected text as
- * corrected, retracted messages and removed parts already gone.
+ * Compaction keeps a long session within its model's context window by summarising the older transcript
+ * (as the model sees it) into a `compaction` message (docs/providers.md).
  */
 
 /** Tokens of a text, estimated (about four characters per token): cheap, deterministic, provider-neutral. */

@@ -4,16 +4,9 @@ import type { HookError, Hooks } from "../hooks/hooks.ts"
 import type { SystemOrigin, SystemPart } from "../domain/model-request.ts"
 
 /**
- * Provenance of system parts across `session.context` callbacks.
- *
- * Origins follow the part object the host handed out, never the `id` string a plugin can write: after
- * each plugin's callback, every part object the host (or an earlier callback's settlement) created keeps
- * its id and origin whatever the plugin wrote into them; everything else in the array - a new object, a
- * copy of a host part, the same object pushed twice - is a part of that plugin, with the plugin's origin.
- * Ids are unique in the request: an id that was already issued to another part during this request is
- * never handed out again; such a part is renamed `plugin:<pluginID>:<n>`, deterministically (a counter per
- * request, in array order). Each callback gets fresh part objects, so a plugin holding a reference to an
- * earlier part can no longer change the request after its callback returned.
+ * Provenance of system parts across `session.context` callbacks: origins follow the part object the host
+ * handed out, never the `id` a plugin can write. (docs/architecture.md, "System-part provenance follows
+ * objects, not ids")
  */
 export class SystemProvenance {
   /** The record of every part object this request handed out. */

@@ -47,16 +47,9 @@ const promptText = (message: UserMessage) =>
     : message.text
 
 /**
- * The stored transcript as the model sees it (through `modelView`). Retracted messages are left out
- * entirely (neither their text nor any substitute reaches the model); corrected text is used as stored;
- * pruned tool calls and removed reasoning are gone, call and result alike, keeping call/result pairs
- * consistent. Tool calls that never finished are left out for the same reason. A compaction is sent as a
- * user message holding its summary. Agent and model switches are markers for people, not for the model.
- *
- * Each message's share depends on that message alone and is remembered per message object: the host's
- * transcripts hand out the same objects until a message changes (a changed message is a new object), so
- * a turn converts only what is new instead of the whole history (bench/turn-overhead.ts, 1,000 prior
- * messages). The returned messages are shared between requests and must not be changed.
+ * The stored transcript as the model sees it (through `modelView`), converted once per message object. The
+ * returned messages are shared between requests and must not be changed. (docs/architecture.md, "The
+ * model's view of a transcript, converted once per message")
  */
 export const toModelMessages = (transcript: ReadonlyArray<Message>): Array<ModelMessage> => {
   const out: Array<ModelMessage> = []
