@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer, References, Tracer } from "effect"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Execution } from "../src/turn/execution.ts"
@@ -82,6 +82,35 @@ describe("OTLP span export", () => {
         // The admission itself is a service call of the prompt.
         expect(named("Bus.transact").some((span) => parentOf(span)?.name === "Execution.prompt")).toBe(true)
       }),
+  )
+
+  it.live("opens no span without a tracer, and every service span under a tracer installed beneath the host", () =>
+    Effect.gen(function* () {
+      const run = Effect.gen(function* () {
+        const session = yield* Session
+        const execution = yield* Execution
+        const info = yield* session.create({ directory: host.directory })
+        yield* execution.prompt({ sessionID: info.id, prompt: { text: "hello" } })
+        yield* execution.wait(info.id)
+        return yield* References.TracerEnabled
+      })
+      const host = testHost()
+      const opened: Array<string> = []
+      const recording = Tracer.make({
+        span(options) {
+          opened.push(options.name)
+          return Tracer.nativeTracer.span(options)
+        },
+      })
+      // Effect's in-memory default tracer: nothing could read a span, so none is opened.
+      expect(yield* run.pipe(Effect.provide(host.layer))).toBe(false)
+      // A tracer beneath the host (as an embedding program would install one) gets them all.
+      const traced = host.layer.pipe(Layer.provide(Layer.succeed(Tracer.Tracer, recording)))
+      expect(yield* run.pipe(Effect.provide(traced), Effect.withTracer(recording))).toBe(true)
+      expect(opened).toEqual(
+        expect.arrayContaining(["Session.create", "Execution.prompt", "Runner.run", "Bus.transact"]),
+      )
+    }),
   )
 
   it("is off without an endpoint, and follows the standard OpenTelemetry variables", () => {

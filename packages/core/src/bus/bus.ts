@@ -5,7 +5,6 @@ import { type Draft, type Durable, type Envelope, type Ephemeral, InvalidEventEr
 import { checkpointCompactor } from "./checkpoints.ts"
 import { journalReader, toEnvelope } from "./journal.ts"
 import { Projectors } from "./projector.ts"
-import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 export type BusEvent = Envelope | Transient
 export type Listener = (event: BusEvent) => void
@@ -192,7 +191,7 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
           return () => void listeners.delete(listener)
         }
 
-        const transact = <E>(sessionID: string, decide: () => Decision<E>) =>
+        const transact = Effect.fn("Bus.transact")(<E>(sessionID: string, decide: () => Decision<E>) =>
           Effect.clockWith((clock): Effect.Effect<ReadonlyArray<Envelope>, E> => {
             let envelopes: ReadonlyArray<Envelope>
             try {
@@ -208,12 +207,13 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
             }
             for (const envelope of envelopes) deliver(envelope)
             return Effect.succeed(envelopes)
-          })
+          }),
+        )
 
         const implementation = Bus.of({
           persist: options.persist,
           transact,
-          commit: (sessionID, drafts) => transact<never>(sessionID, () => drafts),
+          commit: Effect.fn("Bus.commit")((sessionID, drafts) => transact<never>(sessionID, () => drafts)),
           publish: (definition, sessionID, data) => {
             const event: Transient = { id: ascending("evt"), type: definition.type, sessionID, data }
             // Encoded on demand: most deltas reach no subscriber that asks for the wire form.
@@ -270,7 +270,7 @@ export class Bus extends Context.Service<Bus, BusShape>()("@opencode-ai/core/bus
               }),
             ),
         })
-        return withServiceSpans("Bus", implementation)
+        return implementation
       }),
     )
 }

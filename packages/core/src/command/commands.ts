@@ -7,7 +7,6 @@ import { parseModel } from "../provider/registry.ts"
 import { readDefinitionFiles } from "./definition-files.ts"
 import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts"
 import { expandTemplate, parseInvocation } from "./template.ts"
-import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 /** The commands defined for a directory, and the files left out with why. */
 export interface CommandListing {
@@ -105,10 +104,10 @@ export class Commands extends Context.Service<Commands, CommandsShape>()("@openc
     Effect.gen(function* () {
       const config = yield* Config
       const home = config.home ?? configHome()
-      const list = (directory: string) => loadCommands(commandRoots(directory, home))
+      const list = Effect.fn("Commands.list")((directory: string) => loadCommands(commandRoots(directory, home)))
       const implementation = Commands.of({
         list,
-        expand: (directory, text) =>
+        expand: Effect.fn("Commands.expand")((directory, text) =>
           Effect.gen(function* () {
             const invocation = parseInvocation(text)
             if (!invocation) return undefined
@@ -126,8 +125,9 @@ export class Commands extends Context.Service<Commands, CommandsShape>()("@openc
             }
             return { command, text: expandTemplate(command.template, invocation.arguments) }
           }),
+        ),
       })
-      return withServiceSpans("Commands", implementation)
+      return implementation
     }),
   )
 }

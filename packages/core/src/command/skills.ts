@@ -5,7 +5,6 @@ import { Config } from "../config/config.ts"
 import { configHome } from "../config/home.ts"
 import { readDefinitionFiles } from "./definition-files.ts"
 import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts"
-import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 /** The skills defined for a directory, and the files left out with why. */
 export interface SkillListing {
@@ -79,13 +78,14 @@ export class Skills extends Context.Service<Skills, SkillsShape>()("@opencode-ai
     Effect.gen(function* () {
       const config = yield* Config
       const home = config.home ?? configHome()
-      const list = (directory: string) => loadSkills(skillRoots(directory, home))
+      const list = Effect.fn("Skills.list")((directory: string) => loadSkills(skillRoots(directory, home)))
       const implementation = Skills.of({
         list,
-        get: (directory, name) =>
+        get: Effect.fn("Skills.get")((directory, name) =>
           Effect.map(list(directory), ({ skills }) => skills.find((skill) => skill.name === name)),
+        ),
       })
-      return withServiceSpans("Skills", implementation)
+      return implementation
     }),
   )
 }

@@ -1,7 +1,6 @@
 import type { ErrorInfo } from "@opencode-ai/schema"
 import type { HookEvents, HookName } from "@opencode-ai/plugin"
 import { Context, Effect, Layer, Schema } from "effect"
-import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 /** A plugin hook callback threw, rejected, failed or timed out. Fails the turn it belongs to, recorded on it. */
 export class HookError extends Schema.TaggedError<HookError>()("Plugin.HookError", {
@@ -64,7 +63,7 @@ export class Hooks extends Context.Service<Hooks, HooksShape>()("@opencode-ai/co
         }
       },
       list: (name) => [...(registry.get(name) ?? [])],
-      run: (name, event, options = {}) =>
+      run: Effect.fn("Hooks.run")((name, event, options = {}) =>
         Effect.gen(function* () {
           yield* Effect.annotateCurrentSpan("hook.name", name)
           for (const registration of [...(registry.get(name) ?? [])]) {
@@ -94,7 +93,8 @@ export class Hooks extends Context.Service<Hooks, HooksShape>()("@opencode-ai/co
             options.each?.(registration.pluginID)
           }
         }),
+      ),
     })
-    return withServiceSpans("Hooks", implementation)
+    return implementation
   })
 }

@@ -12,7 +12,6 @@ import { reclaim } from "../storage/reclaim.ts"
 import { SessionNotFoundError } from "../domain/error.ts"
 import { SessionEvent as E } from "../domain/event.ts"
 import { type AssistantItem, type Message, type Origin, type Queued, queuedMessage } from "../domain/message.ts"
-import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 export { EraseSummary }
 
@@ -286,7 +285,7 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
       }
 
       const implementation = Erase.of({
-        session: ({ sessionID, by }) =>
+        session: Effect.fn("Erase.session")(({ sessionID, by }) =>
           Effect.gen(function* () {
             const live = sessionExists.get(sessionID)!.n > 0
             if (!live && !journal.has(sessionID)) return yield* new SessionNotFoundError({ sessionID })
@@ -313,8 +312,9 @@ export class Erase extends Context.Service<Erase, EraseShape>()("@opencode-ai/co
             yield* Effect.promise(() => blobs.collect())
             return summary
           }),
+        ),
       })
-      return withServiceSpans("Erase", implementation)
+      return implementation
     }),
   )
 }

@@ -14,7 +14,6 @@ import {
 import { SessionEvent } from "../domain/event.ts"
 import { type Message, type Origin, queuedMessage } from "../domain/message.ts"
 import { Session } from "../session/session.ts"
-import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 /**
  * A mutation fails with a session error (see `@opencode-ai/schema`'s `SessionError`); `ForbiddenError` only
@@ -124,7 +123,7 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
           message.content.some((item) => item.id === itemID && item.type === "tool" && item.time.pruned !== undefined))
 
       const implementation = Mutation.of({
-        correct: ({ sessionID, messageID, itemID, text, by, authorize }) =>
+        correct: Effect.fn("Mutation.correct")(({ sessionID, messageID, itemID, text, by, authorize }) =>
           text.length === 0
             ? Effect.fail(
                 new InvalidInputError({
@@ -160,7 +159,8 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
                 },
                 authorize,
               ),
-        retract: ({ sessionID, messageID, by, authorize }) =>
+        ),
+        retract: Effect.fn("Mutation.retract")(({ sessionID, messageID, by, authorize }) =>
           commit(sessionID, messageID, () => {
             // Input queued behind the running turn: retracting it cancels its delivery (it never reaches
             // the model), turn or no turn. Decided in the same transaction as delivery at a turn boundary.
@@ -194,7 +194,8 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
               authorize,
             )
           }),
-        removeItem: ({ sessionID, messageID, itemID, by, during }) =>
+        ),
+        removeItem: Effect.fn("Mutation.removeItem")(({ sessionID, messageID, itemID, by, during }) =>
           commit(sessionID, messageID, () => {
             // A retry after success changes nothing, so it answers with the message even while a turn runs.
             if (reads.row(sessionID) && removed(reads.message(sessionID, messageID), itemID)) return []
@@ -222,8 +223,9 @@ export class Mutation extends Context.Service<Mutation, MutationShape>()("@openc
                 : [draft(SessionEvent.ReasoningRemoved, { assistantMessageID: messageID, reasoningID: itemID, by })]
             })
           }),
+        ),
       })
-      return withServiceSpans("Mutation", implementation)
+      return implementation
     }),
   )
 }

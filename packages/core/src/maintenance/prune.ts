@@ -9,7 +9,6 @@ import type { BusyError, SessionNotFoundError } from "../domain/error.ts"
 import { SessionEvent } from "../domain/event.ts"
 import type { Origin } from "../domain/message.ts"
 import { Session } from "../session/session.ts"
-import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 export { PrunableType, PruneSummary }
 
@@ -60,30 +59,32 @@ export class Prune extends Context.Service<Prune, PruneShape>()("@opencode-ai/co
          ORDER BY m.seq, i.key`,
       )
       const implementation = Prune.of({
-        session: ({ sessionID, types, by, completedBefore = Number.MAX_SAFE_INTEGER, limit, noReclaim }) =>
-          Effect.gen(function* () {
-            const wanted = new Set(types)
-            const summary = { sessionID, messages: 0, items: 0, bytes: 0 }
-            yield* bus.transact(sessionID, () =>
-              admitMutation<never>(session.sync, sessionID, () => {
-                const messages: Array<{ messageID: string; itemIDs: Array<string> }> = []
-                for (const row of prunable.iterate(sessionID, JSON.stringify([...wanted]), completedBefore)) {
-                  const last = messages.at(-1)
-                  if (last?.messageID === row.message_id) last.itemIDs.push(row.item_id)
-                  else if (limit !== undefined && messages.length >= limit) break
-                  else messages.push({ messageID: row.message_id, itemIDs: [row.item_id] })
-                  summary.items++
-                  summary.bytes += row.bytes
-                }
-                summary.messages = messages.length
-                return messages.length > 0 ? [draft(SessionEvent.Pruned, { types: [...wanted], messages, by })] : []
-              }),
-            )
-            if (summary.items > 0 && !noReclaim) reclaim(database, "incremental")
-            return summary
-          }),
+        session: Effect.fn("Prune.session")(
+          ({ sessionID, types, by, completedBefore = Number.MAX_SAFE_INTEGER, limit, noReclaim }) =>
+            Effect.gen(function* () {
+              const wanted = new Set(types)
+              const summary = { sessionID, messages: 0, items: 0, bytes: 0 }
+              yield* bus.transact(sessionID, () =>
+                admitMutation<never>(session.sync, sessionID, () => {
+                  const messages: Array<{ messageID: string; itemIDs: Array<string> }> = []
+                  for (const row of prunable.iterate(sessionID, JSON.stringify([...wanted]), completedBefore)) {
+                    const last = messages.at(-1)
+                    if (last?.messageID === row.message_id) last.itemIDs.push(row.item_id)
+                    else if (limit !== undefined && messages.length >= limit) break
+                    else messages.push({ messageID: row.message_id, itemIDs: [row.item_id] })
+                    summary.items++
+                    summary.bytes += row.bytes
+                  }
+                  summary.messages = messages.length
+                  return messages.length > 0 ? [draft(SessionEvent.Pruned, { types: [...wanted], messages, by })] : []
+                }),
+              )
+              if (summary.items > 0 && !noReclaim) reclaim(database, "incremental")
+              return summary
+            }),
+        ),
       })
-      return withServiceSpans("Prune", implementation)
+      return implementation
     }),
   )
 }

@@ -9,7 +9,6 @@ import { Session } from "../session/session.ts"
 import { Sqlite } from "../platform/sqlite.ts"
 import { Database } from "../storage/database.ts"
 import { captureSnapshot } from "../storage/journal-base.ts"
-import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 export { RetentionSummary }
 
@@ -307,14 +306,16 @@ export class Retention extends Context.Service<Retention, RetentionShape>()("@op
         options?.now !== undefined ? Effect.succeed(options.now) : Clock.currentTimeMillis
 
       const implementation = Retention.of({
-        plan: (policy, options) => Effect.flatMap(clock(options), (now) => plan(policy, now)),
-        run: (policy, options) => Effect.flatMap(clock(options), (now) => run(policy, now)),
+        plan: Effect.fn("Retention.plan")((policy, options) =>
+          Effect.flatMap(clock(options), (now) => plan(policy, now)),
+        ),
+        run: Effect.fn("Retention.run")((policy, options) => Effect.flatMap(clock(options), (now) => run(policy, now))),
         last: () => {
           const row = lastRun.get()
           return row ? (JSON.parse(row.summary) as RetentionSummary) : undefined
         },
       })
-      return withServiceSpans("Retention", implementation)
+      return implementation
     }),
   )
 }

@@ -13,7 +13,6 @@ import { type BusyError, InvalidTargetError, MessageNotFoundError, type SessionN
 import { SessionEvent } from "../domain/event.ts"
 import type { Message } from "../domain/message.ts"
 import { rowRevert, Session } from "../session/session.ts"
-import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 /**
  * Revert: undo a session's work back to a message (`stage`, `clear`, `commit`), each admitted like a
@@ -309,11 +308,11 @@ export class Revert extends Context.Service<Revert, RevertShape>()("@opencode-ai
         )
 
       const implementation = Revert.of({
-        stage: (input) => lock.withPermits(1)(stage(input)),
-        clear: (input) => lock.withPermits(1)(clear(input)),
-        commit: (input) => lock.withPermits(1)(commit(input)),
+        stage: Effect.fn("Revert.stage")((input) => lock.withPermits(1)(stage(input))),
+        clear: Effect.fn("Revert.clear")((input) => lock.withPermits(1)(clear(input))),
+        commit: Effect.fn("Revert.commit")((input) => lock.withPermits(1)(commit(input))),
       })
-      return withServiceSpans("Revert", implementation)
+      return implementation
     }),
   )
 }

@@ -7,7 +7,6 @@ import { BusyError, InvalidInputError, MessageNotFoundError, type SessionNotFoun
 import type { AssistantItem, Message } from "../domain/message.ts"
 import { SessionEvent } from "../domain/event.ts"
 import { Session } from "../session/session.ts"
-import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 /** A session and its transcript as one JSON document: what `opencode2 session export` writes. */
 export const SessionExport = Schema.Struct({
@@ -247,7 +246,7 @@ export class Transfer extends Context.Service<Transfer, TransferShape>()("@openc
         return out
       }
 
-      const exportSession = (sessionID: string) =>
+      const exportSession = Effect.fn("Transfer.export")((sessionID: string) =>
         Effect.gen(function* () {
           const info = yield* session.get(sessionID)
           const messages: Array<Message> = []
@@ -260,7 +259,8 @@ export class Transfer extends Context.Service<Transfer, TransferShape>()("@openc
             cursor = page.cursor.next
           } while (cursor)
           return { format: "opencode2.session" as const, version: 2 as const, session: info, messages }
-        })
+        }),
+      )
 
       /** Commits the drafts of `document` as a new session and reads it back. */
       const restore = (document: SessionExport, origin: { readonly parentID?: string } = {}) =>
@@ -280,7 +280,7 @@ export class Transfer extends Context.Service<Transfer, TransferShape>()("@openc
 
       const implementation = Transfer.of({
         export: exportSession,
-        fork: (sessionID, messageID) =>
+        fork: Effect.fn("Transfer.fork")((sessionID, messageID) =>
           Effect.gen(function* () {
             yield* session.get(sessionID)
             // Checked first: a message of another session never costs a read of this one's transcript.
@@ -297,7 +297,8 @@ export class Transfer extends Context.Service<Transfer, TransferShape>()("@openc
               { parentID: sessionID },
             ).pipe(Effect.catchTag("Session.InvalidInputError", Effect.die))
           }),
-        import: (input) =>
+        ),
+        import: Effect.fn("Transfer.import")((input) =>
           Effect.gen(function* () {
             const document = yield* decode(input).pipe(
               Effect.mapError(
@@ -313,8 +314,9 @@ export class Transfer extends Context.Service<Transfer, TransferShape>()("@openc
               })
             return yield* restore(document)
           }),
+        ),
       })
-      return withServiceSpans("Transfer", implementation)
+      return implementation
     }),
   )
 }

@@ -5,7 +5,6 @@ import type { ToolSource } from "../tool/registry.ts"
 import type { Tool } from "../tool/tool.ts"
 import { McpConnection } from "./connection.ts"
 import { makeMcpTool, mcpToolId } from "./tool.ts"
-import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 /**
  * The configured MCP servers (`mcp` in `opencode.json`) as a tool source. Nothing connects at host start:
@@ -44,14 +43,17 @@ export class Mcp extends Context.Service<
         Effect.promise(() => Promise.all(connections.map((connection) => connection.connect({ retry }))))
 
       // A server that crashed keeps its last tools on offer: calling one reconnects it.
-      const tools = () =>
+      const tools = Effect.fn("Mcp.tools")(() =>
         connectAll(false).pipe(
           Effect.map(() => connections.filter((c) => c.enabled).flatMap((connection) => toolsOf(connection))),
-        )
+        ),
+      )
 
-      const find = (name: string) => Effect.map(tools(), (list) => list.find((tool) => tool.name === name))
+      const find = Effect.fn("Mcp.find")((name: string) =>
+        Effect.map(tools(), (list) => list.find((tool) => tool.name === name)),
+      )
 
-      const status = () =>
+      const status = Effect.fn("Mcp.status")(() =>
         Effect.map(connectAll(false), () => {
           const out: Record<string, McpServerStatus> = {}
           for (const connection of connections) {
@@ -74,10 +76,11 @@ export class Mcp extends Context.Service<
             }
           }
           return out
-        })
+        }),
+      )
 
       const implementation = Mcp.of({ tools, find, status })
-      return withServiceSpans("Mcp", implementation)
+      return implementation
     }),
   )
 }

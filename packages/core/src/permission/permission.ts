@@ -14,7 +14,6 @@ import type { ToolPlan } from "../tool/tool.ts"
 import type { PermissionRequest } from "./ask.ts"
 import { PermissionNotFoundError } from "./error.ts"
 import { covered, evaluate, type PermissionAction, ruleFor } from "../config/permission.ts"
-import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 export type { PermissionRequest } from "./ask.ts"
 export { PermissionReply }
@@ -148,40 +147,43 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
         if (waiter) Deferred.doneUnsafe(waiter, Effect.succeed(answer))
       }
 
-      const decide: PermissionsShape["decide"] = ({ sessionID, agentID, tool, input, plan }) =>
-        Effect.gen(function* () {
-          const key: PermissionKey = plan.permission
-          const rule = ruleFor(key, config.data.permission, config.data.agent?.[agentID]?.permission)
-          let decision = evaluate(key, rule, plan.patterns, plan.unresolved)
-          if (decision === "ask") {
-            const grants = readGrants.all(sessionID).map((row) => JSON.parse(row.data) as PermissionRequest)
-            const granted = grants.map((grant) => ({
-              permission: grant.action,
-              patterns: grant.save ?? grant.resources,
-            }))
-            if (covered(granted, key, plan.patterns)) decision = "allow"
-          }
-          if (hooks.list("permission").length === 0) return decision
-          const event: PermissionEvent = {
-            sessionID,
-            tool,
-            patterns: [...plan.patterns],
-            input: structuredClone(input),
-            decision,
-          }
-          yield* hooks.run("permission", event)
-          const chosen: unknown = event.decision
-          return chosen === "allow" || chosen === "deny" || chosen === "ask" ? chosen : decision
-        })
+      const decide: PermissionsShape["decide"] = Effect.fn("Permissions.decide")(
+        ({ sessionID, agentID, tool, input, plan }) =>
+          Effect.gen(function* () {
+            const key: PermissionKey = plan.permission
+            const rule = ruleFor(key, config.data.permission, config.data.agent?.[agentID]?.permission)
+            let decision = evaluate(key, rule, plan.patterns, plan.unresolved)
+            if (decision === "ask") {
+              const grants = readGrants.all(sessionID).map((row) => JSON.parse(row.data) as PermissionRequest)
+              const granted = grants.map((grant) => ({
+                permission: grant.action,
+                patterns: grant.save ?? grant.resources,
+              }))
+              if (covered(granted, key, plan.patterns)) decision = "allow"
+            }
+            if (hooks.list("permission").length === 0) return decision
+            const event: PermissionEvent = {
+              sessionID,
+              tool,
+              patterns: [...plan.patterns],
+              input: structuredClone(input),
+              decision,
+            }
+            yield* hooks.run("permission", event)
+            const chosen: unknown = event.decision
+            return chosen === "allow" || chosen === "deny" || chosen === "ask" ? chosen : decision
+          }),
+      )
 
       const implementation = Permissions.of({
-        list: (sessionID) =>
+        list: Effect.fn("Permissions.list")((sessionID) =>
           Effect.suspend(() =>
             readSession.get(sessionID)
               ? Effect.succeed(readTreePending.all(sessionID).map((row) => JSON.parse(row.data) as PermissionRequest))
               : Effect.fail(new SessionNotFoundError({ sessionID })),
           ),
-        reply: ({ sessionID, requestID: permissionID, reply, message }) =>
+        ),
+        reply: Effect.fn("Permissions.reply")(({ sessionID, requestID: permissionID, reply, message }) =>
           Effect.gen(function* () {
             // The reply is committed to the session that asked, which may be a descendant of `sessionID`.
             const owner = readOne.get(permissionID)?.session_id ?? sessionID
@@ -207,8 +209,9 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
             wake(permissionID, { reply, ...(message !== undefined ? { message } : {}) })
             return { id: permissionID, reply }
           }),
+        ),
         decide,
-        ask: (input) =>
+        ask: Effect.fn("Permissions.ask")((input) =>
           Effect.gen(function* () {
             const permissionID = ascending("per")
             yield* bus
@@ -229,7 +232,8 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
               .pipe(Effect.orDie)
             return permissionID
           }),
-        answer: (permissionID) =>
+        ),
+        answer: Effect.fn("Permissions.answer")((permissionID) =>
           Effect.gen(function* () {
             const deferred = Deferred.makeUnsafe<Answer>()
             waiters.set(permissionID, deferred)
@@ -244,7 +248,8 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
             }
             return yield* Deferred.await(deferred)
           }).pipe(Effect.ensuring(Effect.sync(() => waiters.delete(permissionID)))),
-        rejectPending: (sessionID, message = INTERRUPTED_REPLY, options = {}) =>
+        ),
+        rejectPending: Effect.fn("Permissions.rejectPending")((sessionID, message = INTERRUPTED_REPLY, options = {}) =>
           Effect.gen(function* () {
             let rejected: ReadonlyArray<string> = []
             yield* bus
@@ -256,6 +261,7 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
               .pipe(Effect.orDie)
             if (options.wake !== false) for (const id of rejected) wake(id, { reply: "reject", message })
           }),
+        ),
         sync: {
           pending,
           rejectDrafts,
@@ -264,7 +270,7 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
             readOfMessage.all(sessionID, messageID).map((row) => JSON.parse(row.data) as PermissionRequest),
         },
       })
-      return withServiceSpans("Permissions", implementation)
+      return implementation
     }),
   )
 }

@@ -10,7 +10,6 @@ import type { ModelInfo, ProviderInfo } from "./info.ts"
 import { ProviderError, type ProviderClient } from "./provider.ts"
 import { DEFAULT_RETRIES } from "./retry.ts"
 import { endpointOf } from "./endpoint.ts"
-import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 /** Why a provider cannot be used without its key, naming the variable that supplies it. */
 const missingKey = (providerID: string, variable: string) =>
@@ -188,7 +187,7 @@ export class Providers extends Context.Service<Providers, ProvidersShape>()("@op
         check,
         limit,
         retries: (providerID) => resolved.get(providerID)?.retries ?? DEFAULT_RETRIES,
-        client: (model) =>
+        client: Effect.fn("Providers.client")((model) =>
           Effect.suspend(() => {
             if (model.providerID === OFFLINE_PROVIDER_ID) return Effect.succeed(offline)
             const problem = check(model)
@@ -199,8 +198,9 @@ export class Providers extends Context.Service<Providers, ProvidersShape>()("@op
             if (cached) return Effect.succeed(cached)
             return build(provider, model).pipe(Effect.tap((client) => Effect.sync(() => clients.set(key, client))))
           }),
+        ),
       })
-      return withServiceSpans("Providers", implementation)
+      return implementation
     }),
   )
 }

@@ -7,7 +7,6 @@ import { InvalidInputError, SessionNotFoundError } from "../domain/error.ts"
 import { SessionEvent } from "../domain/event.ts"
 import { Database } from "../storage/database.ts"
 import { QuestionNotFoundError } from "./error.ts"
-import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 export { QuestionNotFoundError }
 
@@ -144,13 +143,14 @@ export class Questions extends Context.Service<Questions, QuestionsShape>()("@op
       }
 
       const implementation = Questions.of({
-        list: (sessionID) =>
+        list: Effect.fn("Questions.list")((sessionID) =>
           Effect.suspend(() =>
             readSession.get(sessionID)
               ? Effect.succeed(pending(sessionID))
               : Effect.fail(new SessionNotFoundError({ sessionID })),
           ),
-        ask: ({ sessionID, questions, tool }) =>
+        ),
+        ask: Effect.fn("Questions.ask")(({ sessionID, questions, tool }) =>
           Effect.gen(function* () {
             let requestID = ""
             yield* bus
@@ -172,7 +172,8 @@ export class Questions extends Context.Service<Questions, QuestionsShape>()("@op
               .pipe(Effect.orDie)
             return requestID
           }),
-        outcome: (requestID) =>
+        ),
+        outcome: Effect.fn("Questions.outcome")((requestID) =>
           Effect.gen(function* () {
             const deferred = Deferred.makeUnsafe<QuestionOutcome>()
             let set = waiters.get(requestID)
@@ -194,7 +195,8 @@ export class Questions extends Context.Service<Questions, QuestionsShape>()("@op
               ),
             )
           }),
-        reply: ({ sessionID, requestID, answers }) =>
+        ),
+        reply: Effect.fn("Questions.reply")(({ sessionID, requestID, answers }) =>
           Effect.gen(function* () {
             const copy = answers.map((answer) => [...answer])
             yield* bus.transact<SessionNotFoundError | QuestionNotFoundError | InvalidInputError>(sessionID, () => {
@@ -206,7 +208,8 @@ export class Questions extends Context.Service<Questions, QuestionsShape>()("@op
             })
             wake(requestID, { type: "replied", answers: copy })
           }),
-        reject: ({ sessionID, requestID }) =>
+        ),
+        reject: Effect.fn("Questions.reject")(({ sessionID, requestID }) =>
           Effect.gen(function* () {
             yield* bus.transact<SessionNotFoundError | QuestionNotFoundError>(sessionID, () => {
               const found = target(sessionID, requestID)
@@ -215,7 +218,8 @@ export class Questions extends Context.Service<Questions, QuestionsShape>()("@op
             })
             wake(requestID, { type: "rejected" })
           }),
-        rejectPending: (sessionID, options = {}) =>
+        ),
+        rejectPending: Effect.fn("Questions.rejectPending")((sessionID, options = {}) =>
           Effect.gen(function* () {
             let rejected: ReadonlyArray<string> = []
             yield* bus
@@ -227,6 +231,7 @@ export class Questions extends Context.Service<Questions, QuestionsShape>()("@op
               .pipe(Effect.orDie)
             if (options.wake !== false) for (const id of rejected) wake(id, { type: "rejected" })
           }),
+        ),
         sync: {
           pending,
           rejectDrafts,
@@ -235,7 +240,7 @@ export class Questions extends Context.Service<Questions, QuestionsShape>()("@op
             readOfMessage.all(sessionID, messageID).map((row) => JSON.parse(row.data) as QuestionRequest),
         },
       })
-      return withServiceSpans("Questions", implementation)
+      return implementation
     }),
   )
 }

@@ -18,7 +18,6 @@ import { projectID } from "../domain/location.ts"
 import { type AssistantMessage, type Message, type Queued, queuedMessage, type UserMessage } from "../domain/message.ts"
 import { makeTranscriptCache } from "./transcript-cache.ts"
 import { Turns } from "./turns.ts"
-import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 export interface SessionRow {
   id: string
@@ -274,11 +273,12 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
         }
       }
 
-      const get = (sessionID: string) =>
+      const get = Effect.fn("Session.get")((sessionID: string) =>
         Effect.suspend(() => {
           const row = readSession.get(sessionID)
           return row ? Effect.succeed(toInfo(row)) : Effect.fail(new SessionNotFoundError({ sessionID }))
-        })
+        }),
+      )
 
       const cursorFor = (value: string | undefined, scope: string) => {
         if (value === undefined) return Effect.succeed(undefined)
@@ -333,7 +333,7 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
       }
 
       const implementation = Session.of({
-        create: (input) =>
+        create: Effect.fn("Session.create")((input) =>
           Effect.gen(function* () {
             // Every route checks a session id against this form, so a session under another id could never
             // be addressed again.
@@ -371,8 +371,9 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
             )
             return yield* get(sessionID).pipe(Effect.orDie)
           }),
+        ),
         get,
-        list: (options = {}) =>
+        list: Effect.fn("Session.list")((options = {}) =>
           Effect.gen(function* () {
             const order = options.order ?? cursorOrder(options.cursor) ?? "desc"
             const search = options.search ?? ""
@@ -408,18 +409,24 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
                   .map(toInfo),
             })
           }),
-        rename: (sessionID, title) =>
+        ),
+        rename: Effect.fn("Session.rename")((sessionID, title) =>
           lifecycle(sessionID, () => draft(SessionEvent.Renamed, { title })).pipe(Effect.andThen(get(sessionID))),
-        switchAgent: (sessionID, agent) =>
+        ),
+        switchAgent: Effect.fn("Session.switchAgent")((sessionID, agent) =>
           Effect.asVoid(
             lifecycle(sessionID, () => draft(SessionEvent.AgentSwitched, { messageID: ascending("msg"), agent })),
           ),
-        switchModel: (sessionID, model) =>
+        ),
+        switchModel: Effect.fn("Session.switchModel")((sessionID, model) =>
           Effect.asVoid(
             lifecycle(sessionID, () => draft(SessionEvent.ModelSwitched, { messageID: ascending("msg"), model })),
           ),
-        remove: (sessionID) => Effect.asVoid(lifecycle(sessionID, () => draft(SessionEvent.Deleted, {}))),
-        messages: (sessionID, options = {}) =>
+        ),
+        remove: Effect.fn("Session.remove")((sessionID) =>
+          Effect.asVoid(lifecycle(sessionID, () => draft(SessionEvent.Deleted, {}))),
+        ),
+        messages: Effect.fn("Session.messages")((sessionID, options = {}) =>
           Effect.gen(function* () {
             const info = yield* get(sessionID)
             const hidden = info.revert
@@ -443,7 +450,8 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
             })
             return { data: rows.data.map((row) => JSON.parse(row.data) as Message), cursor: rows.cursor }
           }),
-        message: (sessionID, messageID) =>
+        ),
+        message: Effect.fn("Session.message")((sessionID, messageID) =>
           Effect.gen(function* () {
             yield* get(sessionID)
             const row = readMessage.get(messageID, sessionID)
@@ -453,6 +461,7 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
             if (waiting) return queuedMessage(sessionID, JSON.parse(waiting.data) as Queued)
             return yield* new MessageNotFoundError({ sessionID, messageID })
           }),
+        ),
         active: () =>
           turns.sessions().flatMap((sessionID) => {
             const row = readSession.get(sessionID)
@@ -460,7 +469,7 @@ export class Session extends Context.Service<Session, SessionShape>()("@opencode
           }),
         sync,
       })
-      return withServiceSpans("Session", implementation)
+      return implementation
     }),
   )
 }

@@ -5,7 +5,6 @@ import { join } from "node:path"
 import type { Message } from "../domain/message.ts"
 import { blobDirectory } from "./blobs.ts"
 import { Database, type DatabaseShape } from "./database.ts"
-import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 export { DatabaseStats, SessionBytes }
 
@@ -172,8 +171,10 @@ export class Stats extends Context.Service<
     Stats,
     Effect.gen(function* () {
       const database = yield* Database
-      const implementation = Stats.of({ report: (options = {}) => Effect.sync(() => databaseStats(database, options)) })
-      return withServiceSpans("Stats", implementation)
+      const implementation = Stats.of({
+        report: Effect.fn("Stats.report")((options = {}) => Effect.sync(() => databaseStats(database, options))),
+      })
+      return implementation
     }),
   )
 }

@@ -1,4 +1,4 @@
-import { Layer, Schema } from "effect"
+import { Effect, Layer, References, Schema, Tracer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { OtlpSerialization, OtlpTracer } from "effect/observability"
 
@@ -79,17 +79,32 @@ export const otlpSettings = (
 }
 
 /**
+ * Spans off (`References.TracerEnabled`) while the tracer is Effect's in-memory default: nothing could
+ * read them, and each cost a few microseconds on the turn path. A tracer installed beneath the host (a
+ * test's, an embedding program's) keeps them on.
+ */
+const spansOffWithoutTracer = Layer.unwrap(
+  Effect.withFiber((fiber) =>
+    Effect.succeed(
+      fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer
+        ? Layer.succeed(References.TracerEnabled, false)
+        : Layer.empty,
+    ),
+  ),
+)
+
+/**
  * The span exporter, when `otlpSettings` names an endpoint: Effect's OTLP tracer (JSON over `fetch`) as the
  * host's `Tracer`, so every service method's span (`Effect.fn("Service.method")`) and every turn is exported.
- * Spans are sent in batches every 5 seconds and flushed when the host stops. Without an
- * endpoint this is the empty layer and spans stay in process.
+ * Spans are sent in batches every 5 seconds and flushed when the host stops. Without an endpoint no span
+ * is opened at all.
  */
 export const TelemetryLayer = (
   config: TelemetryConfig | undefined,
   env: Record<string, string | undefined> = process.env,
 ) => {
   const settings = otlpSettings(config, env)
-  if (!settings) return Layer.empty
+  if (!settings) return spansOffWithoutTracer
   return OtlpTracer.layer({
     url: settings.url,
     headers: settings.headers,

@@ -5,7 +5,6 @@ import { draft } from "../bus/event.ts"
 import { SessionNotFoundError } from "../domain/error.ts"
 import { SessionEvent } from "../domain/event.ts"
 import { Database } from "../storage/database.ts"
-import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 export interface TodosShape {
   /** The session's todo list, in the order it was written (empty before the first `todowrite`). */
@@ -24,13 +23,14 @@ export class Todos extends Context.Service<Todos, TodosShape>()("@opencode-ai/co
       const readSession = client.query<{ id: string }, [string]>("SELECT id FROM session WHERE id = ?")
       const readTodos = client.query<{ data: string }, [string]>("SELECT data FROM session_todo WHERE session_id = ?")
       const implementation = Todos.of({
-        list: (sessionID) =>
+        list: Effect.fn("Todos.list")((sessionID) =>
           Effect.suspend(() =>
             readSession.get(sessionID)
               ? Effect.succeed(JSON.parse(readTodos.get(sessionID)?.data ?? "[]") as ReadonlyArray<Todo>)
               : Effect.fail(new SessionNotFoundError({ sessionID })),
           ),
-        write: (sessionID, todos) =>
+        ),
+        write: Effect.fn("Todos.write")((sessionID, todos) =>
           bus
             .transact<SessionNotFoundError>(sessionID, () =>
               readSession.get(sessionID)
@@ -42,8 +42,9 @@ export class Todos extends Context.Service<Todos, TodosShape>()("@opencode-ai/co
                 : { reject: new SessionNotFoundError({ sessionID }) },
             )
             .pipe(Effect.asVoid),
+        ),
       })
-      return withServiceSpans("Todos", implementation)
+      return implementation
     }),
   )
 }

@@ -31,7 +31,6 @@ import { Runner, type TurnOutcome } from "./runner/llm.ts"
 import { Session } from "../session/session.ts"
 import { Subagents } from "./subagent.ts"
 import { type Turn, Turns } from "../session/turns.ts"
-import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 export interface PromptInput {
   readonly sessionID: string
@@ -345,7 +344,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
               }),
             )
 
-      const prompt = (input: PromptInput) =>
+      const prompt = Effect.fn("Execution.prompt")((input: PromptInput) =>
         Effect.gen(function* () {
           yield* requireText(input.prompt?.text, "prompt.text")
           yield* checkChoice(config.data, providers, { agent: input.agent, model: input.model })
@@ -430,9 +429,10 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
               return first ? Effect.succeed(first) : Effect.fail(error)
             },
           )
-        })
+        }),
+      )
 
-      const synthetic = (input: SyntheticInput) =>
+      const synthetic = Effect.fn("Execution.synthetic")((input: SyntheticInput) =>
         Effect.gen(function* () {
           yield* requireText(input.text, "text")
           yield* session.get(input.sessionID)
@@ -461,23 +461,26 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
             },
             { text },
           )
-        })
+        }),
+      )
 
-      const switchAgent = (sessionID: string, agent: string) =>
+      const switchAgent = Effect.fn("Execution.switchAgent")((sessionID: string, agent: string) =>
         Effect.gen(function* () {
           if (typeof agent !== "string" || agent.length === 0)
             return yield* new InvalidInputError({ message: "agent must be a non-empty string", field: "agent" })
           yield* checkChoice(config.data, providers, { agent })
           yield* session.switchAgent(sessionID, agent)
-        })
+        }),
+      )
 
-      const switchModel = (sessionID: string, model: ModelRef) =>
+      const switchModel = Effect.fn("Execution.switchModel")((sessionID: string, model: ModelRef) =>
         Effect.gen(function* () {
           yield* checkChoice(config.data, providers, { model })
           yield* session.switchModel(sessionID, model)
-        })
+        }),
+      )
 
-      const interrupt = (sessionID: string) =>
+      const interrupt = Effect.fn("Execution.interrupt")((sessionID: string) =>
         Effect.gen(function* () {
           yield* session.get(sessionID)
           const owner = turns.current(sessionID)
@@ -515,13 +518,15 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
             yield* questions.rejectPending(sessionID, { wake: false })
             yield* turns.interrupt(raced)
           }
-        })
+        }),
+      )
 
-      const wait = (sessionID: string) =>
+      const wait = Effect.fn("Execution.wait")((sessionID: string) =>
         Effect.gen(function* () {
           yield* session.get(sessionID)
           yield* turns.idle(sessionID)
-        })
+        }),
+      )
 
       /** The restart notice is a host notice like any other: the `synthetic` hook sees it first. */
       const restartNotice = (sessionID: string, text: string | undefined) =>
@@ -539,14 +544,15 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
           return notice
         })
 
-      const compact = (sessionID: string) =>
+      const compact = Effect.fn("Execution.compact")((sessionID: string) =>
         Effect.gen(function* () {
           const started = yield* decide(sessionID, () => admitCompaction(session.sync, sessionID))
           yield* launch(sessionID, started)
           return { turnID: started!.grant.turnID }
-        }).pipe(Effect.uninterruptible)
+        }).pipe(Effect.uninterruptible),
+      )
 
-      const resume = (sessionID: string, options: { readonly notice?: string } = {}) =>
+      const resume = Effect.fn("Execution.resume")((sessionID: string, options: { readonly notice?: string } = {}) =>
         Effect.flatMap(restartNotice(sessionID, options.notice), (notice) =>
           Effect.gen(function* () {
             const started = yield* decide(sessionID, () => {
@@ -571,13 +577,15 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
             yield* launch(sessionID, started)
             return { resumed: started !== undefined }
           }).pipe(Effect.uninterruptible),
-        )
+        ),
+      )
 
-      const remove = (sessionID: string) =>
+      const remove = Effect.fn("Execution.remove")((sessionID: string) =>
         Effect.gen(function* () {
           yield* interrupt(sessionID)
           yield* session.remove(sessionID)
-        })
+        }),
+      )
 
       const implementation = Execution.of({
         prompt,
@@ -592,7 +600,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
         running: (sessionID) => turns.current(sessionID) !== undefined,
       })
       // Every method a named span; the `task` tool (bound below) runs children through the spanned ones.
-      const shape = withServiceSpans("Execution", implementation)
+      const shape = implementation
       // The `task` tool runs children through this service, which is built on the runner offering it.
       ;(yield* Subagents).bind({ ...shape, stopping: () => stopping })
       return shape

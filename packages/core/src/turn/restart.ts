@@ -2,7 +2,6 @@ import { Context, Effect, Layer } from "effect"
 import { Execution } from "./execution.ts"
 import { RESTART_NOTICE } from "./restart-notice.ts"
 import { Session } from "../session/session.ts"
-import { withServiceSpans } from "../telemetry/service-spans.ts"
 
 export { RESTART_NOTICE }
 
@@ -26,7 +25,7 @@ export class Restart extends Context.Service<
       const session = yield* Session
       const execution = yield* Execution
       const implementation = Restart.of({
-        resumeClaimed: () =>
+        resumeClaimed: Effect.fn("Restart.resumeClaimed")(() =>
           Effect.gen(function* () {
             const resumed: Array<string> = []
             const exhausted: Array<string> = []
@@ -38,8 +37,9 @@ export class Restart extends Context.Service<
             }
             return { resumed, exhausted }
           }),
+        ),
       })
-      return withServiceSpans("Restart", implementation)
+      return implementation
     }),
   )
 }

@@ -39,7 +39,6 @@ import { Subagents } from "../subagent.ts"
 import { Blobs } from "../../storage/blobs.ts"
 import { makeSubtaskStep, pendingSubtask } from "./subtask.ts"
 import { makeToolCaller, SKIPPED_AFTER_REJECT } from "./tool-call.ts"
-import { withServiceSpans } from "../../telemetry/service-spans.ts"
 
 export interface Turn {
   readonly sessionID: string
@@ -336,7 +335,7 @@ export class Runner extends Context.Service<
       const deliverSteering = (sessionID: string) =>
         bus.transact<never>(sessionID, () => steer(session.sync, sessionID)).pipe(Effect.orDie)
 
-      const run = (turn: Turn) =>
+      const run = Effect.fn("Runner.run")((turn: Turn) =>
         Effect.gen(function* () {
           // The turn's span (`Runner.run`) says which session and turn it is.
           yield* Effect.annotateCurrentSpan({
@@ -395,9 +394,10 @@ export class Runner extends Context.Service<
               },
             }),
           ),
-        )
+        ),
+      )
 
-      const fail = (turn: Turn, error: ErrorInfo) =>
+      const fail = Effect.fn("Runner.fail")((turn: Turn, error: ErrorInfo) =>
         Effect.gen(function* () {
           const messageID = ascending("msg")
           const { agent, model } = resolve(turn.sessionID)
@@ -411,16 +411,18 @@ export class Runner extends Context.Service<
             draft(SessionEvent.StepFailed, { assistantMessageID: messageID, finish: "error", error }),
           ])
           return { outcome: "failed", error } as TurnOutcome
-        })
+        }),
+      )
 
-      const compact = (turn: Turn) =>
+      const compact = Effect.fn("Runner.compact")((turn: Turn) =>
         compactor.compact({ sessionID: turn.sessionID, reason: "manual" }).pipe(
           Effect.as<TurnOutcome>({ outcome: "completed" }),
           Effect.catch((failure) => fail(turn, { type: "unknown", name: failure._tag, message: failure.message })),
-        )
+        ),
+      )
 
       const implementation = Runner.of({ run, fail, compact })
-      return withServiceSpans("Runner", implementation)
+      return implementation
     }),
   )
 }
