@@ -201,10 +201,10 @@ describe("idle timeout", () => {
 
 describe("retry-after", () => {
   it("reads seconds, milliseconds and HTTP dates", () => {
-    expect(retryAfterMs({ "Retry-After": "2" })).toBe(2000)
-    expect(retryAfterMs({ "retry-after-ms": "150", "retry-after": "9" })).toBe(150)
+    expect(retryAfterMs({ "Retry-After": "2" }, 0)).toBe(2000)
+    expect(retryAfterMs({ "retry-after-ms": "150", "retry-after": "9" }, 0)).toBe(150)
     expect(retryAfterMs({ "retry-after": new Date(10_000).toUTCString() }, 7_000)).toBe(3000)
-    expect(retryAfterMs({ "retry-after": "soon" })).toBeUndefined()
-    expect(retryAfterMs({})).toBeUndefined()
+    expect(retryAfterMs({ "retry-after": "soon" }, 0)).toBeUndefined()
+    expect(retryAfterMs({}, 0)).toBeUndefined()
   })
 })

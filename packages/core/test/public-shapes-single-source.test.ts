@@ -89,14 +89,15 @@ describe("public shapes are declared once, in @opencode-ai/schema", () => {
   })
 
   it("no schema of the domain is declared a second time in the core or plugin sources", () => {
-    // A declaration is `export const X = Schema...` or `export class X extends Schema.TaggedError...`.
+    // A declaration is a top-level `export const X = Schema...` or `export class X extends Schema.TaggedError...`
+    // (a namespaced one, such as the plugin's `SessionInput.Prompt`, has a qualified name of its own).
     const names = new Set(Object.keys(Domain))
     const found: Array<string> = []
     for (const pkg of ["core", "plugin"]) {
       for (const file of sources(join(packages, pkg, "src"))) {
         const text = readFileSync(file, "utf8")
         for (const match of text.matchAll(
-          /export\s+(?:const\s+(\w+)\s*=\s*Schema\.|class\s+(\w+)\s+extends\s+Schema\.)/g,
+          /^export\s+(?:const\s+(\w+)\s*=\s*Schema\.|class\s+(\w+)\s+extends\s+Schema\.)/gm,
         )) {
           const name = match[1] ?? match[2]!
           if (names.has(name)) found.push(`${pkg}/${file.slice(join(packages, pkg).length + 1)}: ${name}`)

@@ -1,3 +1,4 @@
+import type { Clock } from "effect"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
@@ -35,6 +36,8 @@ export class McpConnection {
     readonly name: string,
     readonly config: McpServerConfig,
     private readonly cwd: string,
+    /** Effect's `Clock`, for the retry pause after a failed connect. */
+    private readonly clock: Clock.Clock,
   ) {}
 
   get enabled() {
@@ -59,10 +62,14 @@ export class McpConnection {
   connect(options: { readonly retry: boolean } = { retry: true }): Promise<void> {
     if (!this.enabled || this.client || this.closed) return Promise.resolve()
     if (this.connecting) return this.connecting
-    if (!options.retry && this.error !== undefined && Date.now() - this.lastAttempt < RETRY_AFTER_MS) {
+    if (
+      !options.retry &&
+      this.error !== undefined &&
+      this.clock.currentTimeMillisUnsafe() - this.lastAttempt < RETRY_AFTER_MS
+    ) {
       return Promise.resolve()
     }
-    this.lastAttempt = Date.now()
+    this.lastAttempt = this.clock.currentTimeMillisUnsafe()
     this.connecting = this.open().finally(() => {
       this.connecting = undefined
     })

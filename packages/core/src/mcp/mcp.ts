@@ -22,8 +22,9 @@ export class Mcp extends Context.Service<
     Mcp,
     Effect.gen(function* () {
       const config = yield* Config
+      const clock = yield* Effect.clockWith(Effect.succeed)
       const connections = Object.entries(config.data.mcp ?? {}).map(
-        ([name, server]) => new McpConnection(name, server, config.directory),
+        ([name, server]) => new McpConnection(name, server, config.directory, clock),
       )
       yield* Effect.addFinalizer(() =>
         Effect.promise(() => Promise.all(connections.map((connection) => connection.close()))),

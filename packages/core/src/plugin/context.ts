@@ -1,5 +1,11 @@
-import type { EffectSession, HookName, PromiseSession, SessionError } from "@opencode-ai/plugin"
-import { Cause, type Context, Effect, Exit, Scope } from "effect"
+import {
+  type EffectSession,
+  type HookName,
+  type PromiseSession,
+  type SessionError,
+  SessionInput,
+} from "@opencode-ai/plugin"
+import { Cause, type Context, Effect, Exit, Schema, SchemaIssue, Scope } from "effect"
 import { resolveDirectory } from "../session/directory.ts"
 import { ForbiddenError, InvalidInputError } from "../domain/error.ts"
 import type { Message } from "../domain/message.ts"
@@ -23,25 +29,34 @@ export interface HostServices {
 
 const PRUNABLE: ReadonlyArray<PrunableType> = ["tool", "reasoning"]
 
-const str = (input: unknown, field: string) =>
-  typeof input === "object" &&
-  input !== null &&
-  typeof (input as Record<string, unknown>)[field] === "string" &&
-  (input as Record<string, string>)[field]!.length > 0
-    ? Effect.succeed((input as Record<string, string>)[field]!)
-    : Effect.fail(new InvalidInputError({ message: `${field} must be a non-empty string`, field }))
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
-const opt = <T>(
-  input: unknown,
-  field: string,
-  type: "string" | "number" | "boolean",
-): Effect.Effect<T | undefined, InvalidInputError> => {
-  const value = typeof input === "object" && input !== null ? (input as Record<string, unknown>)[field] : undefined
-  if (value === undefined) return Effect.succeed(undefined)
-  return typeof value === type
-    ? Effect.succeed(value as T)
-    : Effect.fail(new InvalidInputError({ message: `${field} must be a ${type}`, field }))
+/**
+ * A plugin's input decoded with its `SessionInput` Schema; a refusal is `Session.InvalidInputError` naming
+ * the first field that is wrong.
+ */
+const decodeInput = <S extends Schema.Codec<unknown, unknown>>(schema: S) => {
+  const decode = Schema.decodeUnknownEffect(schema)
+  return (input: unknown): Effect.Effect<S["Type"], InvalidInputError> =>
+    decode(input).pipe(
+      Effect.mapError((error) => {
+        const first = formatter(error.issue).issues[0]
+        const field = first?.path?.map(String).join(".") || undefined
+        const message = `${field ?? "input"}: ${first?.message ?? "invalid"}`
+        return new InvalidInputError({ message, ...(field !== undefined ? { field } : {}) })
+      }),
+    )
 }
+
+const target = decodeInput(SessionInput.Target)
+const decodeCreate = decodeInput(SessionInput.Create)
+const decodePrompt = decodeInput(SessionInput.Prompt)
+const decodeSynthetic = decodeInput(SessionInput.Synthetic)
+const decodeMessages = decodeInput(SessionInput.Messages)
+const decodePrune = decodeInput(SessionInput.Prune)
+const decodeMessageTarget = decodeInput(SessionInput.MessageTarget)
+const decodeCorrect = decodeInput(SessionInput.Correct)
+const decodeItemTarget = decodeInput(SessionInput.ItemTarget)
 
 /**
  * A plugin's transcript rights. `own` (default): correct and retract only messages whose origin is
@@ -78,7 +93,6 @@ export const effectSession = (
 ): EffectSession => {
   const { session, execution, mutation, hooks, prune, erase } = services
   const origin = `plugin:${pluginID}`
-  const target = (input: unknown) => str(input, "sessionID")
   // Registrations live as long as the plugin's scope: unloading the plugin disposes them.
   const register = <K extends HookName>(name: K, registration: Registration<K>) =>
     Effect.suspend(() => {
@@ -87,12 +101,10 @@ export const effectSession = (
     })
   return {
     hook: (name, callback) => register(name, { pluginID, run: (event) => callback(event as never) }),
-    get: (input) => Effect.flatMap(target(input), session.get),
+    get: (input) => Effect.flatMap(target(input), ({ sessionID }) => session.get(sessionID)),
     create: (input = {}) =>
       Effect.gen(function* () {
-        const title = yield* opt<string>(input, "title", "string")
-        const given = yield* opt<string>(input, "directory", "string")
-        const agent = yield* opt<string>(input, "agent", "string")
+        const { title, directory: given, agent } = yield* decodeCreate(input)
         // The same rules as `POST /api/session`: an unknown agent is refused, and tools are confined to
         // the directory, so it is stored as the realpath of an existing one; a refusal stores nothing.
         yield* services.choice({ agent })
@@ -105,17 +117,12 @@ export const effectSession = (
       }),
     prompt: (input) =>
       Effect.gen(function* () {
-        const sessionID = yield* target(input)
-        const text = yield* str(input, "text")
-        const agent = yield* opt<string>(input, "agent", "string")
+        const { sessionID, text, agent } = yield* decodePrompt(input)
         return yield* execution.prompt({ sessionID, prompt: { text }, origin, ...(agent ? { agent } : {}) })
       }),
     synthetic: (input) =>
       Effect.gen(function* () {
-        const sessionID = yield* target(input)
-        const text = yield* str(input, "text")
-        const description = yield* opt<string>(input, "description", "string")
-        const resume = yield* opt<boolean>(input, "resume", "boolean")
+        const { sessionID, text, description, resume } = yield* decodeSynthetic(input)
         return yield* execution.synthetic({
           sessionID,
           text,
@@ -124,18 +131,12 @@ export const effectSession = (
           ...(resume !== undefined ? { resume } : {}),
         })
       }),
-    interrupt: (input) => Effect.flatMap(target(input), execution.interrupt),
-    wait: (input) => Effect.flatMap(target(input), execution.wait),
-    resume: (input) => Effect.flatMap(target(input), (id) => Effect.asVoid(execution.resume(id))),
+    interrupt: (input) => Effect.flatMap(target(input), ({ sessionID }) => execution.interrupt(sessionID)),
+    wait: (input) => Effect.flatMap(target(input), ({ sessionID }) => execution.wait(sessionID)),
+    resume: (input) => Effect.flatMap(target(input), ({ sessionID }) => Effect.asVoid(execution.resume(sessionID))),
     messages: (input) =>
       Effect.gen(function* () {
-        const sessionID = yield* target(input)
-        const cursor = yield* opt<string>(input, "cursor", "string")
-        const limit = yield* opt<number>(input, "limit", "number")
-        const order = yield* opt<string>(input, "order", "string")
-        if (order !== undefined && order !== "asc" && order !== "desc") {
-          return yield* new InvalidInputError({ message: `order must be "asc" or "desc"`, field: "order" })
-        }
+        const { sessionID, cursor, limit, order } = yield* decodeMessages(input)
         return yield* session.messages(sessionID, {
           ...(cursor !== undefined ? { cursor } : {}),
           ...(limit !== undefined ? { limit } : {}),
@@ -144,30 +145,16 @@ export const effectSession = (
       }),
     prune: (input) =>
       Effect.gen(function* () {
-        const sessionID = yield* target(input)
-        const types = (input as { types?: unknown }).types ?? PRUNABLE
-        if (!Array.isArray(types) || types.length === 0 || !types.every((t) => PRUNABLE.includes(t))) {
-          return yield* new InvalidInputError({
-            message: `types must be a non-empty list of "tool" and "reasoning"`,
-            field: "types",
-          })
-        }
-        return yield* prune.session({ sessionID, types: types as ReadonlyArray<PrunableType>, by: origin })
+        const { sessionID, types = PRUNABLE } = yield* decodePrune(input)
+        return yield* prune.session({ sessionID, types, by: origin })
       }),
-    erase: (input) => Effect.flatMap(target(input), (sessionID) => erase.session({ sessionID, by: origin })),
+    erase: (input) => Effect.flatMap(target(input), ({ sessionID }) => erase.session({ sessionID, by: origin })),
     message: {
       get: (input) =>
-        Effect.gen(function* () {
-          return yield* session.message(yield* target(input), yield* str(input, "messageID"))
-        }),
+        Effect.flatMap(decodeMessageTarget(input), ({ sessionID, messageID }) => session.message(sessionID, messageID)),
       update: (input) =>
         Effect.gen(function* () {
-          const sessionID = yield* target(input)
-          const messageID = yield* str(input, "messageID")
-          const itemID = yield* opt<string>(input, "itemID", "string")
-          const text = (input as { text?: unknown }).text
-          if (typeof text !== "string")
-            return yield* new InvalidInputError({ message: "text must be a string", field: "text" })
+          const { sessionID, messageID, itemID, text } = yield* decodeCorrect(input)
           return yield* mutation.correct({
             sessionID,
             messageID,
@@ -179,9 +166,10 @@ export const effectSession = (
         }),
       remove: (input) =>
         Effect.gen(function* () {
+          const { sessionID, messageID } = yield* decodeMessageTarget(input)
           return yield* mutation.retract({
-            sessionID: yield* target(input),
-            messageID: yield* str(input, "messageID"),
+            sessionID,
+            messageID,
             by: origin,
             authorize: transcriptGuard(pluginID, transcript, "retract"),
           })
@@ -190,10 +178,11 @@ export const effectSession = (
     item: {
       remove: (input) =>
         Effect.gen(function* () {
+          const { sessionID, messageID, itemID } = yield* decodeItemTarget(input)
           return yield* mutation.removeItem({
-            sessionID: yield* target(input),
-            messageID: yield* str(input, "messageID"),
-            itemID: yield* str(input, "itemID"),
+            sessionID,
+            messageID,
+            itemID,
             by: origin,
           })
         }),

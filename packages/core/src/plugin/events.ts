@@ -1,6 +1,6 @@
 import type { EffectEvents, PluginEvent, PluginEventType, PromiseEvents, SubscribeOptions } from "@opencode-ai/plugin"
 import { toWire } from "@opencode-ai/schema"
-import { Cause, type Context, Effect, Fiber, Scope } from "effect"
+import { Cause, Clock, Context, Effect, Fiber, Scope } from "effect"
 import { type Bus, type BusEvent, isDurable } from "../bus/bus.ts"
 import { SessionEvent } from "../domain/event.ts"
 
@@ -10,15 +10,15 @@ const MAX_EVENT_BUFFER = 1_000_000
 
 /**
  * A bus event as plugins (and the live streams) see it: upstream's envelope, data in its JSON encoding.
- * A live event is stamped with the time it was published.
+ * A live event is stamped with the time it was published (`now`, from Effect's `Clock`).
  */
-export const toPluginEvent = (bus: Bus["Service"], event: BusEvent): PluginEvent => {
+export const toPluginEvent = (bus: Bus["Service"], event: BusEvent, now: number): PluginEvent => {
   const encoded = bus.encode(event)
   if (isDurable(encoded)) return toWire(encoded) as PluginEvent
   return {
     id: encoded.id,
     type: encoded.type,
-    data: { ...(encoded.data as object), sessionID: encoded.sessionID, timestamp: Date.now() },
+    data: { ...(encoded.data as object), sessionID: encoded.sessionID, timestamp: now },
   } as PluginEvent
 }
 
@@ -49,6 +49,7 @@ export const subscribeEvents = (input: SubscriptionInput): (() => void) => {
   const { bus, pluginID, type } = input
   const limit = Math.max(1, Math.min(MAX_EVENT_BUFFER, Math.floor(input.buffer ?? DEFAULT_EVENT_BUFFER)))
   const run = Effect.runForkWith(input.host)
+  const clock = Context.get(input.host, Clock.Clock)
   let queue: Array<PluginEvent> = []
   let head = 0
   let closed = false
@@ -128,7 +129,7 @@ export const subscribeEvents = (input: SubscriptionInput): (() => void) => {
       if (missed++ === 0) overflow(event)
       return
     }
-    queue.push(toPluginEvent(bus, event))
+    queue.push(toPluginEvent(bus, event, clock.currentTimeMillisUnsafe()))
     if (!draining) start()
   })
 

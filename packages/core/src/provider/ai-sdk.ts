@@ -9,7 +9,7 @@ import {
   type TextStreamPart,
   type ToolSet,
 } from "ai"
-import { Effect, Stream } from "effect"
+import { type Clock, Effect, Stream } from "effect"
 import type { ModelMessage, ModelRequest, ModelTool, SystemPart } from "../domain/model-request.ts"
 import { IdleTimeoutError } from "./fetch.ts"
 import { ProviderError, type FinishReason, type ProviderClient, type ProviderEvent, type Usage } from "./provider.ts"
@@ -63,12 +63,15 @@ const splitOptions = (options: Readonly<Record<string, unknown>> | undefined, na
 
 export const makeSdkClient = (options: SdkClientOptions): ProviderClient => {
   const { providerID, endpoint, model } = options
-  const fail = (cause: unknown) =>
-    cause instanceof ProviderError ? cause : toProviderError(providerID, endpoint, cause)
+  const failWith = (clock: Clock.Clock) => (cause: unknown) =>
+    cause instanceof ProviderError
+      ? cause
+      : toProviderError(providerID, endpoint, cause, clock.currentTimeMillisUnsafe())
 
   const stream = (request: ModelRequest): Stream.Stream<ProviderEvent, ProviderError> =>
     Stream.unwrap(
       Effect.gen(function* () {
+        const fail = failWith(yield* Effect.clockWith(Effect.succeed))
         // Aborted when the stream's scope closes: on interruption this cancels the in-flight HTTP
         // request; after normal completion or failure it is a no-op.
         const controller = yield* Effect.acquireRelease(
@@ -241,7 +244,8 @@ const OVERFLOW =
   /context[_ ]length[_ ]exceeded|maximum context length|context window|prompt is too long|too many (input )?tokens|input is too long|exceeds? the (model's )?(context|maximum)/i
 
 /** `retry-after` (seconds or an HTTP date) or `retry-after-ms`, in ms; undefined when absent or unreadable. */
-export const retryAfterMs = (headers: Record<string, string> | undefined, now = Date.now()): number | undefined => {
+/** `now` is the time an HTTP date is measured from (Effect's `Clock`). */
+export const retryAfterMs = (headers: Record<string, string> | undefined, now: number): number | undefined => {
   if (!headers) return undefined
   const get = (name: string) => Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1]
   const ms = Number(get("retry-after-ms"))
@@ -259,7 +263,7 @@ export const retryAfterMs = (headers: Record<string, string> | undefined, now = 
  * classified for the host: retryable (429, 5xx, connection), the delay the server asked for, and whether
  * the request overflowed the context window.
  */
-export const toProviderError = (providerID: string, endpoint: string, cause: unknown): ProviderError => {
+export const toProviderError = (providerID: string, endpoint: string, cause: unknown, now: number): ProviderError => {
   const where = `provider "${providerID}" (${endpoint})`
   const error = unwrap(cause)
   if (error instanceof IdleTimeoutError) {
@@ -270,7 +274,7 @@ export const toProviderError = (providerID: string, endpoint: string, cause: unk
     const text = error.message.length > 0 ? error.message : "request failed"
     const body = error.responseBody ?? ""
     const retryable = status === undefined ? error.isRetryable : status === 429 || status >= 500 || error.isRetryable
-    const after = retryAfterMs(error.responseHeaders)
+    const after = retryAfterMs(error.responseHeaders, now)
     const overflow =
       status !== undefined && status >= 400 && status < 500 && (OVERFLOW.test(text) || OVERFLOW.test(body))
     return new ProviderError({

@@ -2,7 +2,7 @@ import { lookup } from "node:dns/promises"
 import * as http from "node:http"
 import * as https from "node:https"
 import { isIP } from "node:net"
-import { Effect, Schema } from "effect"
+import { type Clock, Effect, Schema } from "effect"
 import { nonPublicReason } from "./address.ts"
 import { convertHtml } from "./html-convert.ts"
 import { ForbiddenAddressError, ToolError, type Tool, type ToolContext, type ToolPlan } from "./tool.ts"
@@ -162,11 +162,16 @@ const clip = (text: string): string =>
     ? text
     : `${text.slice(0, WEBFETCH_MAX_OUTPUT_CHARS)}\n\n[truncated: the output is ${text.length} characters; only the first ${WEBFETCH_MAX_OUTPUT_CHARS} are shown]`
 
-const run = async (input: WebfetchInput, config: WebfetchConfig, ctx: ToolContext): Promise<string> => {
+const run = async (
+  input: WebfetchInput,
+  config: WebfetchConfig,
+  ctx: ToolContext,
+  clock: Clock.Clock,
+): Promise<string> => {
   const timeoutMs = input.timeout !== undefined ? input.timeout * 1000 : (config.timeout ?? WEBFETCH_DEFAULT_TIMEOUT_MS)
   const deadline = AbortSignal.timeout(timeoutMs)
   const signal = AbortSignal.any([ctx.signal, deadline])
-  const started = Date.now()
+  const started = clock.currentTimeMillisUnsafe()
   let fetched: Fetched & { url: URL }
   try {
     fetched = await fetchChecked(input.url, config, signal)
@@ -192,7 +197,7 @@ const run = async (input: WebfetchInput, config: WebfetchConfig, ctx: ToolContex
   const html = type.includes("text/html") || type.includes("application/xhtml")
   let text = body
   if (html && format !== "html") {
-    const remaining = Math.max(1, timeoutMs - (Date.now() - started))
+    const remaining = Math.max(1, timeoutMs - (clock.currentTimeMillisUnsafe() - started))
     try {
       text = await convertHtml(body, format, { signal: ctx.signal, timeoutMs: remaining })
     } catch (error) {
@@ -216,13 +221,15 @@ export const webfetch = (config: WebfetchConfig = {}): Tool<WebfetchInput> => ({
     "Fetches a URL (http or https) and returns its content: HTML pages as markdown by default, or as plain text or raw html. Use it to read documentation or a web page the user mentions. Private and local network addresses are refused.",
   input: WebfetchInput,
   execute: (input, ctx) =>
-    Effect.tryPromise({
-      try: () => run(input, config, ctx),
-      catch: (error) =>
-        error instanceof ToolError || error instanceof ForbiddenAddressError
-          ? error
-          : fail(error instanceof Error ? error.message : String(error)),
-    }),
+    Effect.clockWith((clock) =>
+      Effect.tryPromise({
+        try: () => run(input, config, ctx, clock),
+        catch: (error) =>
+          error instanceof ToolError || error instanceof ForbiddenAddressError
+            ? error
+            : fail(error instanceof Error ? error.message : String(error)),
+      }),
+    ),
   // A URL that can never be fetched fails before anyone is asked; addresses are checked when it runs
   // (resolving a name is the fetch's business, and it must be done again right before connecting anyway).
   plan: (input, ctx) =>

@@ -1,4 +1,4 @@
-import { Cause, Effect } from "effect"
+import { Cause, Clock, Effect } from "effect"
 import { draft, type Draft } from "../../bus/event.ts"
 import { ascending } from "../../id/id.ts"
 import { SessionEvent } from "../../domain/event.ts"
@@ -64,7 +64,7 @@ export const makeSubtaskStep = (deps: {
         callID,
         name: "task",
         state: { status: "running", input, structured: {}, content: [] },
-        time: { created: Date.now() },
+        time: { created: yield* Clock.currentTimeMillis },
       }
       let settled = false
       yield* Effect.gen(function* () {
