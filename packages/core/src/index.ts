@@ -3,6 +3,7 @@ export { Bus, isDurable, JournalDisabledError, LogOverflowError, type BusEvent, 
 export { EnvelopeSchema, type Envelope, type Transient } from "./bus/event.ts"
 export { journalReader, toEnvelope, type JournalRow } from "./bus/journal.ts"
 export { replay, projectionSnapshot } from "./bus/replay.ts"
+export { wireEvent } from "./bus/wire-event.ts"
 export { Config, ConfigError, ConfigSchema, type ConfigData, type ConfigShape } from "./config/config.ts"
 export {
   HostLayer,

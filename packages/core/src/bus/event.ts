@@ -1,4 +1,4 @@
-import type { Durable } from "@opencode-ai/schema"
+import type { Committed, Durable } from "@opencode-ai/schema"
 import { Schema } from "effect"
 
 /**
@@ -8,16 +8,11 @@ import { Schema } from "effect"
  */
 export { durable, ephemeral, type Durable, type Ephemeral } from "@opencode-ai/schema"
 
-/** A committed durable event as projectors, subscribers and the journal see it. */
-export interface Envelope<Data = unknown> {
-  readonly id: string
-  readonly type: string
-  readonly version: number
-  readonly sessionID: string
-  readonly seq: number
-  readonly time: number
-  readonly data: Data
-}
+/**
+ * A committed durable event as projectors, subscribers and the journal see it: the schema package's
+ * `Committed`, the shape `toWire` puts in upstream's envelope.
+ */
+export type Envelope<Data = unknown> = Committed<Data>
 
 /** A published ephemeral event: no seq, never stored; its id only names the frame on the wire. */
 export interface Transient<Data = unknown> {

@@ -4,7 +4,7 @@ import { join } from "node:path"
 import { Config } from "../config/config.ts"
 import { configHome } from "../config/home.ts"
 import { parseModel } from "../provider/registry.ts"
-import { readDefinitionFiles } from "./definition-files.ts"
+import { definitionRoots, type DefinitionFile, loadDefinitions } from "./definition-files.ts"
 import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts"
 import { expandTemplate, parseInvocation } from "./template.ts"
 
@@ -35,10 +35,8 @@ export interface CommandsShape {
 const SUBDIRECTORIES = ["command", "commands"] as const
 
 /** The directories commands are read from, highest precedence first. */
-export const commandRoots = (directory: string, home: string): Array<string> => [
-  ...SUBDIRECTORIES.map((sub) => join(directory, ".opencode", sub)),
-  ...SUBDIRECTORIES.map((sub) => join(home, sub)),
-]
+export const commandRoots = (directory: string, home: string): Array<string> =>
+  definitionRoots(SUBDIRECTORIES, directory, home)
 
 const optionalString = (attributes: Readonly<Record<string, unknown>>, key: string) => {
   const value = attributes[key]
@@ -72,30 +70,23 @@ export const parseCommandFile = (name: string, text: string): CommandInfo => {
   }
 }
 
+/** `review/security.md` is `/review/security`: folders group commands. */
+const commandName = (file: DefinitionFile) => file.relative.slice(0, -".md".length)
+
 /** Reads the command files under the roots; a file that does not parse becomes a diagnostic. */
 export const loadCommands = (roots: ReadonlyArray<string>): Effect.Effect<CommandListing> =>
-  Effect.gen(function* () {
-    const byName = new Map<string, CommandInfo>()
-    const diagnostics: Array<ConfigDiagnostic> = []
-    for (const root of roots) {
-      const { files, problems } = yield* readDefinitionFiles(root, (rel) => rel.endsWith(".md"))
-      for (const problem of problems) diagnostics.push({ kind: "command", ...problem })
-      for (const file of files) {
-        // `review/security.md` is `/review/security`: folders group commands.
-        const name = file.relative.slice(0, -".md".length)
-        if (byName.has(name)) continue // hidden by a root of higher precedence
-        try {
-          byName.set(name, parseCommandFile(name, file.text))
-        } catch (error) {
-          if (!(error instanceof FrontmatterError)) throw error
-          diagnostics.push({ kind: "command", path: file.path, message: error.message })
-        }
-      }
-    }
-    const commands = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    diagnostics.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-    return { commands, diagnostics }
-  })
+  Effect.map(
+    loadDefinitions(
+      {
+        kind: "command",
+        accept: (rel) => rel.endsWith(".md"),
+        nameOf: commandName,
+        parse: (file) => parseCommandFile(commandName(file), file.text),
+      },
+      roots,
+    ),
+    ({ items, diagnostics }) => ({ commands: items, diagnostics }),
+  )
 
 /** The commands of the session directory and the global config directory (see `CommandsShape`). */
 export class Commands extends Context.Service<Commands, CommandsShape>()("@opencode-ai/core/command/Commands") {

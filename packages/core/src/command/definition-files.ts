@@ -1,7 +1,9 @@
 import { type Dirent, statSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import { join, relative, sep } from "node:path"
+import type { ConfigDiagnostic } from "@opencode-ai/schema"
 import { Effect } from "effect"
+import { FrontmatterError } from "./frontmatter.ts"
 
 /** Largest definition file read; a bigger one is reported and left out (it would be sent to the model whole). */
 export const DEFINITION_MAX_BYTES = 256 * 1024
@@ -76,4 +78,57 @@ export const readDefinitionFiles = (
     }
     await visit(root)
     return { files, problems }
+  })
+
+/**
+ * The roots definitions of one kind are read from, highest precedence first: `.opencode/<sub>` of the
+ * session directory for each of `subdirectories`, then `<sub>` of the global config directory.
+ */
+export const definitionRoots = (
+  subdirectories: ReadonlyArray<string>,
+  directory: string,
+  home: string,
+): Array<string> => [
+  ...subdirectories.map((sub) => join(directory, ".opencode", sub)),
+  ...subdirectories.map((sub) => join(home, sub)),
+]
+
+/** What a kind of definition file needs to be loaded: which files, how each is named and parsed. */
+export interface DefinitionKind<A extends { readonly name: string }> {
+  readonly kind: ConfigDiagnostic["kind"]
+  readonly accept: (relative: string) => boolean
+  /** The name a file defines, when it is known before parsing (a hidden file is then not parsed at all). */
+  readonly nameOf?: (file: DefinitionFile) => string
+  /** The definition, or a throw of `FrontmatterError` naming what is wrong. */
+  readonly parse: (file: DefinitionFile) => A
+}
+
+/**
+ * The definitions under `roots`, by name, sorted: a root of higher precedence hides a later one's definition
+ * of the same name, and a file that cannot be read or does not parse becomes a diagnostic.
+ */
+export const loadDefinitions = <A extends { readonly name: string }>(
+  definition: DefinitionKind<A>,
+  roots: ReadonlyArray<string>,
+): Effect.Effect<{ readonly items: ReadonlyArray<A>; readonly diagnostics: ReadonlyArray<ConfigDiagnostic> }> =>
+  Effect.gen(function* () {
+    const byName = new Map<string, A>()
+    const diagnostics: Array<ConfigDiagnostic> = []
+    for (const root of roots) {
+      const { files, problems } = yield* readDefinitionFiles(root, definition.accept)
+      for (const problem of problems) diagnostics.push({ kind: definition.kind, ...problem })
+      for (const file of files) {
+        if (definition.nameOf && byName.has(definition.nameOf(file))) continue
+        try {
+          const item = definition.parse(file)
+          if (!byName.has(item.name)) byName.set(item.name, item)
+        } catch (error) {
+          if (!(error instanceof FrontmatterError)) throw error
+          diagnostics.push({ kind: definition.kind, path: file.path, message: error.message })
+        }
+      }
+    }
+    const items = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    diagnostics.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    return { items, diagnostics }
   })

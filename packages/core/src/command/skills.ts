@@ -1,9 +1,8 @@
 import type { ConfigDiagnostic, SkillInfo } from "@opencode-ai/schema"
 import { Context, Effect, Layer } from "effect"
-import { join } from "node:path"
 import { Config } from "../config/config.ts"
 import { configHome } from "../config/home.ts"
-import { readDefinitionFiles } from "./definition-files.ts"
+import { definitionRoots, loadDefinitions } from "./definition-files.ts"
 import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts"
 
 /** The skills defined for a directory, and the files left out with why. */
@@ -29,10 +28,8 @@ const SKILL_FILE = /^[^/]+\/SKILL\.md$/
 const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
 
 /** The directories skills are read from, highest precedence first. */
-export const skillRoots = (directory: string, home: string): Array<string> => [
-  ...SUBDIRECTORIES.map((sub) => join(directory, ".opencode", sub)),
-  ...SUBDIRECTORIES.map((sub) => join(home, sub)),
-]
+export const skillRoots = (directory: string, home: string): Array<string> =>
+  definitionRoots(SUBDIRECTORIES, directory, home)
 
 /** One `SKILL.md` as a skill; throws `FrontmatterError` naming what is wrong. */
 export const parseSkillFile = (path: string, text: string): SkillInfo => {
@@ -50,26 +47,13 @@ export const parseSkillFile = (path: string, text: string): SkillInfo => {
 
 /** Reads the skills under the roots; a file that does not parse becomes a diagnostic. */
 export const loadSkills = (roots: ReadonlyArray<string>): Effect.Effect<SkillListing> =>
-  Effect.gen(function* () {
-    const byName = new Map<string, SkillInfo>()
-    const diagnostics: Array<ConfigDiagnostic> = []
-    for (const root of roots) {
-      const { files, problems } = yield* readDefinitionFiles(root, (rel) => SKILL_FILE.test(rel))
-      for (const problem of problems) diagnostics.push({ kind: "skill", ...problem })
-      for (const file of files) {
-        try {
-          const skill = parseSkillFile(file.path, file.text)
-          if (!byName.has(skill.name)) byName.set(skill.name, skill)
-        } catch (error) {
-          if (!(error instanceof FrontmatterError)) throw error
-          diagnostics.push({ kind: "skill", path: file.path, message: error.message })
-        }
-      }
-    }
-    const skills = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    diagnostics.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-    return { skills, diagnostics }
-  })
+  Effect.map(
+    loadDefinitions(
+      { kind: "skill", accept: (rel) => SKILL_FILE.test(rel), parse: (file) => parseSkillFile(file.path, file.text) },
+      roots,
+    ),
+    ({ items, diagnostics }) => ({ skills: items, diagnostics }),
+  )
 
 /** The skills of the session directory and the global config directory (see `SkillsShape`). */
 export class Skills extends Context.Service<Skills, SkillsShape>()("@opencode-ai/core/command/Skills") {

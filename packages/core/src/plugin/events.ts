@@ -1,26 +1,12 @@
 import type { EffectEvents, PluginEvent, PluginEventType, PromiseEvents, SubscribeOptions } from "@opencode-ai/plugin"
-import { toWire } from "@opencode-ai/schema"
 import { Cause, Clock, Context, Effect, Fiber, Scope } from "effect"
-import { type Bus, type BusEvent, isDurable } from "../bus/bus.ts"
+import type { Bus, BusEvent } from "../bus/bus.ts"
+import { wireEvent } from "../bus/wire-event.ts"
 import { SessionEvent } from "../domain/event.ts"
 
 /** Events a subscription may have waiting when it does not say (`SubscribeOptions.buffer`). */
 export const DEFAULT_EVENT_BUFFER = 1000
 const MAX_EVENT_BUFFER = 1_000_000
-
-/**
- * A bus event as plugins (and the live streams) see it: upstream's envelope, data in its JSON encoding.
- * A live event is stamped with the time it was published (`now`, from Effect's `Clock`).
- */
-export const toPluginEvent = (bus: Bus["Service"], event: BusEvent, now: number): PluginEvent => {
-  const encoded = bus.encode(event)
-  if (isDurable(encoded)) return toWire(encoded) as PluginEvent
-  return {
-    id: encoded.id,
-    type: encoded.type,
-    data: { ...(encoded.data as object), sessionID: encoded.sessionID, timestamp: now },
-  } as PluginEvent
-}
 
 export interface SubscriptionInput {
   readonly bus: Bus["Service"]
@@ -129,7 +115,7 @@ export const subscribeEvents = (input: SubscriptionInput): (() => void) => {
       if (missed++ === 0) overflow(event)
       return
     }
-    queue.push(toPluginEvent(bus, event, clock.currentTimeMillisUnsafe()))
+    queue.push(wireEvent(bus, event, clock.currentTimeMillisUnsafe()) as PluginEvent)
     if (!draining) start()
   })
 

@@ -3,6 +3,7 @@ import * as nodePath from "node:path"
 import { Effect, Schema } from "effect"
 import { type LineMatcher, startMatcher } from "./grep-matcher.ts"
 import { SKIPPED_DIRECTORIES, sortedEntries } from "./list.ts"
+import { Glob } from "../platform/glob.ts"
 import { displayPath, resolveInsideWithRoot } from "./path.ts"
 import { BINARY_SNIFF_BYTES, looksBinary } from "./read.ts"
 import { ToolError, type Tool } from "./tool.ts"
@@ -40,50 +41,10 @@ export const GrepInput = Schema.Struct({
 })
 export type GrepInput = typeof GrepInput.Type
 
-/**
- * Compiles a simple glob: `*` (any characters except `/`), `**` (any characters), `?` (one character
- * except `/`), `{a,b}` (alternatives, not nested) and `[...]` / `[!...]` classes. Everything else is literal.
- */
-export const globToRegExp = (glob: string): RegExp => {
-  let out = ""
-  let inBraces = false
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!
-    if (c === "*") {
-      if (glob[i + 1] === "*") {
-        i += 1
-        // "**/" also matches zero directories.
-        if (glob[i + 1] === "/") {
-          i += 1
-          out += "(?:.*/)?"
-        } else out += ".*"
-      } else out += "[^/]*"
-    } else if (c === "?") out += "[^/]"
-    else if (c === "{" && !inBraces) {
-      inBraces = true
-      out += "(?:"
-    } else if (c === "}" && inBraces) {
-      inBraces = false
-      out += ")"
-    } else if (c === "," && inBraces) out += "|"
-    else if (c === "[") {
-      const end = glob.indexOf("]", i + 2)
-      if (end === -1) out += "\\["
-      else {
-        let body = glob.slice(i + 1, end)
-        if (body.startsWith("!")) body = "^" + body.slice(1)
-        out += `[${body.replace(/\\/g, "\\\\")}]`
-        i = end
-      }
-    } else out += c.replace(/[.+^$()|\\\]{}]/g, "\\$&")
-  }
-  if (inBraces) throw new Error("unclosed { in glob")
-  return new RegExp(`^${out}$`)
-}
-
 interface Search {
   readonly root: string
-  readonly include: { readonly regex: RegExp; readonly onPath: boolean } | undefined
+  /** The `include` glob, compiled by the platform's `Glob` as the glob tool's pattern is. */
+  readonly include: { readonly match: (subject: string) => boolean; readonly onPath: boolean } | undefined
   readonly signal: AbortSignal
   readonly matcher: LineMatcher
   readonly matches: Array<string>
@@ -139,7 +100,7 @@ const skippedNote = (skipped: ReadonlyArray<string>): Array<string> => {
 const included = (search: Search, file: string): boolean => {
   if (search.include === undefined) return true
   const subject = search.include.onPath ? displayPath(search.root, file) : nodePath.basename(file)
-  return search.include.regex.test(subject)
+  return search.include.match(subject)
 }
 
 /**
@@ -199,11 +160,12 @@ export const makeGrep = (budgetMs: number = GREP_TIME_BUDGET_MS): Tool<GrepInput
           }),
       })
       const includeGlob = input.include
+      const platformGlob = yield* Glob
       const include =
         includeGlob === undefined || includeGlob === ""
           ? undefined
           : yield* Effect.try({
-              try: () => ({ regex: globToRegExp(includeGlob), onPath: includeGlob.includes("/") }),
+              try: () => ({ match: platformGlob.compile(includeGlob), onPath: includeGlob.includes("/") }),
               catch: (error) =>
                 new ToolError({
                   tool: "grep",
