@@ -201,6 +201,21 @@ const main = () => {
       problems.push(`allowed upward import ${entry} no longer exists: remove it from the allow-list`)
     }
   }
+  // The platform seam: a runtime's interface never imports Bun's implementation, and only the platform
+  // layer asks which runtime it is on.
+  const platformDir = join(coreDir, "platform")
+  for (const [file, targets] of graphs.get("@opencode-ai/core")!.edges) {
+    if (!file.startsWith(coreDir + "/")) continue
+    const name = relative(coreDir, file)
+    if (!name.startsWith("platform/") && /typeof\s+Bun\b/.test(stripComments(readFileSync(file, "utf8"))))
+      problems.push(`core/src/${name} checks \`typeof Bun\`: only platform/ may ask which runtime it is on`)
+    if (/^platform\/(.*-shape|node.*)\.ts$/.test(name)) {
+      for (const target of targets) {
+        if (relative(platformDir, target).startsWith("bun"))
+          problems.push(`core/src/${name} imports Bun's implementation ${relative(coreDir, target)}`)
+      }
+    }
+  }
   if (report) {
     const fileCycles = [...graphs.values()].flatMap((graph) => cycles(graph.files, (f) => graph.edges.get(f) ?? []))
     console.log(`core folders: ${core.folders.length}`)

@@ -1,4 +1,4 @@
-import type { Checkpointer, SqliteShape } from "./sqlite-client.ts"
+import type { Checkpointer, SqliteShape } from "./sqlite-shape.ts"
 import { requireBun } from "./bun-runtime.ts"
 
 // Not a static import: this module is also loaded on runtimes without `bun:sqlite` (where another driver

@@ -1,21 +1,8 @@
 import { Context } from "effect"
-import { requireBun } from "./bun-runtime.ts"
+import { bunModules } from "./bun-modules.ts"
+import type { ModulesShape } from "./modules-shape.ts"
 
-export interface ModulesShape {
-  /** The runtime this resolver belongs to (`"bun"`, `"node"`). */
-  readonly runtime: string
-  /**
-   * The file an installed package name (`my-plugin`, `@scope/pkg/sub`) names when imported from a module in
-   * `directory`, looked up the way the runtime looks up its own imports (`node_modules` upwards, `exports`).
-   * Throws when nothing provides it: the caller reports that as the plugin's load failure.
-   */
-  resolve(specifier: string, directory: string): string
-}
-
-const bunModules = (): ModulesShape => ({
-  runtime: "bun",
-  resolve: (specifier, directory) => requireBun("Modules").resolveSync(specifier, directory),
-})
+export type { ModulesShape } from "./modules-shape.ts"
 
 /** How the platform finds an installed package (plugins named in config). Bun's `Bun.resolveSync` is the default. */
 export const Modules = Context.Reference<ModulesShape>("@opencode-ai/core/platform/Modules", {

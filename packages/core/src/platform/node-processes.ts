@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process"
 import { Readable } from "node:stream"
-import type { ChildProcess, ProcessesShape } from "./processes.ts"
+import type { ChildProcess, ProcessesShape } from "./processes-shape.ts"
 
 /** `node:child_process`, with the pipes as web streams like Bun's. */
 export const nodeProcesses = (): ProcessesShape => ({

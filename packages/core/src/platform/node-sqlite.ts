@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import type { Database as SqlJsDatabase, SqlJsStatic, Statement } from "sql.js"
-import type { SqliteClient, SqliteConnection, SqliteShape, SqliteStatement, SqliteValue } from "./sqlite.ts"
+import type { SqliteClient, SqliteConnection, SqliteShape, SqliteStatement, SqliteValue } from "./sqlite-shape.ts"
 
 /** sql.js binds numbers, strings, blobs and null: booleans become 0/1 (as in `bun:sqlite`), `undefined` null. */
 const bindable = (params: ReadonlyArray<unknown>): Array<string | number | Uint8Array | null> =>

@@ -1,52 +1,8 @@
 import { Context } from "effect"
-import { requireBun } from "./bun-runtime.ts"
+import { bunProcesses } from "./bun-processes.ts"
+import type { ProcessesShape } from "./processes-shape.ts"
 
-/** A started child process with piped stdout and stderr (stdin closed). */
-export interface ChildProcess {
-  readonly pid: number
-  readonly stdout: ReadableStream<Uint8Array>
-  readonly stderr: ReadableStream<Uint8Array>
-  /** Resolves when the process has exited: its exit code, or `null` when a signal ended it. */
-  readonly exited: Promise<number | null>
-  /** The signal that ended it (`"SIGKILL"`), once exited; `null` otherwise. */
-  readonly signalCode: string | null
-}
-
-export interface SpawnOptions {
-  readonly cwd: string
-  readonly env: Record<string, string>
-  /** Starts the child as the leader of a new process group, so the whole group can be killed. */
-  readonly detached: boolean
-}
-
-export interface ProcessesShape {
-  /** The runtime these processes belong to (`"bun"`, `"node"`). */
-  readonly runtime: string
-  /** Starts `argv[0]` with the rest as its arguments; throws when it cannot start at all. */
-  spawn(argv: ReadonlyArray<string>, options: SpawnOptions): ChildProcess
-}
-
-const bunProcesses = (): ProcessesShape => ({
-  runtime: "bun",
-  spawn: (argv, options) => {
-    const proc = requireBun("Processes").spawn([...argv], {
-      cwd: options.cwd,
-      env: options.env,
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: options.detached,
-    })
-    return {
-      pid: proc.pid,
-      stdout: proc.stdout,
-      stderr: proc.stderr,
-      // Bun reports a signalled exit through `signalCode`; the code is then not the process's own.
-      exited: proc.exited.then((code) => (proc.signalCode ? null : code)),
-      get signalCode() {
-        return proc.signalCode == null ? null : String(proc.signalCode)
-      },
-    }
-  },
-})
+export type { ChildProcess, ProcessesShape, SpawnOptions } from "./processes-shape.ts"
 
 /** How the platform starts child processes (the bash tool). Bun's `Bun.spawn` is the default. */
 export const Processes = Context.Reference<ProcessesShape>("@opencode-ai/core/platform/Processes", {

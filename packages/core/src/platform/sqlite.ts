@@ -1,6 +1,6 @@
 import { Context } from "effect"
 import { bunSqlite } from "./bun-sqlite.ts"
-import type { SqliteShape } from "./sqlite-client.ts"
+import type { SqliteShape } from "./sqlite-shape.ts"
 
 export type {
   Checkpointer,
@@ -9,7 +9,7 @@ export type {
   SqliteShape,
   SqliteStatement,
   SqliteValue,
-} from "./sqlite-client.ts"
+} from "./sqlite-shape.ts"
 
 /**
  * The platform's SQLite driver. Bun's `bun:sqlite` is the default, so a Bun edge provides nothing; another

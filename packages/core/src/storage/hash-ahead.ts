@@ -1,3 +1,4 @@
+import { hashWorkerSource } from "../platform/sha256.ts"
 import { blobRef } from "./blob-ref.ts"
 
 /**
@@ -19,15 +20,6 @@ export interface HashAhead {
 /** Contents shorter than this (in UTF-16 units) are hashed in place. */
 export const HASH_AHEAD_MIN = 64 * 1024
 
-const WORKER = `self.onmessage = (event) => {
-  const { id, content } = event.data
-  let ref
-  try {
-    ref = "sha256:" + new Bun.CryptoHasher("sha256").update(content).digest("hex")
-  } catch {}
-  postMessage({ id, ref })
-}`
-
 interface Pending {
   readonly content: string
   readonly resolve: (ref: string) => void
@@ -35,8 +27,8 @@ interface Pending {
 
 export const makeHashAhead = (): HashAhead => {
   const inPlace = (content: string) => Promise.resolve(blobRef(content))
-  if (typeof Bun === "undefined" || typeof Worker === "undefined")
-    return { ref: inPlace, warm: () => Promise.resolve(false), close: () => undefined }
+  const source = hashWorkerSource()
+  if (source === undefined) return { ref: inPlace, warm: () => Promise.resolve(false), close: () => undefined }
 
   let worker: Worker | undefined
   let url: string | undefined
@@ -58,7 +50,7 @@ export const makeHashAhead = (): HashAhead => {
     warmed = new Promise<boolean>((resolve) => {
       settleWarm = resolve
     })
-    url = URL.createObjectURL(new Blob([WORKER], { type: "application/javascript" }))
+    url = URL.createObjectURL(new Blob([source], { type: "application/javascript" }))
     const created = new Worker(url)
     created.addEventListener("open", () => {
       ready = !broken
