@@ -3,6 +3,7 @@ import { Cause, Context, Effect } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { unhandled } from "effect/Types"
 import { authorized, unauthorized } from "./auth.ts"
+import { Incoming } from "./bun-server.ts"
 import { limitBody, limitDeclared } from "./body-limit.ts"
 import { checkContentType } from "./content-type.ts"
 import type { makeCors } from "./cors.ts"
@@ -22,20 +23,6 @@ import { mayBeWebClient, webClient } from "./web-client.ts"
  * JSON body (`errorResponse`), passed through the router untouched, so it is the same bytes, status and
  * headers whichever route was asked for, or none.
  */
-
-/**
- * What Bun knows about a request that the router does not: the server (to lift the idle timeout of a
- * long request), the request as Bun handed it, and the raw path parameters when it reached one of the API
- * routes (undefined when it fell through to `fetch`). Given with each request to the web handler.
- */
-export class Incoming extends Context.Service<
-  Incoming,
-  {
-    readonly server: Bun.Server<undefined>
-    readonly request: Request
-    readonly params: Readonly<Record<string, string>> | undefined
-  }
->()("@opencode-ai/server/http/Incoming") {}
 
 type Handler = Effect.Effect<
   HttpServerResponse.HttpServerResponse,
