@@ -29,7 +29,7 @@ import {
   frontDoor as makeFrontDoor,
   hostRule,
   jsonContentType,
-  sideRoutes,
+  longRequests,
   webClientPages,
 } from "./http/front-door.ts"
 import { makeHostRule } from "./http/host.ts"
@@ -124,8 +124,7 @@ const defaults = (options: ServerOptions) => {
  * The host and its HTTP API as one layer: the host's services, then `Bun.serve` listening (`http/bun-server.ts`),
  * then the router served on it with `HttpRouter.serve`. Every request goes through the front door
  * middleware (`http/front-door.ts`), which makes the checks that must happen before routing (Host rule,
- * CORS preflight, cross-site refusal, Basic auth, path checks, content type, the body limit) and serves the
- * two server-sent-event streams and `fs.read` beside the HttpApi routes. Closing its scope ends the event
+ * CORS preflight, cross-site refusal, Basic auth, path checks, content type, the body limit). Closing its scope ends the event
  * streams, stops listening (gracefully for `stopGraceMs`) and disposes the host. Throws `ServerConfigError`
  * for a refused configuration.
  */
@@ -171,11 +170,11 @@ export const serverLayer = (options: ServerOptions) => {
         basicAuth(password),
         canonicalPath(paths),
         webClientPages,
-        sideRoutes(events, directory),
+        longRequests,
         jsonContentType,
         bodyLimit(bodyLimitBytes),
       ])
-      return appLayer({ host: context, password, logLevel, directory, frontDoor })
+      return appLayer({ host: context, password, logLevel, directory, events, frontDoor })
     }),
   )
 
