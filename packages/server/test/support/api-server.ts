@@ -6,6 +6,7 @@ import { HttpApiClient } from "effect/http-api"
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { type OpenAIServer, startOpenAIServer } from "../../../core/test/support/openai-server.ts"
 import { Listening, type ServerOptions, serverLayer } from "../../src/server.ts"
 
 /** The typed HttpApi client of the whole API (`client["v2.session"].create(...)`). */
@@ -77,3 +78,29 @@ export const testApiLayer = (options: TestApiOptions = {}): Layer.Layer<TestApi,
 export const apiClient = Effect.gen(function* () {
   return (yield* TestApi).client
 })
+
+/** A scripted OpenAI-compatible model server (core's test double) for the test file, closed with the layer. */
+export class ScriptedModel extends Context.Service<ScriptedModel, OpenAIServer>()(
+  "@opencode-ai/server/test/ScriptedModel",
+) {
+  static readonly layer = Layer.effect(
+    ScriptedModel,
+    Effect.acquireRelease(
+      Effect.promise(() => startOpenAIServer()),
+      (model) => Effect.promise(() => model.close()),
+    ),
+  )
+}
+
+/**
+ * `TestApi` over a server whose options depend on the scripted model (its URL in the provider config),
+ * with the model kept available to the tests.
+ */
+export const testApiWithModel = (
+  options: (model: OpenAIServer) => TestApiOptions,
+): Layer.Layer<TestApi | ScriptedModel, unknown> =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      return testApiLayer(options(yield* ScriptedModel))
+    }),
+  ).pipe(Layer.provideMerge(ScriptedModel.layer))
