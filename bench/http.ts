@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { startServer } from "../packages/server/src/server.ts"
+import { measureStreams } from "./event-stream.ts"
 import { seedSessionFile } from "./seed.ts"
 import { line, now, percentile, section, summary } from "./stats.ts"
 
@@ -101,53 +102,7 @@ export const run = async () => {
     }
     summary("remove a tool item (HTTP round trip; upstream v1: 4-10 ms)", removals)
 
-    const SUBSCRIBERS = 100
-    const EVENTS = 50
-    /**
-     * Opens SUBSCRIBERS streams with `open`, commits EVENTS notices one after the other, and answers the
-     * time from each notice's request start to its delivery at every subscriber.
-     */
-    const deliveryLatencies = async (
-      label: string,
-      open: (sessionID: string, signal: AbortSignal) => Promise<AsyncIterable<{ type: string; data: unknown }>>,
-    ) => {
-      const target = await create()
-      const controller = new AbortController()
-      const sent = new Map<string, number>()
-      const latencies: Array<number> = []
-      // Each `open` resolves once the server has answered: every event committed afterwards reaches it.
-      const streams = await Promise.all(Array.from({ length: SUBSCRIBERS }, () => open(target.id, controller.signal)))
-      const done = streams.map(async (events) => {
-        let seen = 0
-        for await (const event of events) {
-          if (event.type !== "session.next.synthetic") continue
-          const start = sent.get((event.data as { text: string }).text)
-          if (start !== undefined) latencies.push(now() - start)
-          if (++seen === EVENTS) return
-        }
-      })
-      for (let i = 0; i < EVENTS; i++) {
-        const text = `${label} ${i}`
-        sent.set(text, now())
-        await ok(client.session.synthetic({ sessionID: target.id, text, resume: false }))
-      }
-      await Promise.all(done)
-      controller.abort()
-      return latencies
-    }
-
-    section("http: SSE delivery latency, 100 subscribers")
-    summary(
-      `request start -> delivery at each of ${SUBSCRIBERS} subscribers`,
-      await deliveryLatencies("sse", (sessionID, signal) => subscribe(sdk, { sessionID, signal })),
-    )
-
-    section("http: per-session durable stream delivery latency, 100 subscribers")
-    // The log stream (`sessionEvents`): each subscriber's journal read, then the live tail.
-    summary(
-      `request start -> delivery at each of ${SUBSCRIBERS} subscribers`,
-      await deliveryLatencies("log", (sessionID, signal) => sessionEvents(sdk, { sessionID, signal })),
-    )
+    await measureStreams(sdk, dir, { subscribe, sessionEvents })
   } finally {
     await server.stop()
     rmSync(dir, { recursive: true, force: true })

@@ -10,6 +10,7 @@ import {
   ProviderGroup,
   SkillGroup,
 } from "./discovery.ts"
+import { EventGroup } from "./event.ts"
 import { FsGroup } from "./fs.ts"
 import { ConfigGroup, PluginGroup } from "./host.ts"
 import { McpGroup } from "./mcp.ts"
@@ -48,10 +49,11 @@ export class Api extends HttpApi.make("opencode2")
   .add(PluginGroup)
   .add(ConfigGroup)
   .add(McpGroup)
+  .add(EventGroup)
   .middleware(RequestErrors)
   .middleware(Authorization)
-  // The event streams and `fs.read` are served beside the HttpApi routes; their payload schemas are
-  // registered here so the document can reference them.
+  // The event streams' frames are documented by their event schemas (`eventStreamDocument`), registered
+  // here so the document can reference them.
   .annotate(HttpApi.AdditionalSchemas, [V2Event, SessionDurableEvent])
   .annotateMerge(
     OpenApi.annotations({

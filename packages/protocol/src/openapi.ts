@@ -8,22 +8,6 @@ type JsonObject = { [key: string]: Json }
 const isObject = (value: Json | undefined): value is JsonObject =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
-const json = (schema: Json, description: string) => ({ description, content: { "application/json": { schema } } })
-const errors = (...names: Array<string>) =>
-  names.length === 1 ? ref(names[0]!) : { anyOf: names.map((name) => ref(name)) }
-
-const eventStream = (schema: string, description: string) => ({
-  description,
-  content: { "text/event-stream": { schema: ref(schema) } },
-})
-
-const common = {
-  "401": json(errors("UnauthorizedError"), "UnauthorizedError"),
-  "403": json(errors("ForbiddenError"), "ForbiddenError"),
-  "500": json(errors("UnknownError"), "UnknownError"),
-}
-
 const locationParameter = {
   name: "location",
   in: "query",
@@ -36,85 +20,6 @@ const locationParameter = {
     additionalProperties: false,
   },
   description: "The location to work in (`location[directory]=...`); default the server's own.",
-}
-
-/**
- * The routes served beside the HttpApi ones, written here by hand: the two server-sent-event streams (a
- * live response with heartbeats and slow-consumer handling) and `fs.read` (a file's bytes).
- */
-const streamPaths = {
-  "/api/event": {
-    get: {
-      tags: ["v2.event"],
-      operationId: "v2.event.subscribe",
-      summary: "Subscribe to events",
-      description:
-        "A server-sent-event stream of upstream's `V2Event` union: `server.connected`, then every durable event " +
-        "(with its `durable { aggregateID, seq, version }`) and live event (deltas, status). Each `data:` line is one " +
-        "JSON event; a comment line is sent every 15 s. A subscriber that falls too far behind receives a " +
-        "`server.error` event and the stream ends. Addition: the query parameter `sessionID` narrows it to one " +
-        "session (not declared here, so the generated method keeps upstream's signature; the SDK's `subscribe` " +
-        "helper sends it).",
-      parameters: [],
-      security: [{ basic: [] }],
-      responses: {
-        "200": eventStream("V2Event", "Event stream"),
-        "400": json(errors("InvalidRequestError"), "InvalidRequestError"),
-        "404": json(errors("SessionNotFoundError"), "SessionNotFoundError"),
-        ...common,
-      },
-    },
-  },
-  "/api/session/{sessionID}/event": {
-    get: {
-      tags: ["v2.session"],
-      operationId: "v2.session.events",
-      summary: "Subscribe to session events",
-      description:
-        "Replays the session's durable events after the seq `after` (exclusive; else the `Last-Event-ID` header, " +
-        "else 0), from the journal (gaps only where it was compacted: an ended part's streaming checkpoints, a retention base), then continues with new durable events. Frames carry " +
-        "`id: <seq>`, `event: <type>` and one JSON `SessionDurableEvent`. Needs the event journal " +
-        "(`events.persist`, on by default); otherwise 409 `JournalDisabledError`.",
-      parameters: [
-        { name: "sessionID", in: "path", required: true, schema: { type: "string", pattern: idPattern("sessionID") } },
-        {
-          name: "after",
-          in: "query",
-          required: false,
-          schema: { type: "string", pattern: "^\\d+$" },
-          description: "Send events with a greater seq (exclusive)",
-        },
-      ],
-      security: [{ basic: [] }],
-      responses: {
-        "200": eventStream("SessionDurableEvent", "Durable event stream"),
-        "400": json(errors("InvalidRequestError"), "InvalidRequestError"),
-        "404": json(errors("SessionNotFoundError"), "SessionNotFoundError"),
-        "409": json(errors("JournalDisabledError"), "JournalDisabledError"),
-        ...common,
-      },
-    },
-  },
-  "/api/fs/read/*": {
-    get: {
-      tags: ["v2.fs"],
-      operationId: "v2.fs.read",
-      summary: "Read file",
-      description:
-        "The bytes of one file, its path (after `/api/fs/read/`) relative to the location. Confined like the tools: " +
-        "a path that resolves outside the location is 400 `InvalidRequestError`.",
-      parameters: [locationParameter],
-      security: [{ basic: [] }],
-      responses: {
-        "200": {
-          description: "The file",
-          content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } },
-        },
-        "400": json(errors("InvalidRequestError"), "InvalidRequestError"),
-        ...common,
-      },
-    },
-  },
 }
 
 /**
@@ -165,7 +70,8 @@ const PARAMETER_BOUNDS: Record<string, JsonObject> = { limit: { minimum: 1, maxi
  * Tidies what Effect's generic JSON codec documents but this API never sends, so the SDK types are exact:
  * - a number is documented as `number | "Infinity" | "-Infinity" | "NaN"`; every number here is finite;
  * - an optional property is documented as `X | null`; absent properties are omitted, never null;
- * - an integer query parameter is documented as a numeric string pattern; it is an integer.
+ * - an integer query parameter is documented as a numeric string pattern; it is an integer;
+ * - a streamed body carries Effect's own `x-effect-stream` marker, which other clients do not read.
  */
 const normalize = (node: Json): Json => {
   if (Array.isArray(node)) return node.map(normalize)
@@ -183,7 +89,7 @@ const normalize = (node: Json): Json => {
     }
   }
   const out: JsonObject = {}
-  for (const [key, value] of Object.entries(node)) out[key] = normalize(value)
+  for (const [key, value] of Object.entries(node)) if (key !== "x-effect-stream") out[key] = normalize(value)
   if (isObject(out.properties)) {
     const required = new Set(Array.isArray(out.required) ? out.required : [])
     for (const [name, property] of Object.entries(out.properties)) {
@@ -253,9 +159,9 @@ export const openApiDocument = (): JsonObject => {
   return {
     openapi: spec.openapi!,
     info: spec.info!,
-    tags: [...tags, { name: "v2.event", description: "Live events (server-sent events)" }],
+    tags,
     security: spec.security ?? [],
-    paths: sortKeys({ ...locationParameters(spec.paths as JsonObject), ...(streamPaths as unknown as JsonObject) }),
+    paths: sortKeys(locationParameters(spec.paths as JsonObject)),
     components: {
       ...components,
       schemas: sortKeys(renameErrorComponents(components.schemas)),
@@ -275,7 +181,7 @@ export const apiPaths = (): Array<string> => {
     onGroup: () => {},
     onEndpoint: ({ endpoint }) => paths.push(endpoint.path.replace(/:(\w+)/g, "{$1}")),
   })
-  return [...new Set([...paths, ...Object.keys(streamPaths)])].sort()
+  return [...new Set(paths)].sort()
 }
 
 /** The document as committed: two-space indented, with a final newline. */

@@ -16,6 +16,7 @@ import {
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { commits, data } from "./envelope.ts"
+import { EventStream, eventStreamDocument } from "./event-stream.ts"
 import {
   InvalidCursorError,
   InvalidRequestError,
@@ -150,6 +151,33 @@ export class SessionGroup extends HttpApiGroup.make("v2.session")
       success: SessionHistory,
       error: [SessionNotFoundError, InvalidRequestError, JournalDisabledError],
     }).annotate(OpenApi.Summary, "One page of the session's durable events after the seq `after` (exclusive)"),
+    HttpApiEndpoint.get("events", "/api/session/:sessionID/event", {
+      params: SessionParams,
+      query: {
+        after: Schema.optionalKey(
+          // Checked by the handler (with the `Last-Event-ID` header it stands in for).
+          Schema.String.annotate({ description: "Send events with a greater seq (exclusive)" }),
+        ),
+      },
+      success: EventStream,
+      error: [InvalidRequestError, SessionNotFoundError, JournalDisabledError],
+    })
+      .annotate(OpenApi.Summary, "Subscribe to session events")
+      .annotate(
+        OpenApi.Description,
+        "Replays the session's durable events after the seq `after` (exclusive; else the `Last-Event-ID` header, " +
+          "else 0), from the journal (gaps only where it was compacted: an ended part's streaming checkpoints, a retention base), then continues with new durable events. Frames carry " +
+          "`id: <seq>`, `event: <type>` and one JSON `SessionDurableEvent`. Needs the event journal " +
+          "(`events.persist`, on by default); otherwise 409 `JournalDisabledError`.",
+      )
+      .annotate(
+        OpenApi.Transform,
+        eventStreamDocument({
+          event: "SessionDurableEvent",
+          description: "Durable event stream",
+          patterns: { after: "^\\d+$" },
+        }),
+      ),
     HttpApiEndpoint.post("interrupt", "/api/session/:sessionID/interrupt", {
       params: SessionParams,
       success: HttpApiSchema.NoContent,

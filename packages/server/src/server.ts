@@ -1,14 +1,25 @@
-import { Bus, type ConfigShape, Database, HostLayer, type InlinePlugin, LogLayer, Session } from "@opencode-ai/core"
+import {
+  Bus,
+  type ConfigShape,
+  Database,
+  HostLayer,
+  type HostServices,
+  type InlinePlugin,
+  LogLayer,
+  Session,
+} from "@opencode-ai/core"
 import { apiPaths } from "@opencode-ai/protocol"
-import { Context, Effect, Layer, type LogLevel, ManagedRuntime } from "effect"
+import { Context, Effect, Exit, Layer, type LogLevel, Scope } from "effect"
 import { HttpRouter } from "effect/http"
 import { appLayer } from "./http/app.ts"
 import { AUTH_USER } from "./http/auth.ts"
 import { DEFAULT_BODY_LIMIT } from "./http/body-limit.ts"
+import * as BunHttpServer from "./http/bun-server.ts"
+import { BunServer } from "./http/bun-server.ts"
 import { type CorsOrigins, makeCors, withHeaders } from "./http/cors.ts"
 import { makeCrossSiteRule } from "./http/cross-site.ts"
 import { unknownErrorSync } from "./http/errors.ts"
-import type { EventServices, OpenStream } from "./http/events.ts"
+import type { EventServices } from "./http/events.ts"
 import {
   basicAuth,
   bodyLimit,
@@ -17,13 +28,13 @@ import {
   crossSiteRefusal,
   frontDoor as makeFrontDoor,
   hostRule,
-  Incoming,
   jsonContentType,
-  sideRoutes,
+  longRequests,
   webClientPages,
 } from "./http/front-door.ts"
 import { makeHostRule } from "./http/host.ts"
 import { ensureJsonError } from "./http/json-errors.ts"
+import { OpenStreams } from "./http/open-streams.ts"
 import { pathTable } from "./http/path.ts"
 import { errorResponse } from "./http/respond.ts"
 import type { SseOptions } from "./sse.ts"
@@ -64,11 +75,18 @@ export interface ServerOptions {
   readonly stopGraceMs?: number
 }
 
-export interface RunningServer {
-  /** `http://HOST:PORT`, without a trailing slash. */
-  readonly url: string
-  readonly hostname: string
-  readonly port: number
+/** Where a started server listens. */
+export class Listening extends Context.Service<
+  Listening,
+  {
+    /** `http://HOST:PORT`, without a trailing slash. */
+    readonly url: string
+    readonly hostname: string
+    readonly port: number
+  }
+>()("@opencode-ai/server/Listening") {}
+
+export interface RunningServer extends Readonly<Listening["Service"]> {
   /** Ends open event streams, stops listening and disposes the host (plugins unloaded, database closed). */
   stop(): Promise<void>
   /**
@@ -91,13 +109,7 @@ export class ServerConfigError extends Error {
   override readonly name = "ServerConfigError"
 }
 
-/**
- * Starts the host and serves its HTTP API on Bun: every request goes through `HttpRouter.toWebHandler`,
- * whose front door middleware (`http/front-door.ts`) makes the checks that must happen before routing
- * (Host rule, CORS preflight, cross-site refusal, Basic auth, path checks, content type, the body limit)
- * and serves the two server-sent-event streams and `fs.read` beside the HttpApi routes.
- */
-export const startServer = async (options: ServerOptions): Promise<RunningServer> => {
+const defaults = (options: ServerOptions) => {
   const hostname = options.hostname ?? "127.0.0.1"
   const password = options.password === "" ? undefined : options.password
   if (!isLoopback(hostname) && password === undefined) {
@@ -105,8 +117,20 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
       `Refusing to listen on ${hostname} without a password: set OPENCODE_SERVER_PASSWORD (or bind 127.0.0.1)`,
     )
   }
+  return { hostname, password, logLevel: options.logLevel ?? "Warn" }
+}
+
+/**
+ * The host and its HTTP API as one layer: the host's services, then `Bun.serve` listening (`http/bun-server.ts`),
+ * then the router served on it with `HttpRouter.serve`. Every request goes through the front door
+ * middleware (`http/front-door.ts`), which makes the checks that must happen before routing (Host rule,
+ * CORS preflight, cross-site refusal, Basic auth, path checks, content type, the body limit). Closing its scope ends the event
+ * streams, stops listening (gracefully for `stopGraceMs`) and disposes the host. Throws `ServerConfigError`
+ * for a refused configuration.
+ */
+export const serverLayer = (options: ServerOptions) => {
+  const { hostname, password, logLevel } = defaults(options)
   const bodyLimitBytes = options.bodyLimit ?? DEFAULT_BODY_LIMIT
-  const logLevel = options.logLevel ?? "Warn"
   const cors = makeCors(options.cors)
   const crossSite = makeCrossSiteRule(options.cors)
   const hosts = makeHostRule({
@@ -115,129 +139,112 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
   })
   // Every API path (and the document itself) is a Bun route, matched on the raw request target.
   const paths = pathTable([...apiPaths(), "/openapi.json"])
-
-  const runtime = ManagedRuntime.make(
-    HostLayer({
-      database: options.database,
-      config: options.config,
-      ...(options.plugins ? { plugins: options.plugins } : {}),
-      ...(options.autoResume !== undefined ? { autoResume: options.autoResume } : {}),
-    }).pipe(Layer.provideMerge(LogLayer(logLevel))),
-  )
-  let host: Awaited<ReturnType<typeof runtime.context>>
-  try {
-    // Config problems that did not stop loading (unknown keys) are said first, as warnings on stderr.
-    for (const warning of options.config.warnings ?? []) {
-      Effect.runSync(Effect.logWarning(warning).pipe(Effect.provide(LogLayer(logLevel))))
-    }
-    host = await runtime.context()
-  } catch (cause) {
-    await runtime.dispose().catch(() => undefined)
-    throw cause
-  }
-
   const directory = options.directory ?? process.cwd()
-  const channels = new Set<OpenStream>()
-  const events: EventServices = {
-    bus: Context.get(host, Bus),
-    session: Context.get(host, Session),
-    sse: options.sse ?? {},
-    channels,
-    context: host,
-  }
-  // The front door, for every request, in order (`http/front-door.ts`).
-  const frontDoor = makeFrontDoor([
-    hostRule(hosts),
-    corsPreflight(cors),
-    crossSiteRefusal(crossSite),
-    basicAuth(password),
-    canonicalPath(paths),
-    webClientPages,
-    sideRoutes(events, directory),
-    jsonContentType,
-    bodyLimit(bodyLimitBytes),
-  ])
-  const web = HttpRouter.toWebHandler(appLayer({ host, password, logLevel, directory, frontDoor }), {
-    disableLogger: true,
+
+  // Config problems that did not stop loading (unknown keys) are said first, as warnings on stderr.
+  const warnings = Layer.effectDiscard(
+    Effect.forEach(options.config.warnings ?? [], (warning) => Effect.logWarning(warning), { discard: true }),
+  ).pipe(Layer.provide(LogLayer(logLevel)))
+  const host = HostLayer({
+    database: options.database,
+    config: options.config,
+    ...(options.plugins ? { plugins: options.plugins } : {}),
+    ...(options.autoResume !== undefined ? { autoResume: options.autoResume } : {}),
+  }).pipe(Layer.provideMerge(LogLayer(logLevel)), Layer.provide(warnings))
+
+  const app = Layer.unwrap(
+    Effect.gen(function* () {
+      const context = yield* Effect.context<HostServices>()
+      const events: EventServices = {
+        bus: Context.get(context, Bus),
+        session: Context.get(context, Session),
+        sse: options.sse ?? {},
+        channels: yield* OpenStreams,
+        context: context as Context.Context<never>,
+      }
+      // The front door, for every request, in order (`http/front-door.ts`).
+      const frontDoor = makeFrontDoor([
+        hostRule(hosts),
+        corsPreflight(cors),
+        crossSiteRefusal(crossSite),
+        basicAuth(password),
+        canonicalPath(paths),
+        webClientPages,
+        longRequests,
+        jsonContentType,
+        bodyLimit(bodyLimitBytes),
+      ])
+      return appLayer({ host: context, password, logLevel, directory, events, frontDoor })
+    }),
+  )
+
+  const listener = BunHttpServer.layer({
+    hostname,
+    port: options.port ?? 4096,
+    routes: paths.routes,
+    stopGraceMs: options.stopGraceMs ?? 3000,
+    // On the way out, an error status the framework answered without a JSON body gets one, and CORS
+    // headers are added.
+    respond: async (request, pending) => {
+      let response: Response
+      try {
+        response = await ensureJsonError(request, await pending, bodyLimitBytes)
+      } catch (cause) {
+        response = errorResponse(unknownErrorSync(cause, `${request.method} ${new URL(request.url).pathname}`))
+      }
+      return cors.enabled ? withHeaders(response, cors.headers(request.headers.get("origin"))) : response
+    },
+    error: (cause) => errorResponse(unknownErrorSync(cause, "request")),
   })
 
-  /**
-   * Every request goes through the router: `params` are the raw path parameters when the request reached
-   * one of the API routes, undefined when it fell through to `fetch`. On the way out, an error status the
-   * framework answered without a JSON body gets one, and CORS headers are added.
-   */
-  const answer = async (
-    request: Request,
-    server: Bun.Server<undefined>,
-    params: Readonly<Record<string, string>> | undefined,
-  ): Promise<Response> => {
-    let response: Response
-    try {
-      response = await ensureJsonError(
-        request,
-        await web.handler(request, Context.make(Incoming, { server, request, params })),
-        bodyLimitBytes,
-      )
-    } catch (cause) {
-      response = errorResponse(unknownErrorSync(cause, `${request.method} ${new URL(request.url).pathname}`))
-    }
-    return cors.enabled ? withHeaders(response, cors.headers(request.headers.get("origin"))) : response
-  }
-  const routes: Record<string, (request: Bun.BunRequest, server: Bun.Server<undefined>) => Promise<Response>> = {}
-  for (const pattern of paths.routes)
-    routes[pattern] = (request, server) => answer(request, server, request.params as Record<string, string>)
+  const shown = hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname
+  const listening = Layer.effect(
+    Listening,
+    Effect.gen(function* () {
+      const port = (yield* BunServer).port as number
+      return { url: `http://${shown}:${port}`, hostname, port }
+    }),
+  )
 
-  let server: Bun.Server<undefined>
+  // Built bottom up (host, listener, stream registry, router) and released top down: the streams end
+  // before the listener waits for in-flight requests, and the host outlives both.
+  return BunHttpServer.givesIncoming(HttpRouter.serve(app, { disableLogger: true, disableListenLog: true })).pipe(
+    Layer.merge(listening),
+    Layer.provideMerge(OpenStreams.layer),
+    Layer.provideMerge(listener),
+    Layer.provideMerge(host),
+  )
+}
+
+/**
+ * Starts `serverLayer` and resolves once it listens. Rejects (with the host closed again) when the host
+ * cannot start or the port cannot be bound.
+ */
+export const startServer = async (options: ServerOptions): Promise<RunningServer> => {
+  const layer = serverLayer(options)
+  const scope = Scope.makeUnsafe()
+  const close = () => Effect.runPromise(Scope.close(scope, Exit.void))
+  let context: Context.Context<Layer.Success<typeof layer>>
   try {
-    server = Bun.serve({
-      hostname,
-      port: options.port ?? 4096,
-      idleTimeout: 120,
-      // The body limit is enforced (with a JSON 413) by `limitBody`; Bun's own limit would answer an
-      // empty 413 before the front door sees the request.
-      maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-      routes,
-      fetch: (request, server) => answer(request, server, undefined),
-      error: (cause) => errorResponse(unknownErrorSync(cause, "request")),
-    })
+    context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
   } catch (cause) {
-    await web.dispose().catch(() => undefined)
-    await runtime.dispose().catch(() => undefined)
+    await close().catch(() => undefined)
     throw cause
   }
-
-  const port = server.port as number
-  const shown = hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname
+  const server = Context.get(context, BunServer)
+  const streams = Context.get(context, OpenStreams)
   let stopping: Promise<void> | undefined
   return {
-    url: `http://${shown}:${port}`,
-    hostname,
-    port,
-    stop: () =>
-      (stopping ??= (async () => {
-        // End the event streams, let in-flight requests finish for a moment, then close what is left.
-        for (const channel of [...channels]) channel.finish()
-        let timer: ReturnType<typeof setTimeout> | undefined
-        const graceful = await Promise.race([
-          server.stop(false).then(() => true),
-          new Promise<boolean>((resolve) => {
-            timer = setTimeout(() => resolve(false), options.stopGraceMs ?? 3000)
-          }),
-        ])
-        clearTimeout(timer)
-        if (!graceful) await server.stop(true)
-        await web.dispose()
-        await runtime.dispose()
-      })()),
+    ...Context.get(context, Listening),
+    stop: () => (stopping ??= close()),
     crash: () =>
       (stopping ??= (async () => {
         // Fence first, synchronously: no transaction is open between two event-loop turns, so every later
         // write fails (SQLITE_READONLY) and what the file holds is what a killed process would have left.
-        Context.get(host, Database).fence()
+        Context.get(context, Database).fence()
         await server.stop(true)
-        for (const channel of [...channels]) channel.close()
-        await web.dispose().catch(() => undefined)
-        await runtime.dispose().catch(() => undefined)
+        for (const stream of [...streams]) stream.close()
+        await close().catch(() => undefined)
       })()),
   }
 }

@@ -1,90 +1,99 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startOpenAIServer, type OpenAIServer } from "../../core/test/support/openai-server.ts"
-import { startTestServer } from "./support/server.ts"
-
-let model: OpenAIServer
-beforeAll(async () => {
-  model = await startOpenAIServer()
-})
-afterAll(() => model.close())
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { apiClient, ScriptedModel, TestApi, testApiWithModel } from "./support/api-server.ts"
 
 const isSummary = (body: any) => String(body?.messages?.[0]?.content ?? "").startsWith("You are summarising")
 
-describe("compaction over HTTP", () => {
-  it("POST .../compact runs a compaction turn; the session reports token figures; later requests send the summary", async () => {
-    model.reply((body) =>
-      isSummary(body)
-        ? { text: "SUMMARY over http" }
-        : { text: "fine", usage: { prompt_tokens: 321, completion_tokens: 9 } },
-    )
-    const { api } = await startTestServer({
-      config: {
-        model: "local/m",
-        provider: {
-          local: {
-            type: "openai-compatible",
-            baseURL: model.url,
-            models: { m: { limit: { context: 50_000, output: 4_000 } } },
-          },
-        },
+const server = testApiWithModel((model) => ({
+  config: {
+    model: "local/m",
+    provider: {
+      local: {
+        type: "openai-compatible",
+        baseURL: model.url,
+        models: { m: { limit: { context: 50_000, output: 4_000 } } },
       },
-    })
-    const sessionID = (await api.session.create({})).data!.data.id
-    for (const text of ["first question", "second question"]) {
-      await api.session.prompt({ sessionID, prompt: { text } })
-      await api.session.wait({ sessionID })
-    }
-    const before = (await api.session.get({ sessionID })).data!.data
-    expect(before.context).toEqual({ tokens: 330, limit: 50_000 })
+    },
+  },
+}))
 
-    const started = await api.session.compact({ sessionID })
-    expect(started.error).toBeUndefined()
-    expect(started.response?.status).toBe(204)
-    await api.session.wait({ sessionID })
-    const messages = (await api.session.messages({ sessionID })).data!.data
-    const compaction = messages.at(-1)!
-    expect(compaction).toMatchObject({
-      type: "compaction",
-      origin: "host",
-      reason: "manual",
-      summary: "SUMMARY over http",
-    })
-    // The compaction ran as a turn of its own, recorded in the session's history.
-    const history = (await api.session.history({ sessionID })).data!.data
-    const turns = history.filter((event) => event.type === "session.next.turn.started")
-    expect(turns).toHaveLength(3)
-    // Everything stays readable.
-    expect(messages.flatMap((m) => (m.type === "user" ? [m.text] : []))).toEqual(["first question", "second question"])
-    // After the compaction nothing is measured yet: the figure is the estimate of what would be sent.
-    const after = (await api.session.get({ sessionID })).data!.data
-    expect(after.context!.limit).toBe(50_000)
-    expect(after.context!.tokens).toBeGreaterThan(0)
-    expect(after.context!.tokens).toBeLessThan(330)
+layer(server)("compaction over HTTP", (it) => {
+  it.effect(
+    "POST .../compact runs a compaction turn; the session reports token figures; later requests send the summary",
+    () =>
+      Effect.gen(function* () {
+        const model = yield* ScriptedModel
+        const client = yield* apiClient
+        const session = client["v2.session"]
+        model.reply((body) =>
+          isSummary(body)
+            ? { text: "SUMMARY over http" }
+            : { text: "fine", usage: { prompt_tokens: 321, completion_tokens: 9 } },
+        )
+        const sessionID = (yield* session.create({ payload: {} })).data.id
+        const params = { sessionID }
+        for (const text of ["first question", "second question"]) {
+          yield* session.prompt({ params, payload: { prompt: { text } } })
+          yield* session.wait({ params })
+        }
+        const before = (yield* session.get({ params })).data
+        expect(before.context).toEqual({ tokens: 330, limit: 50_000 })
 
-    const sent = model.requests.length
-    await api.session.prompt({ sessionID, prompt: { text: "third question" } })
-    await api.session.wait({ sessionID })
-    const next = JSON.stringify(model.requests[sent])
-    expect(next).toContain("SUMMARY over http")
-    expect(next).toContain("second question")
-    expect(next).not.toContain("first question")
-  })
+        // 204 on the wire (the typed client decodes the declared no-content success).
+        const { url } = yield* TestApi
+        const started = yield* Effect.promise(() =>
+          fetch(`${url}/api/session/${sessionID}/compact`, { method: "POST" }),
+        )
+        expect(started.status).toBe(204)
+        yield* session.wait({ params })
+        const messages = (yield* session.messages({ params, query: {} })).data
+        const compaction = messages.at(-1)!
+        expect(compaction).toMatchObject({
+          type: "compaction",
+          origin: "host",
+          reason: "manual",
+          summary: "SUMMARY over http",
+        })
+        // The compaction ran as a turn of its own, recorded in the session's history.
+        const history = (yield* session.history({ params, query: {} })).data
+        const turns = history.filter((event) => event.type === "session.next.turn.started")
+        expect(turns).toHaveLength(3)
+        // Everything stays readable.
+        expect(messages.flatMap((m) => (m.type === "user" ? [m.text] : []))).toEqual([
+          "first question",
+          "second question",
+        ])
+        // After the compaction nothing is measured yet: the figure is the estimate of what would be sent.
+        const after = (yield* session.get({ params })).data
+        expect(after.context!.limit).toBe(50_000)
+        expect(after.context!.tokens).toBeGreaterThan(0)
+        expect(after.context!.tokens).toBeLessThan(330)
 
-  it("answers 409 while a turn runs and 404 for an unknown session", async () => {
-    model.reply(() => ({ text: "slow", hold: true }))
-    const { api } = await startTestServer({
-      config: { model: "local/m", provider: { local: { type: "openai-compatible", baseURL: model.url } } },
-    })
-    const sessionID = (await api.session.create({})).data!.data.id
-    await api.session.prompt({ sessionID, prompt: { text: "hello" } })
-    await model.held()
-    const busy = await api.session.compact({ sessionID })
-    expect(busy.response?.status).toBe(409)
-    expect(busy.error).toMatchObject({ _tag: "SessionBusyError", sessionID })
-    model.release()
-    await api.session.wait({ sessionID })
-    const missing = await api.session.compact({ sessionID: "ses_missing" })
-    expect(missing.response?.status).toBe(404)
-    expect(missing.error).toMatchObject({ _tag: "SessionNotFoundError", sessionID: "ses_missing" })
-  })
+        const sent = model.requests.length
+        yield* session.prompt({ params, payload: { prompt: { text: "third question" } } })
+        yield* session.wait({ params })
+        const next = JSON.stringify(model.requests[sent])
+        expect(next).toContain("SUMMARY over http")
+        expect(next).toContain("second question")
+        expect(next).not.toContain("first question")
+      }),
+  )
+
+  it.effect("answers 409 while a turn runs and 404 for an unknown session", () =>
+    Effect.gen(function* () {
+      const model = yield* ScriptedModel
+      const session = (yield* apiClient)["v2.session"]
+      model.reply(() => ({ text: "slow", hold: true }))
+      const sessionID = (yield* session.create({ payload: {} })).data.id
+      yield* session.prompt({ params: { sessionID }, payload: { prompt: { text: "hello" } } })
+      yield* Effect.promise(() => model.held())
+      // The client decodes each refusal by its declared status: 409 and 404.
+      const busy = yield* Effect.flip(session.compact({ params: { sessionID } }))
+      expect(busy).toMatchObject({ _tag: "SessionBusyError", sessionID })
+      model.release()
+      yield* session.wait({ params: { sessionID } })
+      const missing = yield* Effect.flip(session.compact({ params: { sessionID: "ses_missing" } }))
+      expect(missing).toMatchObject({ _tag: "SessionNotFoundError", sessionID: "ses_missing" })
+    }),
+  )
 })

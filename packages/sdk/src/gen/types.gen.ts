@@ -2113,6 +2113,14 @@ export type V2EventSubscribeErrors = {
      */
     404: SessionNotFoundError;
     /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
      * UnknownError
      */
     500: UnknownError;
@@ -2274,6 +2282,14 @@ export type V2FsReadErrors = {
      */
     403: ForbiddenError;
     /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
      * UnknownError
      */
     500: UnknownError;
@@ -2283,7 +2299,7 @@ export type V2FsReadError = V2FsReadErrors[keyof V2FsReadErrors];
 
 export type V2FsReadResponses = {
     /**
-     * The file
+     * Success
      */
     200: Blob | File;
 };
@@ -3335,6 +3351,14 @@ export type V2SessionEventsErrors = {
      * JournalDisabledError
      */
     409: JournalDisabledError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
     /**
      * UnknownError
      */

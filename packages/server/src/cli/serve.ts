@@ -1,4 +1,5 @@
-import { startServer } from "../server.ts"
+import { Context, Effect, Layer } from "effect"
+import { Listening, serverLayer } from "../server.ts"
 import { databasePath, loadConfig } from "./backend.ts"
 import { defineCommand, EXIT_OK, integerFlag } from "./command.ts"
 import { register } from "./registration.ts"
@@ -47,7 +48,7 @@ export const serve = defineCommand({
     const password = io.env.OPENCODE_SERVER_PASSWORD || undefined
     const stopped = termination()
     const database = databasePath(flags.db, io)
-    const server = await startServer({
+    const layer = serverLayer({
       port,
       ...(flags.hostname ? { hostname: flags.hostname } : {}),
       database,
@@ -57,12 +58,21 @@ export const serve = defineCommand({
       ...(flags.cors?.length ? { cors: flags.cors } : {}),
       ...(io.logLevel ? { logLevel: io.logLevel } : {}),
     })
-    // Other CLI processes on this database go through this server while it runs (see registration.ts).
-    const unregister = register(database, server.url)
-    io.out(`opencode2 listening on ${server.url}`)
-    await stopped
-    unregister()
-    await server.stop()
+    // The server is a layer, up for the scope: until a signal, then stopped as its scope closes.
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const { url } = Context.get(yield* Layer.build(layer), Listening)
+          // Other CLI processes on this database go through this server while it runs (see registration.ts).
+          yield* Effect.acquireRelease(
+            Effect.sync(() => register(database, url)),
+            (unregister) => Effect.sync(unregister),
+          )
+          io.out(`opencode2 listening on ${url}`)
+          yield* Effect.promise(() => stopped)
+        }),
+      ),
+    )
     return EXIT_OK
   },
 })

@@ -16,6 +16,7 @@ import {
 } from "./discovery.ts"
 import { Fallback, fallback } from "./fallback.ts"
 import type { Middleware } from "./front-door.ts"
+import { EventHandlers, type EventServices, EventStreams } from "./events.ts"
 import { FsHandlers } from "./fs.ts"
 import { ServerDirectory } from "./location.ts"
 import { RequestErrorsLive } from "./middleware.ts"
@@ -33,6 +34,8 @@ export interface AppOptions {
   readonly logLevel: LogLevel.LogLevel
   /** The server's own location (see `ServerDirectory`). */
   readonly directory: string
+  /** What the event streams run with. */
+  readonly events: EventServices
   /** The front door's checks (`front-door.ts`), around the router and its fallback. */
   readonly frontDoor?: Middleware
 }
@@ -78,11 +81,13 @@ export const appLayer = (options: AppOptions) => {
     PluginHandlers,
     ConfigHandlers,
     McpHandlers,
+    EventHandlers,
   ).pipe(
     // Middleware is looked up in the handlers' context when routes are built.
     Layer.provideMerge(Layer.mergeAll(RequestErrorsLive, AuthorizationLive(options.password))),
     Layer.provide(Layer.succeedContext(options.host)),
     Layer.provide(Layer.succeed(ServerDirectory, options.directory)),
+    Layer.provide(Layer.succeed(EventStreams, options.events)),
   )
   const frontDoor = options.frontDoor
   const outermost = frontDoor

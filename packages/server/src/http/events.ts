@@ -1,7 +1,9 @@
 import { ascending, type Bus, type BusEvent, isDurable, type Session } from "@opencode-ai/core"
-import { InvalidRequestError, JournalDisabledError, SessionNotFoundError } from "@opencode-ai/protocol"
+import { Api, InvalidRequestError, JournalDisabledError, SessionNotFoundError } from "@opencode-ai/protocol"
 import { toWire } from "@opencode-ai/schema"
-import { type Context, Effect, Stream } from "effect"
+import { Context, Effect, Stream } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
 import {
   DEFAULT_QUEUE_LIMIT,
   type Frame,
@@ -13,10 +15,10 @@ import {
   type WireEvent,
 } from "../sse.ts"
 import { VERSION } from "../version.ts"
-import { errorResponse } from "./respond.ts"
 
 export type { OpenStream }
 
+/** What the event streams need: the host's bus and sessions, the tuning, and the registry of open streams. */
 export interface EventServices {
   readonly bus: Bus["Service"]
   readonly session: Session["Service"]
@@ -57,8 +59,17 @@ const frameOf = (bus: Bus["Service"], event: BusEvent): Frame => {
   return frame
 }
 
+/** The event streams' services, given to their handlers by the server. */
+export class EventStreams extends Context.Service<EventStreams, EventServices>()(
+  "@opencode-ai/server/http/EventStreams",
+) {}
+
 const missingSession = (sessionID: string) =>
-  errorResponse(new SessionNotFoundError({ sessionID, message: `Session ${sessionID} not found` }))
+  new SessionNotFoundError({ sessionID, message: `Session ${sessionID} not found` })
+
+/** An open stream as the router's answer: the body is Bun's direct stream, handed on as it is. */
+const streamResponse = (body: ReadableStream<Uint8Array>) =>
+  HttpServerResponse.raw(new Response(body, { headers: SSE_HEADERS }))
 
 /**
  * Whether an event is a permission ask or reply of a descendant of `sessionID` (a child session of one of
@@ -81,13 +92,16 @@ const childAsk = (services: EventServices, event: { type: string; sessionID: str
  * upstream's `V2Event` envelope, with heartbeats. Not resumable; the per-session stream is. The bus
  * listener offers each event's shared frame to this subscriber's queue; it never waits.
  */
-export const eventStream = (services: EventServices, request: Request, url: URL): Response => {
-  const sessionID = url.searchParams.get("sessionID") || undefined
-  if (sessionID !== undefined && !services.session.sync.row(sessionID)) return missingSession(sessionID)
+export const eventStream = (
+  services: EventServices,
+  sessionID: string | undefined,
+  signal: AbortSignal,
+): Effect.Effect<HttpServerResponse.HttpServerResponse, SessionNotFoundError> => {
+  if (sessionID !== undefined && !services.session.sync.row(sessionID)) return Effect.fail(missingSession(sessionID))
   const { body } = openStream({
     ...services.sse,
     first: [connected()],
-    signal: request.signal,
+    signal,
     open: services.channels,
     context: services.context,
     feed: (feed) =>
@@ -103,7 +117,7 @@ export const eventStream = (services: EventServices, request: Request, url: URL)
         (unsubscribe) => Effect.sync(unsubscribe),
       ),
   })
-  return new Response(body, { headers: SSE_HEADERS })
+  return Effect.succeed(streamResponse(body))
 }
 
 /**
@@ -115,25 +129,33 @@ export const eventStream = (services: EventServices, request: Request, url: URL)
  * follower that falls too far behind gets `server.error` and the stream ends. Needs the journal
  * (`events.persist`, on by default).
  */
-export const sessionStream = (services: EventServices, request: Request, url: URL, sessionID: string): Response => {
+export const sessionStream = (
+  services: EventServices,
+  request: { readonly sessionID: string; readonly after: string | undefined; readonly signal: AbortSignal },
+): Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  JournalDisabledError | InvalidRequestError | SessionNotFoundError
+> => {
+  const { sessionID } = request
   if (!services.bus.persist) {
-    return errorResponse(
+    return Effect.fail(
       new JournalDisabledError({
         message:
           "The session's event stream needs the event journal, which is off; set `events.persist: true` in opencode.json",
       }),
     )
   }
-  const raw = url.searchParams.get("after") ?? request.headers.get("last-event-id") ?? "0"
+  const raw = request.after ?? "0"
   if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(Number(raw))) {
-    return errorResponse(
+    return Effect.fail(
       new InvalidRequestError({
         message: `Invalid query parameter "after": expected a non-negative integer seq`,
         field: "after",
       }),
     )
   }
-  if (!services.session.sync.row(sessionID) && !services.bus.journaled(sessionID)) return missingSession(sessionID)
+  if (!services.session.sync.row(sessionID) && !services.bus.journaled(sessionID))
+    return Effect.fail(missingSession(sessionID))
 
   const log = services.bus
     .log({ sessionID, after: Number(raw), follow: true, bufferLimit: services.sse.queueLimit ?? DEFAULT_QUEUE_LIMIT })
@@ -157,5 +179,20 @@ export const sessionStream = (services: EventServices, request: Request, url: UR
         { startImmediately: true },
       ),
   })
-  return new Response(body, { headers: SSE_HEADERS })
+  return Effect.succeed(streamResponse(body))
 }
+
+/** The web request behind a router request: its signal ends the stream when the client goes away. */
+export const signalOf = (request: { readonly source: object }) => (request.source as Request).signal
+
+/** `v2.event.subscribe`. */
+export const EventHandlers = HttpApiBuilder.group(
+  Api,
+  "v2.event",
+  Effect.fn("EventHandlers")(function* (handlers) {
+    const services = yield* EventStreams
+    return handlers.handle("subscribe", ({ query, request }) =>
+      eventStream(services, query.sessionID || undefined, signalOf(request)),
+    )
+  }),
+)

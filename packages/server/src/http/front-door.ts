@@ -3,14 +3,13 @@ import { Cause, Context, Effect } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { unhandled } from "effect/Types"
 import { authorized, unauthorized } from "./auth.ts"
+import { Incoming } from "./bun-server.ts"
 import { limitBody, limitDeclared } from "./body-limit.ts"
 import { checkContentType } from "./content-type.ts"
 import type { makeCors } from "./cors.ts"
 import type { CrossSiteRule } from "./cross-site.ts"
 import { emptyBodyAsObject } from "./empty-body.ts"
 import { unknownErrorSync } from "./errors.ts"
-import { type EventServices, eventStream, sessionStream } from "./events.ts"
-import { FS_READ_PREFIX, readFileRoute } from "./fs.ts"
 import type { HostRule } from "./host.ts"
 import { checkParams, nonCanonical, type PathTable } from "./path.ts"
 import { errorResponse } from "./respond.ts"
@@ -22,20 +21,6 @@ import { mayBeWebClient, webClient } from "./web-client.ts"
  * JSON body (`errorResponse`), passed through the router untouched, so it is the same bytes, status and
  * headers whichever route was asked for, or none.
  */
-
-/**
- * What Bun knows about a request that the router does not: the server (to lift the idle timeout of a
- * long request), the request as Bun handed it, and the raw path parameters when it reached one of the API
- * routes (undefined when it fell through to `fetch`). Given with each request to the web handler.
- */
-export class Incoming extends Context.Service<
-  Incoming,
-  {
-    readonly server: Bun.Server<undefined>
-    readonly request: Request
-    readonly params: Readonly<Record<string, string>> | undefined
-  }
->()("@opencode-ai/server/http/Incoming") {}
 
 type Handler = Effect.Effect<
   HttpServerResponse.HttpServerResponse,
@@ -153,47 +138,23 @@ export const webClientPages: Middleware = withRequest((request, next) =>
     : next,
 )
 
-const EVENT_PATH = "/api/event"
-const SESSION_EVENT_PATH = /^\/api\/session\/([^/]+)\/event\/?$/
+const EVENT_PATH = /^\/api\/(session\/[^/]+\/)?event\/?$/
 const WAIT_PATH = /^\/api\/session\/[^/]+\/wait\/?$/
 
-const decodeSegment = (segment: string) => {
-  try {
-    return decodeURIComponent(segment)
-  } catch {
-    return segment
-  }
-}
-
 /**
- * The routes served beside the HttpApi ones, which take no body: the two event streams (without the idle
- * timeout) and `fs.read` (its path is the rest of the URL). Waiting for a turn (`session.wait`) may take
- * longer than the idle timeout too.
+ * Requests that may outlast Bun's idle timeout are exempt from it: the two event streams, and waiting
+ * for a turn (`session.wait`).
  */
-export const sideRoutes =
-  (events: EventServices, directory: string): Middleware =>
-  (next) =>
-    withIncoming((request, incoming) => {
-      const pathname = pathOf(request)
-      if (request.method === "GET") {
-        const url = () => new URL(request.url)
-        if (pathname === EVENT_PATH || pathname === `${EVENT_PATH}/`) {
-          incoming.server.timeout(incoming.request, 0)
-          return answer(eventStream(events, request, url()))
-        }
-        const stream = SESSION_EVENT_PATH.exec(pathname)
-        if (stream) {
-          incoming.server.timeout(incoming.request, 0)
-          const sessionID = incoming.params?.sessionID ?? decodeSegment(stream[1]!)
-          return answer(sessionStream(events, request, url(), sessionID))
-        }
-        if (pathname.startsWith(FS_READ_PREFIX)) {
-          return Effect.flatMap(readFileRoute(url(), request.headers, directory), answer)
-        }
-      }
-      if (request.method === "POST" && WAIT_PATH.test(pathname)) incoming.server.timeout(incoming.request, 0)
-      return next
-    })
+export const longRequests: Middleware = (next) =>
+  withIncoming((request, incoming) => {
+    const pathname = pathOf(request)
+    if (
+      (request.method === "GET" && EVENT_PATH.test(pathname)) ||
+      (request.method === "POST" && WAIT_PATH.test(pathname))
+    )
+      incoming.server.timeout(incoming.request, 0)
+    return next
+  })
 
 /** Every request body is JSON: anything else is refused with 415 before the body is read. */
 export const jsonContentType: Middleware = withRequest((request, next) => {

@@ -1,9 +1,10 @@
 import { findEntries, listDirectory, openFile } from "@opencode-ai/core"
 import { Api, InvalidRequestError } from "@opencode-ai/protocol"
 import { Effect } from "effect"
+import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { fromCore } from "./errors.ts"
-import { decodeHeader, requestLocation, resolveLocation, ServerDirectory } from "./location.ts"
+import { type LocationQuery, requestLocation, ServerDirectory } from "./location.ts"
 import { errorResponse } from "./respond.ts"
 
 /** `v2.fs.list` and `v2.fs.find`: a location's files, confined like the tools. */
@@ -18,6 +19,7 @@ export const FsHandlers = HttpApiBuilder.group(
           const location = yield* requestLocation(query, request, home)
           return { location, data: yield* fromCore(listDirectory(location.directory, query.path)) }
         }),
+      read: ({ query, request }) => readFile(query, request, home),
       find: ({ query, request }) =>
         Effect.gen(function* () {
           const location = yield* requestLocation(query, request, home)
@@ -34,37 +36,28 @@ export const FsHandlers = HttpApiBuilder.group(
 )
 
 /** Where `fs.read` takes the file's path from: everything after this prefix, percent-decoded. */
-export const FS_READ_PREFIX = "/api/fs/read/"
+const FS_READ_PREFIX = "/api/fs/read/"
 
 /**
- * `GET /api/fs/read/<path>` (`v2.fs.read`): one file's bytes, its path relative to the location. Served
- * beside the HttpApi routes because its path is the rest of the URL. Refusals are the same JSON bodies.
- * An effect, run by the front door in the router's runtime, so anything it logs goes through the host's
- * logger.
+ * `GET /api/fs/read/<path>` (`v2.fs.read`): one file's bytes, its path relative to the location, served by
+ * Bun from the file. Every refusal is the typed error's JSON body.
  */
-export const readFileRoute = (url: URL, headers: Headers, home: string): Effect.Effect<Response> =>
+const readFile = (query: LocationQuery, request: HttpServerRequest.HttpServerRequest, home: string) =>
   Effect.gen(function* () {
+    const pathname = new URL(request.url, "http://host").pathname
     let path: string
     try {
-      path = decodeURIComponent(url.pathname.slice(FS_READ_PREFIX.length))
+      path = decodeURIComponent(pathname.slice(FS_READ_PREFIX.length))
     } catch {
       return yield* new InvalidRequestError({ message: "Invalid path: not percent-encoded UTF-8", field: "path" })
     }
     if (path === "")
       return yield* new InvalidRequestError({ message: "Name a file after /api/fs/read/", field: "path" })
-    const query = url.searchParams
-    const location = yield* resolveLocation(
-      {
-        ...(query.get("location[directory]") !== null
-          ? { "location[directory]": query.get("location[directory]")! }
-          : {}),
-        ...(query.get("directory") !== null ? { directory: query.get("directory")! } : {}),
-      },
-      decodeHeader(headers.get("x-opencode-directory")),
-      home,
-    )
+    const location = yield* requestLocation(query, request, home)
     const file = yield* fromCore(openFile(location.directory, path))
-    return new Response(Bun.file(file.path), {
-      headers: { "content-type": "application/octet-stream", "content-length": String(file.size) },
-    })
-  }).pipe(Effect.catch((error) => Effect.succeed(errorResponse(error))))
+    return HttpServerResponse.raw(
+      new Response(Bun.file(file.path), {
+        headers: { "content-type": "application/octet-stream", "content-length": String(file.size) },
+      }),
+    )
+  }).pipe(Effect.catch((error) => Effect.succeed(HttpServerResponse.raw(errorResponse(error)))))

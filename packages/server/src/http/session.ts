@@ -17,6 +17,7 @@ import { toWire } from "@opencode-ai/schema"
 import { Effect, Stream } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { fromCore, fromCoreListing } from "./errors.ts"
+import { EventStreams, sessionStream, signalOf } from "./events.ts"
 import { checked, clientDirectory, ServerDirectory } from "./location.ts"
 
 /** Everything admitted or changed over HTTP is the user's doing. */
@@ -45,6 +46,7 @@ export const SessionHandlers = HttpApiBuilder.group(
     const providers = yield* Providers
     const bus = yield* Bus
     const transfer = yield* Transfer
+    const streams = yield* EventStreams
 
     /** A session as `session.get` serves it: with the figures of what its next request carries. */
     const detailed = (sessionID: string) =>
@@ -143,6 +145,12 @@ export const SessionHandlers = HttpApiBuilder.group(
             data: page.slice(0, limit).map((event) => toWire(event)) as never,
             hasMore: page.length > limit,
           }
+        }),
+      events: ({ params, query, request }) =>
+        sessionStream(streams, {
+          sessionID: params.sessionID,
+          after: query.after ?? request.headers["last-event-id"],
+          signal: signalOf(request),
         }),
       interrupt: ({ params }) => fromCore(execution.interrupt(params.sessionID)),
       message: ({ params }) =>
