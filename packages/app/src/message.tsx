@@ -1,6 +1,7 @@
 import { Component } from "preact"
 import { useState } from "preact/hooks"
 import { json, modelName, stamp } from "./format.ts"
+import { Markdown } from "./markdown/markdown.tsx"
 import type { LiveText } from "./transcript.ts"
 import type { AssistantMessage, ReasoningItem, SessionMessage, TextItem, ToolItem } from "./types.ts"
 
@@ -247,9 +248,7 @@ const TextView = ({
   return (
     <div class={`part text${live ? " streaming" : ""}`} {...attributes}>
       <div class="text" data-testid="text">
-        {text}
-        {live?.gap ? " … " : ""}
-        {live?.tail}
+        <Markdown text={live ? `${text}${live.gap ? " … " : ""}${live.tail}` : text} />
       </div>
       {corrected && <Edited change={corrected} />}
       {editable && (

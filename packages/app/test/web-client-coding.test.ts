@@ -1,0 +1,136 @@
+import { mkdirSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import type { Browser, BrowserContext, Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { CHROME, launchChrome, SKIP_LINE, watch } from "./support/browser.ts"
+import { type AppServer, startAppServer } from "./support/server.ts"
+
+if (!CHROME) console.log(SKIP_LINE)
+
+const TIMEOUT = 15_000
+const WIDE = { width: 1280, height: 800 }
+const PHONE = { width: 390, height: 844 }
+/** Screenshots the docs show (`docs/web-client.md`), committed. */
+const IMAGES = fileURLToPath(new URL("../../../docs/images/", import.meta.url))
+
+const MARKDOWN = [
+  "## The plan",
+  "",
+  "Rename the **config loader** and keep *one* call site; see [the docs](https://example.com/docs) or `loadConfig()`.",
+  "",
+  "- read `config.ts`",
+  "- change the export",
+  "",
+  "| file | change |",
+  "|---|---|",
+  "| config.ts | rename |",
+  "",
+  "```ts",
+  "export const loadConfig = async (path: string): Promise<Config> => {",
+  "  return JSON.parse(await read(path)) // parsed once",
+  "}",
+  "```",
+].join("\n")
+
+const XSS = [
+  '<img src=x onerror="window.__xss=1"> <script>window.__xss=2</script>',
+  "[click](javascript:window.__xss=3) [data](data:text/html,<b>x</b>) [vb](vbscript:msgbox) <javascript:window.__xss=4>",
+  "[spaced](java\tscript:window.__xss=5)",
+  "```html",
+  '<iframe src="javascript:window.__xss=6"></iframe>',
+  "```",
+].join("\n")
+
+describe.skipIf(!CHROME)("the web client as a coding app", () => {
+  let browser: Browser
+  let app: AppServer
+  let context: BrowserContext
+  let watched: ReturnType<typeof watch>
+  let page: Page
+
+  beforeAll(async () => {
+    mkdirSync(IMAGES, { recursive: true })
+    app = await startAppServer()
+    const warm = fetch(`${app.url}/`).then((r) => r.text())
+    browser = await launchChrome()
+    context = await browser.newContext({ viewport: WIDE })
+    context.setDefaultTimeout(TIMEOUT)
+    watched = watch(context, app.url)
+    page = await context.newPage()
+    await warm
+  })
+  afterAll(async () => {
+    await context?.close()
+    await browser?.close()
+  })
+
+  const newSession = async (title: string) =>
+    (await app.api.session.create({ title, location: { directory: app.directory } })).data!.data
+
+  const open = async (sessionID: string) => {
+    await page.goto(`${app.url}/session/${sessionID}`)
+    await page
+      .getByTestId("connection")
+      .filter({ hasText: /^live$/ })
+      .waitFor({ state: "attached" })
+  }
+
+  /** A finished turn: the prompt, then the scripted replies. */
+  const turn = async (sessionID: string, prompt: string, ...replies: Parameters<AppServer["model"]["enqueue"]>) => {
+    app.model.enqueue(...replies)
+    await app.api.session.prompt({ sessionID, prompt: { text: prompt } })
+    await app.api.session.wait({ sessionID })
+  }
+
+  const shoot = (name: string) => page.screenshot({ path: join(IMAGES, `${name}.png`) })
+
+  it("renders markdown as elements, with the code block highlighted", async () => {
+    const session = await newSession("markdown")
+    await turn(session.id, "How do I **rename** it?", { text: MARKDOWN })
+    await open(session.id)
+    const answer = page.locator('[data-type="assistant"] [data-testid="markdown"]')
+    await answer.locator(".md-h2", { hasText: "The plan" }).waitFor()
+    expect(await answer.locator("strong").first().textContent()).toBe("config loader")
+    expect(await answer.locator("em").first().textContent()).toBe("one")
+    expect(await answer.locator("li").allTextContents()).toEqual(["read config.ts", "change the export"])
+    expect(await answer.locator("table td").allTextContents()).toEqual(["config.ts", "rename"])
+    const link = answer.locator("a", { hasText: "the docs" })
+    expect(await link.getAttribute("href")).toBe("https://example.com/docs")
+    expect(await link.getAttribute("rel")).toBe("noopener noreferrer")
+    expect(await link.getAttribute("target")).toBe("_blank")
+    // The user's own text is markdown too.
+    expect(await page.locator('[data-type="user"] [data-testid="markdown"] strong').textContent()).toBe("rename")
+    // The grammar arrives as its own chunk; then the block's tokens are coloured.
+    const code = answer.locator('pre[data-language="typescript"][data-highlighted="true"]')
+    await code.waitFor()
+    expect(await code.locator(".tok-keyword").allTextContents()).toEqual(
+      expect.arrayContaining(["export", "const", "async", "return"]),
+    )
+    expect(await code.locator(".tok-type").allTextContents()).toEqual(expect.arrayContaining(["Promise", "Config"]))
+    expect(await code.locator(".tok-comment").textContent()).toBe("// parsed once")
+    expect(await code.textContent()).toContain("JSON.parse(await read(path))")
+    await shoot("session-markdown-wide")
+  })
+
+  it("shows raw HTML as text and never makes a link of a script URL", async () => {
+    const session = await newSession("payloads")
+    await turn(session.id, XSS, { text: XSS })
+    await open(session.id)
+    const rows = page.locator('[data-type="user"], [data-type="assistant"]')
+    await page.locator('[data-type="assistant"] [data-testid="markdown"]', { hasText: "<script>" }).waitFor()
+    for (const row of await rows.all()) {
+      expect(await row.textContent()).toContain('<img src=x onerror="window.__xss=1">')
+      expect(await row.locator("img, script, iframe").count()).toBe(0)
+      expect(await row.locator("a").count()).toBe(0)
+      expect(await row.locator(".refused-link").count()).toBe(4)
+    }
+    await page.locator(".refused-link").first().click()
+    expect(await page.evaluate(() => (window as { __xss?: unknown }).__xss)).toBeUndefined()
+  })
+
+  it("never leaves its origin and throws nothing", () => {
+    expect(watched.foreign).toEqual([])
+    expect(watched.errors).toEqual([])
+  })
+})
