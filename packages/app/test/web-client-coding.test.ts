@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { CHROME, launchChrome, SKIP_LINE, watch } from "./support/browser.ts"
+import type { ScriptedReply } from "../../core/test/support/openai-server.ts"
 import { type AppServer, startAppServer } from "./support/server.ts"
 
 if (!CHROME) console.log(SKIP_LINE)
@@ -77,7 +78,7 @@ describe.skipIf(!CHROME)("the web client as a coding app", () => {
   }
 
   /** A finished turn: the prompt, then the scripted replies. */
-  const turn = async (sessionID: string, prompt: string, ...replies: Parameters<AppServer["model"]["enqueue"]>) => {
+  const turn = async (sessionID: string, prompt: string, ...replies: Array<ScriptedReply>) => {
     app.model.enqueue(...replies)
     await app.api.session.prompt({ sessionID, prompt: { text: prompt } })
     await app.api.session.wait({ sessionID })
@@ -127,6 +128,74 @@ describe.skipIf(!CHROME)("the web client as a coding app", () => {
     }
     await page.locator(".refused-link").first().click()
     expect(await page.evaluate(() => (window as { __xss?: unknown }).__xss)).toBeUndefined()
+  })
+
+  /** Whether the page scrolls sideways: its content wider than the viewport. */
+  const overflow = () =>
+    page.evaluate(() => ({
+      scroll: document.documentElement.scrollWidth,
+      client: document.documentElement.clientWidth,
+    }))
+
+  it("fits a phone: no sideways scrolling on the sessions and session pages, a slim header, the sidebar as a drawer", async () => {
+    const session = await newSession("a phone-sized session with a long title that has to wrap somewhere")
+    await turn(session.id, "show me the code", { text: MARKDOWN })
+    await page.setViewportSize(PHONE)
+    try {
+      await page.goto(`${app.url}/`)
+      await page.locator(`[data-session-id="${session.id}"]`).waitFor()
+      let size = await overflow()
+      expect(size.scroll).toBeLessThanOrEqual(size.client)
+      await shoot("sessions-phone")
+
+      await open(session.id)
+      await page.locator('pre[data-highlighted="true"]').waitFor()
+      size = await overflow()
+      expect(size.scroll).toBeLessThanOrEqual(size.client)
+      // What stays on screen while the transcript scrolls (the sticky or fixed header), at most 64 px tall.
+      const header = await page.evaluate(() =>
+        [...document.querySelectorAll("nav.top, .session-head")]
+          .filter((e) => ["sticky", "fixed"].includes(getComputedStyle(e).position))
+          .reduce((height, e) => height + e.getBoundingClientRect().height, 0),
+      )
+      expect(header).toBeGreaterThan(0)
+      expect(header).toBeLessThanOrEqual(64)
+      await shoot("session-phone")
+
+      // The sidebar is a drawer: hidden until the menu button opens it; a session in it opens and closes it.
+      const sidebar = page.getByTestId("sidebar")
+      expect(await sidebar.isVisible()).toBe(false)
+      await page.getByTestId("menu").click()
+      await sidebar.waitFor({ state: "visible" })
+      await shoot("session-phone-drawer")
+      await page.getByTestId("drawer-scrim").click({ position: { x: 380, y: 400 } })
+      await sidebar.waitFor({ state: "hidden" })
+    } finally {
+      await page.setViewportSize(WIDE)
+    }
+  })
+
+  it("keeps a sidebar of sessions beside a session on a wide screen, with search and new", async () => {
+    const one = await newSession("sidebar alpha")
+    const two = await newSession("sidebar beta")
+    await open(one.id)
+    const sidebar = page.getByTestId("sidebar")
+    await sidebar.locator(`[data-session-id="${two.id}"]`).waitFor()
+    expect(await sidebar.locator(`[data-session-id="${one.id}"]`).getAttribute("aria-current")).toBe("page")
+    await page.getByTestId("sidebar-search").fill("beta")
+    await sidebar.locator(`[data-session-id="${one.id}"]`).waitFor({ state: "detached" })
+    expect(await sidebar.getByTestId("sidebar-item").count()).toBe(1)
+    await sidebar.locator(`[data-session-id="${two.id}"]`).click()
+    await page.waitForURL(`${app.url}/session/${two.id}`)
+    await page.getByTestId("session-title").filter({ hasText: "sidebar beta" }).waitFor()
+    await page.getByTestId("sidebar-search").fill("")
+    const before = (await app.api.session.list({ limit: 200 })).data!.data.length
+    await page.getByTestId("sidebar-new").click()
+    await page.waitForURL((url) => !url.pathname.endsWith(two.id) && url.pathname.startsWith("/session/"))
+    const created = new URL(page.url()).pathname.split("/").pop()!
+    expect((await app.api.session.list({ limit: 200 })).data!.data.length).toBe(before + 1)
+    expect((await app.api.session.get({ sessionID: created })).data!.data.location.directory).toBe(app.directory)
+    await sidebar.locator(`[data-session-id="${created}"]`).waitFor()
   })
 
   it("never leaves its origin and throws nothing", () => {
