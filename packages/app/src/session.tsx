@@ -227,6 +227,9 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
   }
 
   const busy = state.status !== "idle"
+  // A turn waits the same way for a permission and for a question's answer: say which.
+  const progress =
+    state.status === "waiting" && state.permissions.length === 0 && questions.length > 0 ? "question" : state.status
   const delivered = state.messages.filter((m) => !isQueued(m))
   const queued = state.messages.filter(isQueued)
   const shown = delivered.length > visible ? delivered.slice(-visible) : delivered
@@ -332,7 +335,7 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
             key={message.id}
             message={message}
             live={state.live.get(message.id)}
-            status={state.status}
+            status={progress}
             actions={messageActions}
           />
         ))}

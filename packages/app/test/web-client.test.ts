@@ -715,8 +715,12 @@ describe.skipIf(!CHROME)("permission requests and edit diffs in the web client",
       .filter({ hasText: /^idle$/ })
       .waitFor()
 
-    // The finished tool call keeps its diff, rendered line by line.
+    // The finished tool call is one collapsed row (status and duration); opened, it keeps its diff, line by line.
     const tool = page.locator('[data-item-type="tool"]', { hasText: "edit" })
+    expect(await tool.getAttribute("open")).toBeNull()
+    await tool.getByTestId("tool-status").filter({ hasText: "completed" }).waitFor()
+    expect(await tool.getByTestId("tool-duration").textContent()).toMatch(/^\d+(\.\d)? (ms|s|min)$/)
+    await tool.locator("summary").click()
     await tool.getByTestId("diff").locator(".line.add", { hasText: "+hello there" }).waitFor()
     await screenshot(page, "session-diff")
   })
