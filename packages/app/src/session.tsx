@@ -1,7 +1,8 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks"
 import { useActions } from "./actions.ts"
 import { api, STATS_INTERVAL_MS } from "./api.ts"
-import { bytes } from "./format.ts"
+import { useConfirm } from "./confirm.tsx"
+import { bytes, plural } from "./format.ts"
 import { LiveSession } from "./live.ts"
 import { type MessageActions, MessageRow } from "./message.tsx"
 import { Notice } from "./notice.tsx"
@@ -112,6 +113,7 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
     }
   }, [live])
   const actions = useActions(live.onIdle)
+  const confirm = useConfirm()
   const state = live.state
   const [visible, setVisible] = useState(FIRST_SCREEN)
   const [size, setSize] = useState<number | undefined>(undefined)
@@ -234,6 +236,51 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
   const queued = state.messages.filter(isQueued)
   const shown = delivered.length > visible ? delivered.slice(-visible) : delivered
   const hidden = delivered.length - shown.length
+  const finished = state.messages.flatMap((m) =>
+    m.type === "assistant" && m.time.completed !== undefined ? m.content : [],
+  )
+  const prunable = {
+    tools: finished.filter((i) => i.type === "tool" && i.time.pruned === undefined).length,
+    reasoning: finished.filter((i) => i.type === "reasoning").length,
+  }
+  const confirmDeepClean = () =>
+    confirm.ask({
+      title: "Deep clean this session?",
+      body: (
+        <p>
+          This deletes for good every tool call's input and output and all reasoning of the finished messages (
+          {plural(prunable.tools, "tool call")} and {plural(prunable.reasoning, "reasoning item")} among the messages
+          loaded here). The model will not see them again. Message text stays. This cannot be undone.
+        </p>
+      ),
+      action: "Deep clean",
+      run: () => void deepClean(),
+    })
+  const revert = state.revert
+  const confirmRevertCommit = () =>
+    confirm.ask({
+      title: "Make the revert final?",
+      body: (
+        <>
+          <p>
+            The messages after the chosen one are deleted for good, and the files stay as restored
+            {revert?.restored?.length ? ":" : "."}
+          </p>
+          {revert?.restored?.length ? (
+            <ul>
+              {revert.restored.map((file) => (
+                <li>
+                  <code>{file.path}</code>
+                </li>
+              ))}
+            </ul>
+          ) : null}
+          <p>This cannot be undone.</p>
+        </>
+      ),
+      action: "Make final",
+      run: () => void actions.run("the revert commit", () => api.revertCommit(sessionID)),
+    })
   const deepClean = async () => {
     const summary = await actions.run("the deep clean", () => api.prune(sessionID))
     if (summary) {
@@ -270,7 +317,7 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
             {size === undefined ? "" : bytes(size)}
           </span>
           <span class="spacer" />
-          <button type="button" data-testid="prune" disabled={state.deleted} onClick={() => void deepClean()}>
+          <button type="button" data-testid="prune" disabled={state.deleted} onClick={confirmDeepClean}>
             Deep clean
           </button>
         </div>
@@ -289,35 +336,44 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
         </div>
       )}
 
-      {state.revert && (
-        <div class="notice revert" role="status" data-testid="revert-staged">
-          <span>
-            Reverted to a message: later messages are hidden
-            {state.revert.restored && state.revert.restored.length > 0
-              ? `, ${state.revert.restored.length} file${state.revert.restored.length === 1 ? "" : "s"} restored`
-              : ""}
-            {state.revert.conflicts && state.revert.conflicts.length > 0
-              ? ` (left alone: ${state.revert.conflicts.map((c) => c.path).join(", ")})`
-              : ""}
-            .
-          </span>
-          <span class="spacer" />
-          <button
-            type="button"
-            data-testid="revert-clear"
-            onClick={() => void actions.run("undoing the revert", () => api.revertClear(sessionID))}
-          >
-            Undo revert
-          </button>
-          <button
-            type="button"
-            class="danger"
-            data-testid="revert-commit"
-            onClick={() => void actions.run("the revert commit", () => api.revertCommit(sessionID))}
-          >
-            Make final
-          </button>
-        </div>
+      {revert && (
+        <section class="notice revert" role="status" data-testid="revert-staged">
+          <div class="revert-text">
+            <strong>Revert staged.</strong> The messages after the chosen one are hidden
+            {revert.restored && revert.restored.length > 0
+              ? ` and ${plural(revert.restored.length, "file")} restored; review them, then make it final or undo it.`
+              : "; no file needed restoring."}
+            {revert.restored && revert.restored.length > 0 && (
+              <ul class="staged-files" data-testid="revert-files">
+                {revert.restored.map((file) => (
+                  <li data-testid="revert-file">
+                    <code>{file.path}</code>
+                    <span class="muted">
+                      {file.image === null ? " removed (it did not exist before)" : " restored"}
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            )}
+            {revert.conflicts && revert.conflicts.length > 0 && (
+              <p class="muted" data-testid="revert-conflicts">
+                Left alone (changed outside the session): {revert.conflicts.map((c) => c.path).join(", ")}
+              </p>
+            )}
+          </div>
+          <div class="row">
+            <button
+              type="button"
+              data-testid="revert-clear"
+              onClick={() => void actions.run("undoing the revert", () => api.revertClear(sessionID))}
+            >
+              Undo revert
+            </button>
+            <button type="button" class="danger" data-testid="revert-commit" onClick={confirmRevertCommit}>
+              Make final
+            </button>
+          </div>
+        </section>
       )}
 
       <section class="transcript" data-testid="transcript">
@@ -369,9 +425,12 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
         />
       ))}
 
+      {confirm.dialog}
+
       <PromptBox
         busy={busy}
         disabled={state.deleted}
+        directory={state.directory}
         onSend={async (input) => (await actions.run("the prompt", () => api.prompt(sessionID, input))) !== undefined}
         onInterrupt={() => void actions.run("the interrupt", () => api.interrupt(sessionID))}
       />

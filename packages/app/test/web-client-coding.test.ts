@@ -1,11 +1,11 @@
-import { mkdirSync } from "node:fs"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { CHROME, launchChrome, SKIP_LINE, watch } from "./support/browser.ts"
 import type { ScriptedReply } from "../../core/test/support/openai-server.ts"
-import { type AppServer, startAppServer } from "./support/server.ts"
+import { type AppServer, startAppServer, tempDir } from "./support/server.ts"
 
 if (!CHROME) console.log(SKIP_LINE)
 
@@ -196,6 +196,93 @@ describe.skipIf(!CHROME)("the web client as a coding app", () => {
     expect((await app.api.session.list({ limit: 200 })).data!.data.length).toBe(before + 1)
     expect((await app.api.session.get({ sessionID: created })).data!.data.location.directory).toBe(app.directory)
     await sidebar.locator(`[data-session-id="${created}"]`).waitFor()
+  })
+
+  it("completes /commands from the command list and @files from the session directory only", async () => {
+    mkdirSync(join(app.directory, ".opencode", "command"), { recursive: true })
+    writeFileSync(
+      join(app.directory, ".opencode", "command", "review.md"),
+      "---\ndescription: Review the staged changes\n---\nReview $ARGUMENTS carefully.\n",
+    )
+    mkdirSync(join(app.directory, "src"), { recursive: true })
+    writeFileSync(join(app.directory, "src", "parser.ts"), "export {}\n")
+    // A file outside the session directory is never offered.
+    const outside = tempDir()
+    writeFileSync(join(outside, "parser-outside.ts"), "export {}\n")
+    const session = await newSession("completion")
+    await open(session.id)
+    const prompt = page.getByTestId("prompt")
+    await prompt.fill("/rev")
+    const list = page.getByTestId("completions")
+    await list.locator('[data-value="review"]').waitFor()
+    expect(await list.getAttribute("data-kind")).toBe("command")
+    expect(await list.textContent()).toContain("Review the staged changes")
+    await prompt.press("Enter")
+    await list.waitFor({ state: "detached" })
+    expect(await prompt.inputValue()).toBe("/review ")
+
+    await prompt.pressSequentially("the @pars")
+    await list.locator('[data-value="src/parser.ts"]').waitFor()
+    expect(await list.getAttribute("data-kind")).toBe("file")
+    expect(await list.getByTestId("completion").evaluateAll((e) => e.map((x) => x.getAttribute("data-value")))).toEqual(
+      ["src/parser.ts"],
+    )
+    await shoot("prompt-completion-wide")
+    await list.locator('[data-value="src/parser.ts"]').click()
+    expect(await prompt.inputValue()).toBe("/review the @src/parser.ts ")
+    // Escape closes the list without sending; Enter then sends.
+    await prompt.pressSequentially("@pars")
+    await list.waitFor()
+    await prompt.press("Escape")
+    await list.waitFor({ state: "detached" })
+    expect(await prompt.inputValue()).toBe("/review the @src/parser.ts @pars")
+  })
+
+  it("names the providers whose key is missing in the model picker", async () => {
+    const session = await newSession("models")
+    await open(session.id)
+    const picker = page.getByTestId("model-select")
+    await picker.locator('option[value="local/test-model"]').waitFor({ state: "attached" })
+    const missing = await picker
+      .getByTestId("missing-provider")
+      .evaluateAll((options) => options.map((o) => [o.textContent, (o as HTMLOptionElement).disabled]))
+    // The server reads these variables from its environment (this process's): only unset ones are missing.
+    const expected = [
+      ["anthropic", "ANTHROPIC_API_KEY"],
+      ["openai", "OPENAI_API_KEY"],
+    ].flatMap(([id, variable]) => (process.env[variable!] ? [] : [[`${id}: set ${variable}`, true]]))
+    expect(missing).toEqual(expected)
+    await picker.selectOption("local/test-model")
+    expect(await picker.inputValue()).toBe("local/test-model")
+  })
+
+  it("asks before deep cleaning, saying what will be lost, and does nothing on cancel", async () => {
+    const session = await newSession("confirm")
+    writeFileSync(join(app.directory, "notes.txt"), "a note\n")
+    await turn(
+      session.id,
+      "read the notes",
+      { reasoning: "read first", toolCalls: [{ name: "read", arguments: { path: "notes.txt" } }] },
+      { text: "done" },
+    )
+    await open(session.id)
+    await page.getByTestId("prune").click()
+    const dialog = page.getByTestId("confirm-dialog")
+    await dialog.waitFor()
+    const body = await dialog.getByTestId("confirm-body").textContent()
+    expect(body).toContain("1 tool call and 1 reasoning item")
+    expect(body).toContain("cannot be undone")
+    await shoot("confirm-wide")
+    // Escape cancels: nothing was pruned.
+    await page.keyboard.press("Escape")
+    await dialog.waitFor({ state: "detached" })
+    const stored = async () =>
+      JSON.stringify((await app.api.session.messages({ sessionID: session.id, order: "asc" })).data!.data)
+    expect(await stored()).toContain("read first")
+    await page.getByTestId("prune").click()
+    await dialog.getByTestId("confirm-action").click()
+    await page.getByTestId("info").filter({ hasText: "Deep clean reclaimed" }).waitFor()
+    expect(await stored()).not.toContain("read first")
   })
 
   it("never leaves its origin and throws nothing", () => {
