@@ -9,6 +9,8 @@ import { Notice } from "./notice.tsx"
 import { PermissionCard } from "./permission.tsx"
 import { PromptBox } from "./prompt.tsx"
 import { QuestionCard } from "./question.tsx"
+import { fileChanges } from "./review.ts"
+import { ReviewPanel } from "./review-panel.tsx"
 import { navigate } from "./router.ts"
 import { throttle } from "./throttle.ts"
 import { TodoPanel } from "./todo.tsx"
@@ -114,6 +116,7 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
   }, [live])
   const actions = useActions(live.onIdle)
   const confirm = useConfirm()
+  const [tab, setTab] = useState<"transcript" | "review">("transcript")
   const state = live.state
   const [visible, setVisible] = useState(FIRST_SCREEN)
   const [size, setSize] = useState<number | undefined>(undefined)
@@ -229,6 +232,7 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
   }
 
   const busy = state.status !== "idle"
+  const changed = new Set(fileChanges(state.messages).map((c) => c.path)).size
   // A turn waits the same way for a permission and for a question's answer: say which.
   const progress =
     state.status === "waiting" && state.permissions.length === 0 && questions.length > 0 ? "question" : state.status
@@ -321,6 +325,26 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
             Deep clean
           </button>
         </div>
+        <div class="tabs" role="tablist">
+          <button
+            type="button"
+            role="tab"
+            aria-selected={tab === "transcript"}
+            data-testid="tab-transcript"
+            onClick={() => setTab("transcript")}
+          >
+            Transcript
+          </button>
+          <button
+            type="button"
+            role="tab"
+            aria-selected={tab === "review"}
+            data-testid="tab-review"
+            onClick={() => setTab("review")}
+          >
+            Review{changed > 0 ? ` (${changed})` : ""}
+          </button>
+        </div>
         {state.retry && (
           <div class="notice busy" role="status" data-testid="retrying">
             The provider failed ({state.retry.message}); retry {state.retry.attempt}
@@ -376,7 +400,9 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
         </section>
       )}
 
-      <section class="transcript" data-testid="transcript">
+      {tab === "review" && <ReviewPanel messages={delivered} />}
+
+      <section class="transcript" data-testid="transcript" hidden={tab !== "transcript"}>
         {(hidden > 0 || state.hasOlder) && (
           <Earlier
             hidden={hidden}

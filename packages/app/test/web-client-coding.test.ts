@@ -52,7 +52,8 @@ describe.skipIf(!CHROME)("the web client as a coding app", () => {
 
   beforeAll(async () => {
     mkdirSync(IMAGES, { recursive: true })
-    app = await startAppServer()
+    // Edits run without asking here: these tests are about showing them, not about permissions.
+    app = await startAppServer({ config: { permission: { edit: "allow" } } })
     const warm = fetch(`${app.url}/`).then((r) => r.text())
     browser = await launchChrome()
     context = await browser.newContext({ viewport: WIDE })
@@ -283,6 +284,57 @@ describe.skipIf(!CHROME)("the web client as a coding app", () => {
     await dialog.getByTestId("confirm-action").click()
     await page.getByTestId("info").filter({ hasText: "Deep clean reclaimed" }).waitFor()
     expect(await stored()).not.toContain("read first")
+  })
+
+  it("reviews the files the session changed, with their diffs, filtered by the prompt that changed them", async () => {
+    const session = await newSession("review")
+    await turn(
+      session.id,
+      "create the module",
+      { toolCalls: [{ name: "write", arguments: { path: "module.ts", content: "export const a = 1\n" } }] },
+      { text: "Created." },
+    )
+    await turn(
+      session.id,
+      "add a test and bump the value",
+      { toolCalls: [{ name: "write", arguments: { path: "module.test.ts", content: "import './module'\n" } }] },
+      { toolCalls: [{ name: "edit", arguments: { path: "module.ts", oldString: "= 1", newString: "= 2" } }] },
+      { text: "Done." },
+    )
+    await open(session.id)
+    await page.getByTestId("tab-review").filter({ hasText: "Review (2)" }).click()
+    const review = page.getByTestId("review")
+    const paths = () => review.getByTestId("review-file").evaluateAll((e) => e.map((x) => x.getAttribute("data-path")))
+    await review.getByTestId("review-file").first().waitFor()
+    expect(await paths()).toEqual(["module.ts", "module.test.ts"])
+    const module = review.locator('[data-path="module.ts"]')
+    expect(await module.getByTestId("diff").count()).toBe(2)
+    await module.locator(".line.add", { hasText: "+export const a = 2" }).waitFor()
+    expect(await page.getByTestId("transcript").isVisible()).toBe(false)
+    await shoot("review-wide")
+
+    // Only what answering the first prompt changed.
+    const first = (await app.api.session.messages({ sessionID: session.id, order: "asc" })).data!.data.find(
+      (m) => m.type === "user",
+    )!
+    await review.getByTestId("review-filter").selectOption(first.id)
+    await review.locator('[data-path="module.test.ts"]').waitFor({ state: "detached" })
+    expect(await paths()).toEqual(["module.ts"])
+    expect(await module.getByTestId("diff").count()).toBe(1)
+    expect(await module.textContent()).not.toContain("= 2")
+
+    await page.setViewportSize(PHONE)
+    try {
+      await review.getByTestId("review-filter").selectOption("")
+      await review.locator('[data-path="module.test.ts"]').waitFor()
+      const size = await overflow()
+      expect(size.scroll).toBeLessThanOrEqual(size.client)
+      await shoot("review-phone")
+    } finally {
+      await page.setViewportSize(WIDE)
+    }
+    await page.getByTestId("tab-transcript").click()
+    await page.getByTestId("transcript").waitFor()
   })
 
   it("never leaves its origin and throws nothing", () => {
