@@ -3,6 +3,7 @@ import { useActions } from "./actions.ts"
 import { api, STATS_INTERVAL_MS } from "./api.ts"
 import { useConfirm } from "./confirm.tsx"
 import { bytes, plural } from "./format.ts"
+import { perFrame } from "./frame.ts"
 import { LiveSession } from "./live.ts"
 import { type MessageActions, MessageRow } from "./message.tsx"
 import { Notice } from "./notice.tsx"
@@ -107,7 +108,7 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
   const [, setTick] = useState(0)
   const redraw = () => setTick((n) => n + 1)
   useEffect(() => {
-    const unsubscribe = live.subscribe(redraw)
+    const unsubscribe = live.subscribe(perFrame(redraw))
     redraw()
     return () => {
       unsubscribe()
