@@ -141,6 +141,9 @@ describe.skipIf(!CHROME)("the web client as a coding app", () => {
   it("fits a phone: no sideways scrolling on the sessions and session pages, a slim header, the sidebar as a drawer", async () => {
     const session = await newSession("a phone-sized session with a long title that has to wrap somewhere")
     await turn(session.id, "show me the code", { text: MARKDOWN })
+    await page.goto(`${app.url}/`)
+    await page.locator(`[data-session-id="${session.id}"]`).waitFor()
+    await shoot("sessions-wide")
     await page.setViewportSize(PHONE)
     try {
       await page.goto(`${app.url}/`)
