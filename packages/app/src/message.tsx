@@ -457,33 +457,35 @@ const MessageView = ({ message, live, status, actions }: RowProps) => {
           {new Date(message.time.created).toLocaleTimeString()}
         </time>
         <span class="spacer" />
-        {canRetract && (
-          <button type="button" class="small danger" data-testid="retract" onClick={() => actions.retract(message)}>
-            Retract
-          </button>
-        )}
-        {!queued && completed && (
-          <button
-            type="button"
-            class="small"
-            data-testid="revert-to"
-            title="Hide the later messages and undo the file changes made after this message"
-            onClick={() => actions.revertTo(message)}
-          >
-            Revert to here
-          </button>
-        )}
-        {!queued && completed && (
-          <button
-            type="button"
-            class="small"
-            data-testid="fork-from"
-            title="Open a new session holding this conversation up to and including this message"
-            onClick={() => actions.forkFrom(message)}
-          >
-            Fork from here
-          </button>
-        )}
+        <span class="message-actions">
+          {canRetract && (
+            <button type="button" class="small danger" data-testid="retract" onClick={() => actions.retract(message)}>
+              Retract
+            </button>
+          )}
+          {!queued && completed && (
+            <button
+              type="button"
+              class="small"
+              data-testid="revert-to"
+              title="Hide the later messages and undo the file changes made after this message"
+              onClick={() => actions.revertTo(message)}
+            >
+              Revert to here
+            </button>
+          )}
+          {!queued && completed && (
+            <button
+              type="button"
+              class="small"
+              data-testid="fork-from"
+              title="Open a new session holding this conversation up to and including this message"
+              onClick={() => actions.forkFrom(message)}
+            >
+              Fork from here
+            </button>
+          )}
+        </span>
       </header>
       {retracted ? (
         <p class="placeholder" data-testid="placeholder">

@@ -115,6 +115,34 @@ describe.skipIf(!CHROME)("the web client as a coding app", () => {
     await shoot("session-markdown-wide")
   })
 
+  it("streams markdown into the elements already on screen: earlier blocks are kept, not rebuilt", async () => {
+    const session = await newSession("streaming markdown")
+    await open(session.id)
+    app.model.enqueue({
+      textChunks: ["## Streaming\n\nThe first paragraph is complete.\n\n```ts\nconst a", " = 1\n```\n\nThe end."],
+      hold: true,
+    })
+    await app.api.session.prompt({ sessionID: session.id, prompt: { text: "stream it" } })
+    await app.model.held()
+    const answer = page.locator('[data-type="assistant"] [data-testid="markdown"]')
+    // Mid-stream: the heading and paragraph are elements, and the unclosed fence is already a code block.
+    await answer.locator("p", { hasText: "The first paragraph is complete." }).waitFor()
+    await answer.locator("pre", { hasText: "const a" }).waitFor()
+    await answer.evaluate((root) => {
+      for (const element of root.querySelectorAll(".md-h, p")) (element as unknown as { mark: boolean }).mark = true
+    })
+    app.model.release()
+    await answer.locator("p", { hasText: "The end." }).waitFor()
+    await answer.locator("pre", { hasText: "const a = 1" }).waitFor()
+    // The heading and the first paragraph are the same elements as before the rest arrived.
+    expect(
+      await answer.evaluate((root) =>
+        [...root.querySelectorAll(".md-h, p")].map((e) => (e as unknown as { mark?: boolean }).mark === true),
+      ),
+    ).toEqual([true, true, false])
+    await app.api.session.wait({ sessionID: session.id })
+  })
+
   it("shows raw HTML as text and never makes a link of a script URL", async () => {
     const session = await newSession("payloads")
     await turn(session.id, XSS, { text: XSS })
