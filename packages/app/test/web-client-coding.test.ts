@@ -89,8 +89,21 @@ describe.skipIf(!CHROME)("the web client as a coding app", () => {
 
   it("renders markdown as elements, with the code block highlighted", async () => {
     const session = await newSession("markdown")
-    await turn(session.id, "How do I **rename** it?", { text: MARKDOWN })
+    writeFileSync(join(app.directory, "config.ts"), "export const loadConfig = () => ({})\n")
+    await turn(
+      session.id,
+      "How do I **rename** it?",
+      { toolCalls: [{ name: "read", arguments: { path: "config.ts" } }] },
+      { text: MARKDOWN },
+    )
     await open(session.id)
+    // The read is one collapsed row: icon, name, the path it read, its status and duration.
+    const read = page.locator('[data-item-type="tool"][data-tool="read"]')
+    expect(await read.getAttribute("open")).toBeNull()
+    expect(await read.locator("svg.tool-icon").count()).toBe(1)
+    expect(await read.getByTestId("tool-title").textContent()).toContain("config.ts")
+    expect(await read.getByTestId("tool-status").textContent()).toBe("completed")
+    await read.getByTestId("tool-duration").waitFor()
     const answer = page.locator('[data-type="assistant"] [data-testid="markdown"]')
     await answer.locator(".md-h2", { hasText: "The plan" }).waitFor()
     expect(await answer.locator("strong").first().textContent()).toBe("config loader")
