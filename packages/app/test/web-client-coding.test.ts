@@ -193,6 +193,12 @@ describe.skipIf(!CHROME)("the web client as a coding app", () => {
       expect(size.scroll).toBeLessThanOrEqual(size.client)
       await shoot("sessions-phone")
 
+      await page.goto(`${app.url}/storage`)
+      await page.locator(`[data-session-id="${session.id}"]`).first().waitFor()
+      size = await overflow()
+      expect(size.scroll).toBeLessThanOrEqual(size.client)
+      await shoot("storage-phone")
+
       await open(session.id)
       await page.locator('pre[data-highlighted="true"]').waitFor()
       size = await overflow()
