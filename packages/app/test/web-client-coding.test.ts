@@ -59,6 +59,12 @@ describe.skipIf(!CHROME)("the web client as a coding app", () => {
     context = await browser.newContext({ viewport: WIDE })
     context.setDefaultTimeout(TIMEOUT)
     watched = watch(context, app.url)
+    // Anything the page does against its content security policy is recorded (and checked at the end).
+    await context.addInitScript(() => {
+      const seen: Array<string> = []
+      Object.assign(window, { __csp: seen })
+      document.addEventListener("securitypolicyviolation", (e) => seen.push(`${e.violatedDirective} ${e.blockedURI}`))
+    })
     page = await context.newPage()
     await warm
   })
@@ -387,8 +393,12 @@ describe.skipIf(!CHROME)("the web client as a coding app", () => {
     await page.getByTestId("transcript").waitFor()
   })
 
-  it("never leaves its origin and throws nothing", () => {
+  it("never leaves its origin, throws nothing and breaks no content security rule", async () => {
     expect(watched.foreign).toEqual([])
     expect(watched.errors).toEqual([])
+    const headers = (await fetch(`${app.url}/`)).headers
+    expect(headers.get("content-security-policy")).toContain("script-src 'self'")
+    expect(headers.get("content-security-policy")).toContain("style-src 'self'")
+    expect(await page.evaluate(() => (window as unknown as { __csp: Array<string> }).__csp)).toEqual([])
   })
 })
