@@ -29,6 +29,8 @@ export const buildApp = async (entry: string = ENTRY): Promise<ReadonlyArray<App
     entrypoints: [entry],
     target: "browser",
     minify: true,
+    // Highlighter grammars are dynamic imports: separate chunks, fetched when a code block needs one.
+    splitting: true,
     publicPath: "/",
     sourcemap: "none",
     throw: false,

@@ -170,6 +170,13 @@ export const api = {
   todos: (sessionID: string): Promise<ReadonlyArray<Todo>> =>
     enveloped(v2().session.todo.list({ sessionID })) as Promise<ReadonlyArray<Todo>>,
   agents: (): Promise<unknown> => call(v2().agent.list()),
+  providers: (): Promise<unknown> => call(v2().provider.list()),
+  /** The slash commands defined for a directory (`.opencode/command/*.md` there, then the global ones). */
+  commands: (directory: string): Promise<ReadonlyArray<{ name: string; description?: string }>> =>
+    enveloped(v2().command.list({ location: { directory } })),
+  /** Files under `directory` whose path matches `query`; the server confines the search to it. */
+  findFiles: (directory: string, query: string, limit = 20): Promise<ReadonlyArray<{ path: string; type: string }>> =>
+    enveloped(v2().fs.find({ location: { directory }, query, type: "file", limit: String(limit) })),
   models: (): Promise<unknown> => call(v2().model.list()),
 }
 

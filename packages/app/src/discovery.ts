@@ -10,6 +10,33 @@ export interface Choices {
   readonly models: ReadonlyArray<string> | undefined
   /** The model used when a prompt names none, when the server says. */
   readonly defaultModel?: string
+  /** Providers a prompt cannot use yet, each with the environment variable that would supply its key. */
+  readonly missing?: ReadonlyArray<MissingProvider>
+}
+
+export interface MissingProvider {
+  readonly id: string
+  readonly variable: string
+}
+
+/**
+ * The server lists `anthropic` and `openai` without config only once their conventional key variable is
+ * set, so one absent from the list is missing that key.
+ */
+const BUILT_IN_KEYS: ReadonlyArray<MissingProvider> = [
+  { id: "anthropic", variable: "ANTHROPIC_API_KEY" },
+  { id: "openai", variable: "OPENAI_API_KEY" },
+]
+
+/** Listed providers marked `disabled` (naming their `env` variable), then the built-in ones not listed. */
+export const parseProviders = (body: unknown): ReadonlyArray<MissingProvider> => {
+  const listed = records(body) ?? []
+  const disabled = listed.flatMap((p) => {
+    const id = text(p.id)
+    return id && p.disabled === true ? [{ id, variable: text(p.env) ?? "its API key" }] : []
+  })
+  const ids = new Set(listed.map((p) => p.id))
+  return [...disabled, ...BUILT_IN_KEYS.filter((p) => !ids.has(p.id))]
 }
 
 const records = (body: unknown): ReadonlyArray<Record<string, unknown>> | undefined => {
@@ -49,9 +76,16 @@ export const parseDefaultModel = (body: unknown): string | undefined => {
 let cached: Promise<Choices> | undefined
 
 export const loadChoices = () =>
-  (cached ??= Promise.all([api.agents().then(parseAgents, () => undefined), api.models().catch(() => undefined)]).then(
-    ([agents, models]) => {
-      const defaultModel = parseDefaultModel(models)
-      return { agents, models: parseModels(models), ...(defaultModel ? { defaultModel } : {}) }
-    },
-  ))
+  (cached ??= Promise.all([
+    api.agents().then(parseAgents, () => undefined),
+    api.models().catch(() => undefined),
+    api.providers().then(parseProviders, () => undefined),
+  ]).then(([agents, models, missing]) => {
+    const defaultModel = parseDefaultModel(models)
+    return {
+      agents,
+      models: parseModels(models),
+      ...(defaultModel ? { defaultModel } : {}),
+      ...(missing && missing.length > 0 ? { missing } : {}),
+    }
+  }))

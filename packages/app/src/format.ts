@@ -42,3 +42,6 @@ export const modelName = (model: unknown) =>
     : model && typeof model === "object" && "providerID" in model && "id" in model
       ? `${String((model as { providerID: string }).providerID)}/${String((model as { id: string }).id)}`
       : ""
+
+/** `1 file`, `3 files`. */
+export const plural = (n: number, noun: string) => `${n.toLocaleString()} ${noun}${n === 1 ? "" : "s"}`

@@ -1,6 +1,8 @@
 import { Component } from "preact"
 import { useState } from "preact/hooks"
 import { json, modelName, stamp } from "./format.ts"
+import { Markdown } from "./markdown/markdown.tsx"
+import { ToolIcon } from "./tool-icon.tsx"
 import type { LiveText } from "./transcript.ts"
 import type { AssistantMessage, ReasoningItem, SessionMessage, TextItem, ToolItem } from "./types.ts"
 
@@ -106,26 +108,74 @@ const Removed = ({ itemID, label }: { itemID: string; label: string }) => (
   </div>
 )
 
+/** How long a call ran (from its start to its result), or undefined while it runs. */
+export const duration = (item: ToolItem): string | undefined => {
+  const time = item.time as { created?: number; ran?: number; completed?: number }
+  if (time.completed === undefined) return undefined
+  const ms = time.completed - (time.ran ?? time.created ?? time.completed)
+  return ms < 1000
+    ? `${Math.max(0, ms)} ms`
+    : ms < 60_000
+      ? `${(ms / 1000).toFixed(1)} s`
+      : `${Math.round(ms / 60_000)} min`
+}
+
+/** The `question` tool's questions, as the person read them (its card shows them while pending). */
+const questionsOf = (input: unknown): Array<string> => {
+  const list = (input as { questions?: unknown } | null)?.questions
+  return Array.isArray(list)
+    ? list.flatMap((q) =>
+        q && typeof (q as { question?: unknown }).question === "string" ? [(q as { question: string }).question] : [],
+      )
+    : []
+}
+
+/**
+ * A tool call as one compact row (icon, name, title, status, duration), collapsed; expanded it shows the
+ * input, the diff and the output. A question's row names the question, never its raw JSON input.
+ */
 const ToolView = ({ item, removable, onRemove }: { item: ToolItem; removable: boolean; onRemove: () => void }) => {
   const diff = toolDiff(item)
   const status = item.state.status
-  // Open at first sight when there is something to watch; afterwards the person decides.
-  const [open] = useState(!!diff || status === "running" || status === "pending")
   const input = toolInput(item)
   const output = toolOutput(item)
   const child = childSession(item)
+  const question = item.name === "question"
+  const asked = question ? questionsOf(input) : []
+  const took = duration(item)
   return (
-    <details class={`part tool state-${status}`} data-item-id={item.id} data-item-type="tool" open={open}>
+    <details class={`part tool state-${status}`} data-item-id={item.id} data-item-type="tool" data-tool={item.name}>
       <summary>
-        <span class="tool-name">{item.name}</span>
-        <span class={`badge state-${status}`}>{status}</span>
-        <span class="muted">{item.title ?? inputSummary(input)}</span>
+        <ToolIcon name={item.name} />
+        <span class="tool-name">{question ? "question" : item.name}</span>
+        <span class="tool-title" data-testid="tool-title">
+          {question ? (asked[0] ?? "a question for you") : (item.title ?? inputSummary(input))}
+        </span>
+        <span class={`badge state-${status}`} data-testid="tool-status">
+          {question && (status === "running" || status === "pending") ? "awaiting answer" : status}
+        </span>
+        {took !== undefined && (
+          <span class="tool-time muted" data-testid="tool-duration">
+            {took}
+          </span>
+        )}
         {removable && <RemoveButton onRemove={onRemove} />}
       </summary>
-      <div class="io">
-        <div class="io-label">Input</div>
-        <pre>{json(input)}</pre>
-      </div>
+      {question ? (
+        <div class="io">
+          <div class="io-label">Asked</div>
+          <ul class="asked">
+            {asked.map((q) => (
+              <li>{q}</li>
+            ))}
+          </ul>
+        </div>
+      ) : (
+        <div class="io">
+          <div class="io-label">Input</div>
+          <pre>{json(input)}</pre>
+        </div>
+      )}
       {diff !== undefined && <Diff diff={diff} />}
       {child !== undefined && (
         // A `task` call runs a subagent in a child session: it is reachable from the call that started it.
@@ -139,7 +189,7 @@ const ToolView = ({ item, removable, onRemove }: { item: ToolItem; removable: bo
           </a>
         </div>
       )}
-      {output !== undefined && <Long label="Output" text={output} />}
+      {output !== undefined && <Long label={question ? "Answer" : "Output"} text={output} />}
       {item.state.status === "error" && (
         <div class="io error">
           <div class="io-label">Error</div>
@@ -184,7 +234,9 @@ const ReasoningView = ({
         <span class="muted">{text.length.toLocaleString()} characters</span>
         {removable && <RemoveButton onRemove={onRemove} />}
       </summary>
-      <div class="text">{text}</div>
+      <div class="text">
+        <Markdown text={text} />
+      </div>
     </details>
   )
 }
@@ -247,9 +299,7 @@ const TextView = ({
   return (
     <div class={`part text${live ? " streaming" : ""}`} {...attributes}>
       <div class="text" data-testid="text">
-        {text}
-        {live?.gap ? " … " : ""}
-        {live?.tail}
+        <Markdown text={live ? `${text}${live.gap ? " … " : ""}${live.tail}` : text} />
       </div>
       {corrected && <Edited change={corrected} />}
       {editable && (
@@ -273,6 +323,8 @@ const LABEL: Record<string, string> = {
 /** What a turn still running is doing, for the unfinished assistant message. */
 const PROGRESS: Record<string, string> = {
   waiting: "waiting for permission",
+  // The session waits the same way for a question's answer; the view tells the two apart.
+  question: "waiting for your answer",
   retrying: "retrying",
   suspended: "suspended",
 }
@@ -405,33 +457,35 @@ const MessageView = ({ message, live, status, actions }: RowProps) => {
           {new Date(message.time.created).toLocaleTimeString()}
         </time>
         <span class="spacer" />
-        {canRetract && (
-          <button type="button" class="small danger" data-testid="retract" onClick={() => actions.retract(message)}>
-            Retract
-          </button>
-        )}
-        {!queued && completed && (
-          <button
-            type="button"
-            class="small"
-            data-testid="revert-to"
-            title="Hide the later messages and undo the file changes made after this message"
-            onClick={() => actions.revertTo(message)}
-          >
-            Revert to here
-          </button>
-        )}
-        {!queued && completed && (
-          <button
-            type="button"
-            class="small"
-            data-testid="fork-from"
-            title="Open a new session holding this conversation up to and including this message"
-            onClick={() => actions.forkFrom(message)}
-          >
-            Fork from here
-          </button>
-        )}
+        <span class="message-actions">
+          {canRetract && (
+            <button type="button" class="small danger" data-testid="retract" onClick={() => actions.retract(message)}>
+              Retract
+            </button>
+          )}
+          {!queued && completed && (
+            <button
+              type="button"
+              class="small"
+              data-testid="revert-to"
+              title="Hide the later messages and undo the file changes made after this message"
+              onClick={() => actions.revertTo(message)}
+            >
+              Revert to here
+            </button>
+          )}
+          {!queued && completed && (
+            <button
+              type="button"
+              class="small"
+              data-testid="fork-from"
+              title="Open a new session holding this conversation up to and including this message"
+              onClick={() => actions.forkFrom(message)}
+            >
+              Fork from here
+            </button>
+          )}
+        </span>
       </header>
       {retracted ? (
         <p class="placeholder" data-testid="placeholder">

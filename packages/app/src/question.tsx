@@ -41,6 +41,9 @@ export const QuestionCard = ({
     <section class="permission question" data-testid="question" data-question-id={question.id}>
       <header>
         <span class="badge ask">question</span>
+        <strong data-testid="question-label">
+          The agent asks {question.questions.length === 1 ? "a question" : `${question.questions.length} questions`}
+        </strong>
       </header>
       {question.questions.map((q, index) => (
         <fieldset data-testid="question-item">

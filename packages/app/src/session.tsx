@@ -1,13 +1,17 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks"
 import { useActions } from "./actions.ts"
 import { api, STATS_INTERVAL_MS } from "./api.ts"
-import { bytes } from "./format.ts"
+import { useConfirm } from "./confirm.tsx"
+import { bytes, plural } from "./format.ts"
+import { perFrame } from "./frame.ts"
 import { LiveSession } from "./live.ts"
 import { type MessageActions, MessageRow } from "./message.tsx"
 import { Notice } from "./notice.tsx"
 import { PermissionCard } from "./permission.tsx"
 import { PromptBox } from "./prompt.tsx"
 import { QuestionCard } from "./question.tsx"
+import { fileChanges } from "./review.ts"
+import { ReviewPanel } from "./review-panel.tsx"
 import { navigate } from "./router.ts"
 import { throttle } from "./throttle.ts"
 import { TodoPanel } from "./todo.tsx"
@@ -104,7 +108,7 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
   const [, setTick] = useState(0)
   const redraw = () => setTick((n) => n + 1)
   useEffect(() => {
-    const unsubscribe = live.subscribe(redraw)
+    const unsubscribe = live.subscribe(perFrame(redraw))
     redraw()
     return () => {
       unsubscribe()
@@ -112,6 +116,8 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
     }
   }, [live])
   const actions = useActions(live.onIdle)
+  const confirm = useConfirm()
+  const [tab, setTab] = useState<"transcript" | "review">("transcript")
   const state = live.state
   const [visible, setVisible] = useState(FIRST_SCREEN)
   const [size, setSize] = useState<number | undefined>(undefined)
@@ -227,10 +233,59 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
   }
 
   const busy = state.status !== "idle"
+  const changed = new Set(fileChanges(state.messages).map((c) => c.path)).size
+  // A turn waits the same way for a permission and for a question's answer: say which.
+  const progress =
+    state.status === "waiting" && state.permissions.length === 0 && questions.length > 0 ? "question" : state.status
   const delivered = state.messages.filter((m) => !isQueued(m))
   const queued = state.messages.filter(isQueued)
   const shown = delivered.length > visible ? delivered.slice(-visible) : delivered
   const hidden = delivered.length - shown.length
+  const finished = state.messages.flatMap((m) =>
+    m.type === "assistant" && m.time.completed !== undefined ? m.content : [],
+  )
+  const prunable = {
+    tools: finished.filter((i) => i.type === "tool" && i.time.pruned === undefined).length,
+    reasoning: finished.filter((i) => i.type === "reasoning").length,
+  }
+  const confirmDeepClean = () =>
+    confirm.ask({
+      title: "Deep clean this session?",
+      body: (
+        <p>
+          This deletes for good every tool call's input and output and all reasoning of the finished messages (
+          {plural(prunable.tools, "tool call")} and {plural(prunable.reasoning, "reasoning item")} among the messages
+          loaded here). The model will not see them again. Message text stays. This cannot be undone.
+        </p>
+      ),
+      action: "Deep clean",
+      run: () => void deepClean(),
+    })
+  const revert = state.revert
+  const confirmRevertCommit = () =>
+    confirm.ask({
+      title: "Make the revert final?",
+      body: (
+        <>
+          <p>
+            The messages after the chosen one are deleted for good, and the files stay as restored
+            {revert?.restored?.length ? ":" : "."}
+          </p>
+          {revert?.restored?.length ? (
+            <ul>
+              {revert.restored.map((file) => (
+                <li>
+                  <code>{file.path}</code>
+                </li>
+              ))}
+            </ul>
+          ) : null}
+          <p>This cannot be undone.</p>
+        </>
+      ),
+      action: "Make final",
+      run: () => void actions.run("the revert commit", () => api.revertCommit(sessionID)),
+    })
   const deepClean = async () => {
     const summary = await actions.run("the deep clean", () => api.prune(sessionID))
     if (summary) {
@@ -267,8 +322,28 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
             {size === undefined ? "" : bytes(size)}
           </span>
           <span class="spacer" />
-          <button type="button" data-testid="prune" disabled={state.deleted} onClick={() => void deepClean()}>
+          <button type="button" data-testid="prune" disabled={state.deleted} onClick={confirmDeepClean}>
             Deep clean
+          </button>
+        </div>
+        <div class="tabs" role="tablist">
+          <button
+            type="button"
+            role="tab"
+            aria-selected={tab === "transcript"}
+            data-testid="tab-transcript"
+            onClick={() => setTab("transcript")}
+          >
+            Transcript
+          </button>
+          <button
+            type="button"
+            role="tab"
+            aria-selected={tab === "review"}
+            data-testid="tab-review"
+            onClick={() => setTab("review")}
+          >
+            Review{changed > 0 ? ` (${changed})` : ""}
           </button>
         </div>
         {state.retry && (
@@ -286,38 +361,49 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
         </div>
       )}
 
-      {state.revert && (
-        <div class="notice revert" role="status" data-testid="revert-staged">
-          <span>
-            Reverted to a message: later messages are hidden
-            {state.revert.restored && state.revert.restored.length > 0
-              ? `, ${state.revert.restored.length} file${state.revert.restored.length === 1 ? "" : "s"} restored`
-              : ""}
-            {state.revert.conflicts && state.revert.conflicts.length > 0
-              ? ` (left alone: ${state.revert.conflicts.map((c) => c.path).join(", ")})`
-              : ""}
-            .
-          </span>
-          <span class="spacer" />
-          <button
-            type="button"
-            data-testid="revert-clear"
-            onClick={() => void actions.run("undoing the revert", () => api.revertClear(sessionID))}
-          >
-            Undo revert
-          </button>
-          <button
-            type="button"
-            class="danger"
-            data-testid="revert-commit"
-            onClick={() => void actions.run("the revert commit", () => api.revertCommit(sessionID))}
-          >
-            Make final
-          </button>
-        </div>
+      {revert && (
+        <section class="notice revert" role="status" data-testid="revert-staged">
+          <div class="revert-text">
+            <strong>Revert staged.</strong> The messages after the chosen one are hidden
+            {revert.restored && revert.restored.length > 0
+              ? ` and ${plural(revert.restored.length, "file")} restored; review them, then make it final or undo it.`
+              : "; no file needed restoring."}
+            {revert.restored && revert.restored.length > 0 && (
+              <ul class="staged-files" data-testid="revert-files">
+                {revert.restored.map((file) => (
+                  <li data-testid="revert-file">
+                    <code>{file.path}</code>
+                    <span class="muted">
+                      {file.image === null ? " removed (it did not exist before)" : " restored"}
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            )}
+            {revert.conflicts && revert.conflicts.length > 0 && (
+              <p class="muted" data-testid="revert-conflicts">
+                Left alone (changed outside the session): {revert.conflicts.map((c) => c.path).join(", ")}
+              </p>
+            )}
+          </div>
+          <div class="row">
+            <button
+              type="button"
+              data-testid="revert-clear"
+              onClick={() => void actions.run("undoing the revert", () => api.revertClear(sessionID))}
+            >
+              Undo revert
+            </button>
+            <button type="button" class="danger" data-testid="revert-commit" onClick={confirmRevertCommit}>
+              Make final
+            </button>
+          </div>
+        </section>
       )}
 
-      <section class="transcript" data-testid="transcript">
+      {tab === "review" && <ReviewPanel messages={delivered} />}
+
+      <section class="transcript" data-testid="transcript" hidden={tab !== "transcript"}>
         {(hidden > 0 || state.hasOlder) && (
           <Earlier
             hidden={hidden}
@@ -332,7 +418,7 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
             key={message.id}
             message={message}
             live={state.live.get(message.id)}
-            status={state.status}
+            status={progress}
             actions={messageActions}
           />
         ))}
@@ -366,9 +452,12 @@ export const SessionView = ({ sessionID }: { sessionID: string }) => {
         />
       ))}
 
+      {confirm.dialog}
+
       <PromptBox
         busy={busy}
         disabled={state.deleted}
+        directory={state.directory}
         onSend={async (input) => (await actions.run("the prompt", () => api.prompt(sessionID, input))) !== undefined}
         onInterrupt={() => void actions.run("the interrupt", () => api.interrupt(sessionID))}
       />

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from "preact/hooks"
 import { type Actions, useActions } from "./actions.ts"
 import { api, STATS_INTERVAL_MS } from "./api.ts"
+import { useConfirm } from "./confirm.tsx"
 import { ago, bytes, stamp } from "./format.ts"
 import { LiveSessions } from "./live.ts"
 import { Notice } from "./notice.tsx"
@@ -60,7 +61,6 @@ const Row = ({
   onDelete: () => void
 }) => {
   const [draft, setDraft] = useState<string | undefined>(undefined)
-  const [confirming, setConfirming] = useState(false)
   return (
     <tr data-session-id={session.id} data-testid="session-row">
       <td class="title-cell">
@@ -96,7 +96,9 @@ const Row = ({
       <td>
         <StatusBadge status={session.status} />
       </td>
-      <td title={stamp(session.time.updated)}>{ago(session.time.updated)}</td>
+      <td class="updated" title={stamp(session.time.updated)}>
+        {ago(session.time.updated)}
+      </td>
       <td class="num" data-testid="row-bytes">
         {size === undefined ? "" : bytes(size)}
       </td>
@@ -106,20 +108,9 @@ const Row = ({
             Rename
           </button>
         )}
-        {confirming ? (
-          <>
-            <button type="button" class="small danger" data-testid="confirm-delete" onClick={onDelete}>
-              Delete for good
-            </button>
-            <button type="button" class="small" onClick={() => setConfirming(false)}>
-              Keep
-            </button>
-          </>
-        ) : (
-          <button type="button" class="small danger" data-testid="delete" onClick={() => setConfirming(true)}>
-            Delete
-          </button>
-        )}
+        <button type="button" class="small danger" data-testid="delete" onClick={onDelete}>
+          Delete
+        </button>
       </td>
     </tr>
   )
@@ -134,6 +125,7 @@ export const SessionsView = () => {
   const [, setTick] = useState(0)
   const redraw = () => setTick((n) => n + 1)
   const actions = useActions()
+  const confirm = useConfirm()
   const [sizes, setSizes] = useState<ReadonlyMap<string, number>>(new Map())
   useEffect(() => {
     // Stored bytes follow the list's changes, at most once per interval.
@@ -198,15 +190,28 @@ export const SessionsView = () => {
                   return updated !== undefined
                 }}
                 onDelete={() =>
-                  void actions
-                    .run("the delete", () => api.remove(session.id).then(() => true))
-                    .then((deleted) => deleted && live.drop(session.id))
+                  confirm.ask({
+                    title: "Delete this session?",
+                    body: (
+                      <p>
+                        “{session.title || "(untitled)"}” and all its messages
+                        {sizes.has(session.id) ? ` (${bytes(sizes.get(session.id)!)} stored)` : ""} are deleted for
+                        good. Files in <code>{session.location.directory}</code> are not touched. This cannot be undone.
+                      </p>
+                    ),
+                    action: "Delete for good",
+                    run: () =>
+                      void actions
+                        .run("the delete", () => api.remove(session.id).then(() => true))
+                        .then((deleted) => deleted && live.drop(session.id)),
+                  })
                 }
               />
             ))}
           </tbody>
         </table>
       )}
+      {confirm.dialog}
     </main>
   )
 }

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks"
 import { useActions } from "./actions.ts"
 import { api } from "./api.ts"
+import { useConfirm } from "./confirm.tsx"
 import { bytes } from "./format.ts"
 import { Notice } from "./notice.tsx"
 import type { DatabaseStats, SessionBytes } from "./types.ts"
@@ -70,6 +71,7 @@ const Legend = () => (
 export const StorageView = () => {
   const [stats, setStats] = useState<DatabaseStats | undefined>(undefined)
   const actions = useActions()
+  const confirm = useConfirm()
   const load = () =>
     api.stats().then(setStats, (error) => {
       void actions.run("loading the statistics", () => Promise.reject(error))
@@ -178,14 +180,44 @@ export const StorageView = () => {
                   {bytes(session.bytes)}
                 </td>
                 <td class="actions">
-                  <button type="button" class="small" data-testid="storage-prune" onClick={() => void prune(session)}>
+                  <button
+                    type="button"
+                    class="small"
+                    data-testid="storage-prune"
+                    onClick={() =>
+                      confirm.ask({
+                        title: `Prune “${session.title || session.sessionID}”?`,
+                        body: (
+                          <p>
+                            Every tool call's input and output and all reasoning of its finished messages are deleted
+                            for good; message text stays. This cannot be undone.
+                          </p>
+                        ),
+                        action: "Prune",
+                        run: () => void prune(session),
+                      })
+                    }
+                  >
                     Prune
                   </button>
                   <button
                     type="button"
                     class="small danger"
                     data-testid="storage-erase"
-                    onClick={() => void erase(session)}
+                    onClick={() =>
+                      confirm.ask({
+                        title: `Erase “${session.title || session.sessionID}”?`,
+                        body: (
+                          <p>
+                            The content it no longer shows (corrected, retracted and removed text, pruned tool output)
+                            is wiped from its journal and the database file is compacted: nothing can bring it back, not
+                            even a replay of the journal. This cannot be undone.
+                          </p>
+                        ),
+                        action: "Erase for good",
+                        run: () => void erase(session),
+                      })
+                    }
                   >
                     Erase
                   </button>
@@ -195,6 +227,7 @@ export const StorageView = () => {
           </tbody>
         </table>
       )}
+      {confirm.dialog}
     </main>
   )
 }

@@ -87,6 +87,14 @@ describe.skipIf(!CHROME)("questions and the todo list in the web client", () => 
       .getByTestId("status")
       .filter({ hasText: /^waiting$/ })
       .waitFor()
+    // It says it is a question, not a permission, and the call's row names the question without its JSON.
+    expect(await card.getByTestId("question-label").textContent()).toBe("The agent asks a question")
+    await page.getByTestId("progress").filter({ hasText: "waiting for your answer" }).waitFor()
+    const row = page.locator('[data-item-type="tool"][data-tool="question"]')
+    expect(await row.getByTestId("tool-title").textContent()).toBe("Which license?")
+    await row.locator("summary").click()
+    expect(await row.textContent()).not.toContain('"options"')
+    expect(await page.locator('[data-testid="transcript"]').textContent()).not.toContain("waiting for permission")
     const requestID = await card.getAttribute("data-question-id")
     const pending = (await app.api.session.question.list({ sessionID: session.id })).data!.data
     expect(pending.map((q) => q.id)).toEqual([requestID])

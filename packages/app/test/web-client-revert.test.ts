@@ -55,6 +55,8 @@ describe.skipIf(!CHROME)("the web client: revert to here, fork from here", () =>
     await page.locator(`[data-message-id="${boundary}"]`).getByTestId("revert-to").click()
     const banner = page.getByTestId("revert-staged")
     await banner.filter({ hasText: "1 file restored" }).waitFor()
+    // Staged, not final: the banner lists the files it put back for review first.
+    expect(await banner.getByTestId("revert-file").allTextContents()).toEqual([expect.stringContaining("poem.txt")])
     await page.waitForFunction(
       (n) => document.querySelectorAll('[data-testid="message"]').length === n,
       all.indexOf(boundary) + 1,
@@ -70,7 +72,17 @@ describe.skipIf(!CHROME)("the web client: revert to here, fork from here", () =>
 
     await page.locator(`[data-message-id="${boundary}"]`).getByTestId("revert-to").click()
     await banner.waitFor()
+    // Making it final asks first, naming what is lost; cancelling leaves the revert staged.
     await banner.getByTestId("revert-commit").click()
+    const dialog = page.getByTestId("confirm-dialog")
+    expect(await dialog.getByTestId("confirm-body").textContent()).toContain("deleted for good")
+    expect(await dialog.getByTestId("confirm-body").textContent()).toContain("poem.txt")
+    await dialog.getByTestId("confirm-cancel").click()
+    await dialog.waitFor({ state: "detached" })
+    expect((await app.api.session.get({ sessionID })).data!.data.revert?.messageID).toBe(boundary)
+    await banner.waitFor()
+    await banner.getByTestId("revert-commit").click()
+    await dialog.getByTestId("confirm-action").click()
     await banner.waitFor({ state: "detached" })
     const stored = (await app.api.session.messages({ sessionID })).data!.data.map((m) => m.id)
     expect(stored).toEqual(all.slice(0, all.indexOf(boundary) + 1))

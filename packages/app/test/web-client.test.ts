@@ -191,7 +191,9 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
 
     // Deleting takes a confirmation, then the row leaves both tabs.
     await listed.getByTestId("delete").click()
-    await listed.getByTestId("confirm-delete").click()
+    const dialog = first.getByTestId("confirm-dialog")
+    expect(await dialog.textContent()).toContain("“renamed in the list” and all its messages")
+    await dialog.getByTestId("confirm-action").click()
     await second.locator(`[data-session-id="${sessionID}"]`).waitFor({ state: "detached" })
     await listed.waitFor({ state: "detached" })
     expect((await app.api.session.get({ sessionID })).error?._tag).toBe("SessionNotFoundError")
@@ -359,7 +361,13 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
     expect(pruned.type === "tool" && pruned.time.pruned).toBeGreaterThan(0)
 
     // Deep clean removes what is left (the reasoning) and says how many bytes it reclaimed.
+    // It asks first, saying what goes; nothing is pruned until the answer.
     await first.getByTestId("prune").click()
+    expect(await first.getByTestId("confirm-body").textContent()).toContain("1 reasoning item")
+    await first.getByTestId("confirm-cancel").click()
+    expect(((await message(session.id, assistant.id)) as SessionMessageAssistant).removed).toBeUndefined()
+    await first.getByTestId("prune").click()
+    await first.getByTestId("confirm-action").click()
     const info = first.getByTestId("info").filter({ hasText: "Deep clean reclaimed" })
     await info.waitFor()
     expect(await info.textContent()).toMatch(/reclaimed \d+(\.\d)? (B|KB) \(1 item from 1 message\)/)
@@ -557,6 +565,7 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
     await screenshot(first, "storage")
 
     await entry.getByTestId("storage-prune").click()
+    await first.getByTestId("confirm-action").click()
     await first.getByTestId("info").filter({ hasText: "reclaimed" }).waitFor()
     const after = await stats()
     expect(after.items.tool).toBeLessThan(before.items.tool)
@@ -569,6 +578,7 @@ describe.skipIf(!CHROME)("the web client in a real browser", () => {
 
     // Erase rebuilds the file; the view reports what it did.
     await entry.getByTestId("storage-erase").click()
+    await first.getByTestId("confirm-action").click()
     await first
       .getByTestId("info")
       .filter({ hasText: /^Erased storage heavy/ })
@@ -715,8 +725,12 @@ describe.skipIf(!CHROME)("permission requests and edit diffs in the web client",
       .filter({ hasText: /^idle$/ })
       .waitFor()
 
-    // The finished tool call keeps its diff, rendered line by line.
+    // The finished tool call is one collapsed row (status and duration); opened, it keeps its diff, line by line.
     const tool = page.locator('[data-item-type="tool"]', { hasText: "edit" })
+    expect(await tool.getAttribute("open")).toBeNull()
+    await tool.getByTestId("tool-status").filter({ hasText: "completed" }).waitFor()
+    expect(await tool.getByTestId("tool-duration").textContent()).toMatch(/^\d+(\.\d)? (ms|s|min)$/)
+    await tool.locator("summary").click()
     await tool.getByTestId("diff").locator(".line.add", { hasText: "+hello there" }).waitFor()
     await screenshot(page, "session-diff")
   })
