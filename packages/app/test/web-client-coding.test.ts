@@ -13,7 +13,13 @@ const TIMEOUT = 15_000
 const WIDE = { width: 1280, height: 800 }
 const PHONE = { width: 390, height: 844 }
 /** Screenshots the docs show (`docs/web-client.md`), committed. */
-const IMAGES = fileURLToPath(new URL("../../../docs/images/", import.meta.url))
+/**
+ * The screenshots docs/web-client.md shows. `UPDATE_DOCS_IMAGES=1` refreshes them in `docs/images/`;
+ * otherwise they land in the gitignored `test/screenshots/`, so a test run leaves the tree clean.
+ */
+const IMAGES = fileURLToPath(
+  new URL(process.env.UPDATE_DOCS_IMAGES === "1" ? "../../../docs/images/" : "../screenshots/", import.meta.url),
+)
 
 const MARKDOWN = [
   "## The plan",
