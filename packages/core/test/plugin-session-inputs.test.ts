@@ -68,6 +68,9 @@ layer(hostLayer({ plugins }), { excludeTestServices: true })(
           expect(rejected, name).toMatchObject({ _tag: "Session.InvalidInputError", field })
         }
         expect(yield* stored(sessionID)).toBe(0)
+        // An optional field given as undefined is absent, as a plugin spreading its own options writes it.
+        const admitted = yield* effect.synthetic({ sessionID, text: "note", description: undefined, resume: false })
+        expect(admitted.id).toMatch(/^msg_/)
       }),
     )
   },
