@@ -13,35 +13,35 @@ export namespace SessionInput {
   export interface Target extends Schema.Schema.Type<typeof Target> {}
 
   export const Create = Schema.Struct({
-    title: Schema.optionalKey(Schema.String),
+    title: Schema.optional(Schema.String),
     /**
      * An absolute path naming an existing directory (no NUL), stored as its real path; anything else fails
      * with `Session.InvalidInputError` (`field: "directory"`) and creates nothing. The same rule as
      * `POST /api/session`. Default: the host process's working directory.
      */
-    directory: Schema.optionalKey(Schema.String),
-    agent: Schema.optionalKey(Schema.String),
+    directory: Schema.optional(Schema.String),
+    agent: Schema.optional(Schema.String),
   })
   export interface Create extends Schema.Schema.Type<typeof Create> {}
 
-  export const Prompt = Schema.Struct({ sessionID: Id, text: Text, agent: Schema.optionalKey(Schema.String) })
+  export const Prompt = Schema.Struct({ sessionID: Id, text: Text, agent: Schema.optional(Schema.String) })
   export interface Prompt extends Schema.Schema.Type<typeof Prompt> {}
 
   export const Synthetic = Schema.Struct({
     sessionID: Id,
     text: Text,
-    description: Schema.optionalKey(Schema.String),
+    description: Schema.optional(Schema.String),
     /** Wake the session to answer the notice. Default true. */
-    resume: Schema.optionalKey(Schema.Boolean),
+    resume: Schema.optional(Schema.Boolean),
   })
   export interface Synthetic extends Schema.Schema.Type<typeof Synthetic> {}
 
   export const Messages = Schema.Struct({
     sessionID: Id,
-    cursor: Schema.optionalKey(Schema.String),
+    cursor: Schema.optional(Schema.String),
     /** 1..200, default 100. */
-    limit: Schema.optionalKey(Schema.Number),
-    order: Schema.optionalKey(Schema.Literals(["asc", "desc"])),
+    limit: Schema.optional(Schema.Number),
+    order: Schema.optional(Schema.Literals(["asc", "desc"])),
   })
   export interface Messages extends Schema.Schema.Type<typeof Messages> {}
 
@@ -63,7 +63,7 @@ export namespace SessionInput {
      * The assistant text item to correct; omit it to correct a user or synthetic message's own text or a
      * compaction's summary.
      */
-    itemID: Schema.optionalKey(Schema.String),
+    itemID: Schema.optional(Schema.String),
     text: Schema.String,
   })
   export interface Correct extends Schema.Schema.Type<typeof Correct> {}
@@ -71,7 +71,7 @@ export namespace SessionInput {
   export const Prune = Schema.Struct({
     sessionID: Id,
     /** Item types to take out; default both. */
-    types: Schema.optionalKey(Schema.Array(Schema.Literals(["tool", "reasoning"])).check(Schema.isMinLength(1))),
+    types: Schema.optional(Schema.Array(Schema.Literals(["tool", "reasoning"])).check(Schema.isMinLength(1))),
   })
   export interface Prune extends Schema.Schema.Type<typeof Prune> {}
 }

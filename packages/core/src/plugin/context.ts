@@ -33,7 +33,7 @@ const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /**
  * A plugin's input decoded with its `SessionInput` Schema; a refusal is `Session.InvalidInputError` naming
- * the first field that is wrong.
+ * the first field that is wrong (its message gives the whole path).
  */
 const decodeInput = <S extends Schema.Codec<unknown, unknown>>(schema: S) => {
   const decode = Schema.decodeUnknownEffect(schema)
@@ -41,8 +41,10 @@ const decodeInput = <S extends Schema.Codec<unknown, unknown>>(schema: S) => {
     decode(input).pipe(
       Effect.mapError((error) => {
         const first = formatter(error.issue).issues[0]
-        const field = first?.path?.map(String).join(".") || undefined
-        const message = `${field ?? "input"}: ${first?.message ?? "invalid"}`
+        // The field is the input's own key (`types`, not `types.0`), as HTTP names a body's field.
+        const path = first?.path?.map(String) ?? []
+        const field = path[0]
+        const message = `${path.join(".") || "input"}: ${first?.message ?? "invalid"}`
         return new InvalidInputError({ message, ...(field !== undefined ? { field } : {}) })
       }),
     )
