@@ -102,6 +102,27 @@ layer(testApiLayer())("event streams through the HttpApi client", (it) => {
     }),
   )
 
+  it.effect("HEAD answers a stream's headers without a body and opens no stream; it refuses like GET", () =>
+    Effect.gen(function* () {
+      const client = yield* apiClient
+      const server = yield* TestApi
+      const session = (yield* client["v2.session"].create({ payload: {} })).data
+      for (const path of ["/api/event", `/api/event?sessionID=${session.id}`, `/api/session/${session.id}/event`]) {
+        const head = yield* Effect.promise(() => server.fetch(path, { method: "HEAD" }))
+        expect(head.status, path).toBe(200)
+        expect(head.headers.get("content-type"), path).toMatch(/^text\/event-stream/)
+        expect(yield* Effect.promise(() => head.text())).toBe("")
+        expect(server.openStreams(), path).toBe(0)
+      }
+      const missing = yield* Effect.promise(() => server.fetch("/api/session/ses_missing/event", { method: "HEAD" }))
+      expect(missing.status).toBe(404)
+      // A GET does open one, until it is read to its end or cancelled.
+      const get = yield* Effect.promise(() => server.fetch("/api/event"))
+      expect(server.openStreams()).toBe(1)
+      yield* Effect.promise(() => get.body!.cancel())
+    }),
+  )
+
   it.effect("refusals are the declared typed errors", () =>
     Effect.gen(function* () {
       const client = yield* apiClient

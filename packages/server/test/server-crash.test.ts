@@ -1,6 +1,6 @@
 import { MaintenanceLayer, Session } from "@opencode-ai/core"
 import { createOpencodeClient } from "@opencode-ai/sdk/v2"
-import { Effect, ManagedRuntime } from "effect"
+import { Effect } from "effect"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { startServer } from "../src/server.ts"
@@ -34,15 +34,12 @@ const stopMidTurn = async (how: "crash" | "stop") => {
   await held
   await (how === "crash" ? server.crash() : server.stop())
   // Read the file as the next process would, without resuming anything.
-  const runtime = ManagedRuntime.make(MaintenanceLayer({ path: database, persist: false }))
-  const state = await runtime.runPromise(
+  return Effect.runPromise(
     Effect.gen(function* () {
       const store = yield* Session
       return { claim: store.sync.claimed(sessionID), items: (yield* store.messages(sessionID)).data }
-    }),
+    }).pipe(Effect.provide(MaintenanceLayer({ path: database, persist: false }))),
   )
-  await runtime.dispose()
-  return state
 }
 
 describe("RunningServer.crash()", () => {

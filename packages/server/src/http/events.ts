@@ -71,6 +71,21 @@ const missingSession = (sessionID: string) =>
 const streamResponse = (body: ReadableStream<Uint8Array>) =>
   HttpServerResponse.raw(new Response(body, { headers: SSE_HEADERS }))
 
+/** A `HEAD` gets the stream's headers and opens nothing: there is no body to write frames into. */
+const headResponse = () => Effect.succeed(HttpServerResponse.raw(new Response(null, { headers: SSE_HEADERS })))
+
+/** The client of a stream: its signal ends the stream when it goes away; a `HEAD` opens none. */
+export interface Subscriber {
+  readonly signal: AbortSignal
+  readonly head: boolean
+}
+
+/** The subscriber behind a router request (the web request it wraps). */
+export const subscriberOf = (request: { readonly source: object; readonly method: string }): Subscriber => ({
+  signal: (request.source as Request).signal,
+  head: request.method === "HEAD",
+})
+
 /**
  * Whether an event is a permission ask or reply of a descendant of `sessionID` (a child session of one of
  * its `task` calls, or theirs): the person following the parent answers those asks, so they reach its
@@ -95,13 +110,14 @@ const childAsk = (services: EventServices, event: { type: string; sessionID: str
 export const eventStream = (
   services: EventServices,
   sessionID: string | undefined,
-  signal: AbortSignal,
+  subscriber: Subscriber,
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, SessionNotFoundError> => {
   if (sessionID !== undefined && !services.session.sync.row(sessionID)) return Effect.fail(missingSession(sessionID))
+  if (subscriber.head) return headResponse()
   const { body } = openStream({
     ...services.sse,
     first: [connected()],
-    signal,
+    signal: subscriber.signal,
     open: services.channels,
     context: services.context,
     feed: (feed) =>
@@ -131,7 +147,7 @@ export const eventStream = (
  */
 export const sessionStream = (
   services: EventServices,
-  request: { readonly sessionID: string; readonly after: string | undefined; readonly signal: AbortSignal },
+  request: { readonly sessionID: string; readonly after: string | undefined; readonly subscriber: Subscriber },
 ): Effect.Effect<
   HttpServerResponse.HttpServerResponse,
   JournalDisabledError | InvalidRequestError | SessionNotFoundError
@@ -156,6 +172,7 @@ export const sessionStream = (
   }
   if (!services.session.sync.row(sessionID) && !services.bus.journaled(sessionID))
     return Effect.fail(missingSession(sessionID))
+  if (request.subscriber.head) return headResponse()
 
   const log = services.bus
     .log({ sessionID, after: Number(raw), follow: true, bufferLimit: services.sse.queueLimit ?? DEFAULT_QUEUE_LIMIT })
@@ -167,7 +184,7 @@ export const sessionStream = (
     )
   const { body } = openStream({
     ...services.sse,
-    signal: request.signal,
+    signal: request.subscriber.signal,
     open: services.channels,
     context: services.context,
     feed: (feed) =>
@@ -182,9 +199,6 @@ export const sessionStream = (
   return Effect.succeed(streamResponse(body))
 }
 
-/** The web request behind a router request: its signal ends the stream when the client goes away. */
-export const signalOf = (request: { readonly source: object }) => (request.source as Request).signal
-
 /** `v2.event.subscribe`. */
 export const EventHandlers = HttpApiBuilder.group(
   Api,
@@ -192,7 +206,7 @@ export const EventHandlers = HttpApiBuilder.group(
   Effect.fn("EventHandlers")(function* (handlers) {
     const services = yield* EventStreams
     return handlers.handle("subscribe", ({ query, request }) =>
-      eventStream(services, query.sessionID || undefined, signalOf(request)),
+      eventStream(services, query.sessionID || undefined, subscriberOf(request)),
     )
   }),
 )

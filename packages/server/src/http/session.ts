@@ -17,7 +17,7 @@ import { toWire } from "@opencode-ai/schema"
 import { Effect, Stream } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { fromCore, fromCoreListing } from "./errors.ts"
-import { EventStreams, sessionStream, signalOf } from "./events.ts"
+import { EventStreams, sessionStream, subscriberOf } from "./events.ts"
 import { checked, clientDirectory, ServerDirectory } from "./location.ts"
 
 /** Everything admitted or changed over HTTP is the user's doing. */
@@ -150,7 +150,7 @@ export const SessionHandlers = HttpApiBuilder.group(
         sessionStream(streams, {
           sessionID: params.sessionID,
           after: query.after ?? request.headers["last-event-id"],
-          signal: signalOf(request),
+          subscriber: subscriberOf(request),
         }),
       interrupt: ({ params }) => fromCore(execution.interrupt(params.sessionID)),
       message: ({ params }) =>

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type OpenAIServer, startOpenAIServer } from "../../../core/test/support/openai-server.ts"
+import { OpenStreams } from "../../src/http/open-streams.ts"
 import { Listening, type ServerOptions, serverLayer } from "../../src/server.ts"
 
 /** The typed HttpApi client of the whole API (`client["v2.session"].create(...)`). */
@@ -27,6 +28,8 @@ export class TestApi extends Context.Service<
     readonly client: ApiClient
     /** Raw fetch against the server (path relative to its URL), for what a typed client cannot send. */
     fetch(path: string, init?: RequestInit): Promise<Response>
+    /** How many event streams the server has open right now. */
+    openStreams(): number
   }
 >()("@opencode-ai/server/test/TestApi") {}
 
@@ -60,6 +63,7 @@ export const testApiLayer = (options: TestApiOptions = {}): Layer.Layer<TestApi,
         TestApi,
         Effect.gen(function* () {
           const { url } = yield* Listening
+          const streams = yield* OpenStreams
           const client = yield* HttpApiClient.make(Api, { baseUrl: url })
           return {
             url,
@@ -67,6 +71,7 @@ export const testApiLayer = (options: TestApiOptions = {}): Layer.Layer<TestApi,
             database,
             client,
             fetch: (path: string, init?: RequestInit) => fetch(`${url}${path}`, init),
+            openStreams: () => streams.size,
           }
         }),
       )
