@@ -206,7 +206,7 @@ export class App {
       this.options.onFirstFrame?.()
     }
     this.renderer.once?.("frame", first)
-    for (const notice of this.options.notices ?? []) this.notify(notice)
+    this.drawBanner()
     void this.loadCommands()
     try {
       const sessionID = this.options.sessionID ?? (await this.latestSession())
@@ -348,6 +348,7 @@ export class App {
           bold: true,
         },
       ])
+    for (const notice of this.options.notices ?? []) lines.push([{ text: `⚠ ${notice}`, fg: color.warn }])
     if (this.flash) lines.push([{ text: this.flash, fg: color.warn }])
     this.banner.visible = lines.length > 0
     this.banner.content = styled(lines)
@@ -478,8 +479,9 @@ export class App {
       fg: this.options.attached ? color.warn : color.dim,
     })
     if (this.ctrlC) spans.push(sep, { text: "Ctrl+C again to exit", fg: color.warn, bold: true })
+    // Transcript focus is said first: the line is cut at the terminal's width.
     if (this.focus === "transcript")
-      spans.push(sep, { text: "transcript: ↑↓ select, Enter open, Tab back", fg: color.dim })
+      spans.unshift({ text: " TRANSCRIPT ↑↓ Enter x p f v · Tab back ", fg: "#1d2129", bg: color.accent, bold: true })
     this.status.content = styled([spans])
   }
 

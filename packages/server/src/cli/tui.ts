@@ -115,10 +115,16 @@ const differences = async (client: OpencodeClient, directory: string, io: Io): P
     if (serverDirectory && realDirectory(serverDirectory) !== directory)
       notices.push(`attached server runs in ${serverDirectory}, not here: its config, plugins and MCP servers apply`)
     const local = await loadConfig(io).catch(() => undefined)
-    const remote = await client.v2.config.get()
-    if (local && remote.data && canonical(local.data) !== canonical(remote.data.data))
+    const remote = (await client.v2.config.get()).data?.data ?? {}
+    // The server answers its config with defaults filled in: compare what this directory's file sets.
+    const differing = local?.path
+      ? Object.entries(local.data as Record<string, unknown>)
+          .filter(([key, value]) => canonical(value) !== canonical((remote as Record<string, unknown>)[key]))
+          .map(([key]) => key)
+      : []
+    if (local?.path && differing.length > 0)
       notices.push(
-        `this directory's config${local.path ? ` (${local.path})` : ""} differs from the attached server's and is not used`,
+        `this directory's config ${local.path} is not the attached server's (${differing.join(", ")} differ): it is not used`,
       )
   } catch {
     notices.push("could not compare the attached server's directory and config with this directory's")

@@ -66,7 +66,9 @@ const toolLines = (
     return [[...mark("removed", color.dim), { text: ` ${item.name} call`, fg: color.dim }]]
   }
   const status = toolStatus(item)
-  const arg = item.title ?? primaryArg(item.state.input)
+  // A title usually starts with the tool's name ("write a.txt"): the name is not said twice.
+  const title = item.title ?? primaryArg(item.state.input)
+  const arg = title.startsWith(`${item.name} `) ? title.slice(item.name.length + 1) : title
   const head: Line = [
     { text: selected ? "▶ " : "  ", fg: color.accent },
     { text: `${status.icon} `, fg: status.fg },

@@ -1,0 +1,140 @@
+/**
+ * The TUI in a real terminal (tmux), against a real `serve` with the offline provider: what a person
+ * types, and what the screen then shows.
+ */
+import { existsSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { beforeAll, describe, expect, it } from "vitest"
+import { type Host, startHost } from "./support/host.ts"
+import { hasTmux, openTerminal } from "./support/terminal.ts"
+
+if (!hasTmux) console.log("skipping the terminal UI tests: tmux is not installed (apt-get install tmux)")
+
+describe.skipIf(!hasTmux)("the TUI in a terminal", () => {
+  let host: Host
+  beforeAll(async () => {
+    host = await startHost()
+  })
+
+  const attached = (options: { width?: number; height?: number; args?: Array<string> } = {}) =>
+    openTerminal({ ...options, args: ["--attach", host.url, ...(options.args ?? [])] })
+
+  it("shows a prompt's answer, and says it is attached", async () => {
+    const term = attached()
+    await term.waitFor(`attached to ${host.url}`)
+    await term.waitFor("idle")
+    term.type("hello from the terminal")
+    term.keys("Enter")
+    const screen = await term.waitFor("You said: hello from the terminal")
+    expect(screen).toContain("› hello from the terminal")
+    term.close()
+  })
+
+  it("a write ask answered o writes the file; answered r does not", async () => {
+    const term = attached()
+    await term.waitFor("idle")
+    term.type('/tool write {"path":"yes.txt","content":"allowed\\n"}')
+    term.keys("Enter")
+    let screen = await term.waitFor("─ permission ")
+    expect(screen).toContain("+allowed")
+    expect(screen).toMatch(/always \(allows edit yes\.txt/)
+    term.type("o")
+    await term.waitFor('write returned: created "yes.txt"')
+    expect(readFileSync(join(term.cwd, "yes.txt"), "utf8")).toBe("allowed\n")
+
+    term.type('/tool write {"path":"no.txt","content":"refused\\n"}')
+    term.keys("Enter")
+    await term.waitUntil((s) => s.includes("permission") && s.includes("+refused"), "the second ask")
+    term.type("r")
+    await term.waitFor(/✗ write no\.txt\s+failed/)
+    await term.waitUntil((s) => !s.includes("─ permission "), "the card to close")
+    expect(existsSync(join(term.cwd, "no.txt"))).toBe(false)
+    term.close()
+  })
+
+  it("answers a question by its option number", async () => {
+    const term = attached()
+    await term.waitFor("idle")
+    const question = {
+      questions: [
+        {
+          question: "Which colour?",
+          header: "colour",
+          options: [
+            { label: "red", description: "warm" },
+            { label: "blue", description: "cool" },
+          ],
+        },
+      ],
+    }
+    term.type(`/tool question ${JSON.stringify(question)}`)
+    term.keys("Enter")
+    const screen = await term.waitFor("2 blue")
+    expect(screen).toContain("question 1/1")
+    term.type("2")
+    await term.waitFor("question returned: The user answered")
+    // The answer is in the tool's output: select the call in the transcript and expand it.
+    term.keys("Tab")
+    await term.waitFor("TRANSCRIPT")
+    term.keys("Up")
+    await term.waitFor("▶ ✓ question")
+    term.keys("Enter")
+    await term.waitFor(/output[\s\S]*blue/)
+    term.close()
+  })
+
+  it("switches sessions from the session list", async () => {
+    const term = attached()
+    await term.waitFor("idle")
+    const other = await host.client.v2.session.create({ location: { directory: host.dir } } as never)
+    const otherID = (other.data as { data: { id: string } }).data.id
+    await host.client.v2.session.update({ sessionID: otherID, title: "the other session" })
+    await host.client.v2.session.prompt({ sessionID: otherID, prompt: { text: "words of the other session" } } as never)
+    term.keys("C-s")
+    await term.waitFor("the other session")
+    term.type("other sess")
+    term.keys("Enter")
+    await term.waitFor("You said: words of the other session")
+    term.close()
+  })
+
+  it("keeps a usable layout at 60x20 and 200x60, and says when the terminal is too small", async () => {
+    const term = attached({ width: 100, height: 30 })
+    await term.waitFor("idle")
+    term.resize(60, 20)
+    let screen = await term.waitUntil((s) => s.split("\n")[0]!.length <= 60 && s.includes("idle"), "a 60x20 layout")
+    expect(screen).toContain("Ask anything")
+    term.resize(200, 60)
+    screen = await term.waitUntil((s) => s.split("\n").length >= 60 && s.includes("idle"), "a 200x60 layout")
+    expect(screen).toContain("Ask anything")
+    term.resize(30, 8)
+    await term.waitFor("Terminal too small (30x8)")
+    term.resize(80, 24)
+    await term.waitUntil((s) => s.includes("idle") && !s.includes("too small"), "the layout back")
+    term.close()
+  })
+
+  it("Ctrl-C twice exits with an in-process host and restores the terminal", async () => {
+    const dir = openTerminal({ args: ["--db", join(host.dir, "own.db")] })
+    await dir.waitFor("local host")
+    await dir.waitFor("idle")
+    dir.keys("C-c")
+    await dir.waitFor("Ctrl+C again to exit")
+    dir.keys("C-c")
+    const { code, restored } = await dir.afterExit()
+    expect(code).toBe(0)
+    expect(restored).toBe(true)
+    dir.close()
+  })
+
+  it("/exit leaves the TUI and restores the terminal", async () => {
+    const term = attached()
+    await term.waitFor("idle")
+    term.type("/exit")
+    term.keys("Enter")
+    const { code, restored } = await term.afterExit()
+    expect(code).toBe(0)
+    expect(restored).toBe(true)
+    term.close()
+  })
+})
