@@ -21,17 +21,26 @@ import { messageLines } from "./view/message.ts"
 import { Picker, type PickerItem } from "./view/picker.ts"
 import { color, type Line, type Span, styled } from "./view/style.ts"
 
-/** What the CLI hands the TUI: a client for the server, and what the person must know about it. */
-export interface TuiOptions {
+/** The server the TUI talks to, and what the person must know about it. */
+export interface TuiConnection {
   readonly client: OpencodeClient
   /** The server's URL, shown when attached. */
   readonly url: string
-  /** The directory the TUI works in (new sessions are created there). */
-  readonly directory: string
   /** The TUI attached to a server it did not start (shown in the status line). */
   readonly attached: boolean
-  /** Warnings to show at start, e.g. the attached server's directory or config differs. */
+  /** Warnings shown above the transcript, e.g. the attached server's directory or config differs. */
   readonly notices?: ReadonlyArray<string>
+}
+
+/** What the CLI hands the TUI. */
+export interface TuiOptions {
+  /** The directory the TUI works in (new sessions are created there). */
+  readonly directory: string
+  /**
+   * Starts or finds the server. Called after the first frame is drawn, so the screen is up while an
+   * in-process host opens its database.
+   */
+  readonly connect: () => Promise<TuiConnection>
   /** Open this session instead of the newest one of the directory. */
   readonly sessionID?: string
   /** Called once the first frame is drawn (the bench measures it). */
@@ -74,6 +83,7 @@ const bytes = (n: number) =>
 
 export class App {
   private live: SessionLive | undefined
+  private conn: TuiConnection | undefined
   private unsubscribe: (() => void) | undefined
   private readonly rows = new Map<string, TextRenderable>()
   private readonly expanded = new Set<string>()
@@ -206,6 +216,12 @@ export class App {
       this.options.onFirstFrame?.()
     }
     this.renderer.once?.("frame", first)
+    try {
+      this.conn = await this.options.connect()
+    } catch (cause) {
+      this.notify(`cannot start or reach the host: ${cause instanceof Error ? cause.message : String(cause)}`)
+      return first()
+    }
     this.drawBanner()
     void this.loadCommands()
     try {
@@ -219,7 +235,7 @@ export class App {
 
   private async latestSession(): Promise<string> {
     const page = await call(
-      this.options.client.v2.session.list({ directory: this.options.directory, order: "desc", limit: 1 }),
+      this.conn!.client.v2.session.list({ directory: this.options.directory, order: "desc", limit: 1 }),
     )
     const latest = page.data.find((s) => s.location.directory === this.options.directory)
     if (latest) return latest.id
@@ -228,14 +244,14 @@ export class App {
 
   private async createSession(): Promise<SessionV2Info> {
     const created = await call(
-      this.options.client.v2.session.create({ location: { directory: this.options.directory } } as never),
+      this.conn!.client.v2.session.create({ location: { directory: this.options.directory } } as never),
     )
     return (created as { data: SessionV2Info }).data
   }
 
   private async loadCommands() {
     try {
-      const listed = await call(this.options.client.v2.command.list({ directory: this.options.directory } as never))
+      const listed = await call(this.conn!.client.v2.command.list({ directory: this.options.directory } as never))
       const server = (listed as { data: ReadonlyArray<{ name: string; description?: string }> }).data
       this.commands = [
         ...LOCAL_COMMANDS,
@@ -256,7 +272,7 @@ export class App {
     this.expanded.clear()
     this.selected = undefined
     this.questionAnswers = []
-    const live = await SessionLive.open(this.options.client, sessionID)
+    const live = await SessionLive.open(this.conn!.client, sessionID)
     this.live = live
     this.unsubscribe = live.onChange(() => this.draw())
     this.draw()
@@ -348,7 +364,7 @@ export class App {
           bold: true,
         },
       ])
-    for (const notice of this.options.notices ?? []) lines.push([{ text: `⚠ ${notice}`, fg: color.warn }])
+    for (const notice of this.conn?.notices ?? []) lines.push([{ text: `⚠ ${notice}`, fg: color.warn }])
     if (this.flash) lines.push([{ text: this.flash, fg: color.warn }])
     this.banner.visible = lines.length > 0
     this.banner.content = styled(lines)
@@ -475,8 +491,8 @@ export class App {
       })
     } else spans.push({ text: " connecting…", fg: color.dim })
     spans.push(sep, {
-      text: this.options.attached ? `attached to ${this.options.url}` : "local host",
-      fg: this.options.attached ? color.warn : color.dim,
+      text: !this.conn ? "starting host…" : this.conn.attached ? `attached to ${this.conn.url}` : "local host",
+      fg: this.conn?.attached ? color.warn : color.dim,
     })
     if (this.ctrlC) spans.push(sep, { text: "Ctrl+C again to exit", fg: color.warn, bold: true })
     // Transcript focus is said first: the line is cut at the terminal's width.
@@ -508,7 +524,7 @@ export class App {
     if (at && this.live) {
       const query = at[1]!
       const directory = this.live.info.location.directory
-      void call(this.options.client.v2.fs.find({ location: { directory }, query: query || ".", limit: "8" }))
+      void call(this.conn!.client.v2.fs.find({ location: { directory }, query: query || ".", limit: "8" }))
         .then((found) => {
           if (this.prompt.plainText !== text) return
           const files = (found as { data: ReadonlyArray<{ path: string }> }).data
@@ -714,7 +730,7 @@ export class App {
   }
 
   private async showSessions() {
-    const client = this.options.client
+    const client = this.conn!.client
     let sessions: Array<SessionV2Info> = []
     try {
       sessions = [...(await call(client.v2.session.list({ order: "desc", limit: 200 }))).data]

@@ -3,7 +3,7 @@
  * through the public SDK (`@opencode-ai/sdk/v2`) and folds events with `@opencode-ai/schema/transcript`,
  * the fold the server and the web client use.
  */
-export { App, MIN_HEIGHT, MIN_WIDTH, type TuiOptions } from "./app.ts"
+export { App, MIN_HEIGHT, MIN_WIDTH, type TuiConnection, type TuiOptions } from "./app.ts"
 export { SessionLive, type Connection } from "./client/session-live.ts"
 export { KEYS } from "./keys.ts"
 

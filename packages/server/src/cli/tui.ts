@@ -1,5 +1,5 @@
 import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/v2"
-import { runTui } from "@opencode-ai/tui"
+import type { TuiConnection } from "@opencode-ai/tui"
 import { realpathSync } from "node:fs"
 import { startServer } from "../server.ts"
 import { databasePath, loadConfig } from "./backend.ts"
@@ -32,24 +32,29 @@ export const tui = defineCommand({
   },
   positionals: [],
   async run({ flags }, io): Promise<number> {
+    if (flags.attach !== undefined && flags.db !== undefined)
+      throw new UsageError("--db cannot be combined with --attach", tui)
+    const attach = urlFlag(tui, "attach", flags.attach)
     if (!process.stdin.isTTY || !process.stdout.isTTY) {
       io.err(
         "opencode2: the terminal UI needs a terminal; use `opencode2 run TEXT` for one prompt or `opencode2 serve` for the API",
       )
       return EXIT_USAGE
     }
-    if (flags.attach !== undefined && flags.db !== undefined)
-      throw new UsageError("--db cannot be combined with --attach", tui)
-    const attach = urlFlag(tui, "attach", flags.attach)
+    // Loaded here, not with the CLI: the other commands never load the terminal's native core.
+    const { runTui } = await import("@opencode-ai/tui")
     const directory = realDirectory(io.cwd)
     const password = io.env.OPENCODE_SERVER_PASSWORD || undefined
     const remote = (url: string) => createOpencodeClient({ baseUrl: url, ...(password ? { password } : {}) })
-    let target: { client: OpencodeClient; url: string; attached: boolean; stop: () => Promise<void> }
     const database = databasePath(flags.db, io)
-    const running = attach === undefined ? await findRunning(database) : undefined
-    const url = attach ?? running?.url
-    if (url !== undefined) target = { client: remote(url), url, attached: true, stop: async () => {} }
-    else {
+    let stop: () => Promise<void> = async () => {}
+    const connect = async (): Promise<TuiConnection> => {
+      const running = attach === undefined ? await findRunning(database) : undefined
+      const url = attach ?? running?.url
+      if (url !== undefined) {
+        const client = remote(url)
+        return { client, url, attached: true, notices: await differences(client, directory, io) }
+      }
       const config = await loadConfig(io)
       const server = await startServer({
         hostname: "127.0.0.1",
@@ -61,28 +66,23 @@ export const tui = defineCommand({
         logLevel: io.logLevel && io.logLevel !== "Warn" ? io.logLevel : "None",
       })
       const unregister = register(database, server.url)
-      target = {
-        client: remote(server.url),
-        url: server.url,
-        attached: false,
-        stop: async () => {
-          unregister()
-          await server.stop()
-        },
+      stop = async () => {
+        unregister()
+        await server.stop()
       }
+      return { client: remote(server.url), url: server.url, attached: false }
     }
+    let connecting: Promise<TuiConnection> | undefined
     try {
-      const notices = target.attached ? await differences(target.client, directory, io) : []
       return await runTui({
-        client: target.client,
-        url: target.url,
         directory,
-        attached: target.attached,
-        notices,
+        connect: () => (connecting = connect()),
         ...(flags.session ? { sessionID: flags.session } : {}),
       })
     } finally {
-      await target.stop()
+      // Left while the host was still starting: it is stopped once started, never left behind.
+      await connecting?.catch(() => undefined)
+      await stop()
     }
   },
 })
