@@ -465,7 +465,7 @@ export class App {
     if (info) {
       const model = info.model ? `${info.model.providerID}/${info.model.id}` : "default model"
       const tokens = info.tokens.input + info.tokens.output + info.tokens.reasoning
-      const status = live.status
+      const status = live.shownStatus
       spans.push(
         { text: ` ${info.agent ?? "build"}`, fg: color.accent, bold: true },
         sep,

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
-import { type Host, startHost } from "./support/host.ts"
+import { type Host, killHost, startHost } from "./support/host.ts"
 import { hasTmux, openTerminal } from "./support/terminal.ts"
 
 if (!hasTmux) console.log("skipping the terminal UI tests: tmux is not installed (apt-get install tmux)")
@@ -112,6 +112,26 @@ describe.skipIf(!hasTmux)("the TUI in a terminal", () => {
     term.resize(80, 24)
     await term.waitUntil((s) => s.includes("idle") && !s.includes("too small"), "the layout back")
     term.close()
+  })
+
+  it("shows a banner while the server is gone and carries on when it is back", async () => {
+    const own = await startHost()
+    const port = Number(new URL(own.url).port)
+    const term = openTerminal({ args: ["--attach", own.url] })
+    await term.waitFor("idle")
+    term.type("before the outage")
+    term.keys("Enter")
+    await term.waitFor("You said: before the outage")
+    await killHost(own)
+    await term.waitFor("connection lost")
+    const back = await startHost({ dir: own.dir, db: own.db, port })
+    await term.waitUntil((s) => !s.includes("connection lost"), "the banner to go")
+    term.type("after the outage")
+    term.keys("Enter")
+    const screen = await term.waitFor("You said: after the outage")
+    expect(screen.match(/You said: before the outage/g)).toHaveLength(1)
+    term.close()
+    await killHost(back)
   })
 
   it("Ctrl-C twice exits with an in-process host and restores the terminal", async () => {

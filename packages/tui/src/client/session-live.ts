@@ -27,6 +27,11 @@ import { call } from "./call.ts"
 
 export type Connection = "connecting" | "live" | "reconnecting" | "closed"
 
+export interface OpenOptions {
+  /** Told the seq of every durable event applied (tests check none is applied twice). */
+  readonly onApplied?: (seq: number) => void
+}
+
 /** Text arriving for one item since its checkpoint at `after` (a durable seq). */
 interface Tail {
   text: string
@@ -55,6 +60,7 @@ export class SessionLive {
   permissions: Array<PermissionV2Request> = []
   questions: Array<QuestionV2Request> = []
   todos: Array<Todo> = []
+  /** The server's status name (`idle`, `busy`, `retrying`, `suspended`); see `shownStatus`. */
   status = "idle"
   lastSeq = 0
   connection: Connection = "connecting"
@@ -74,11 +80,12 @@ export class SessionLive {
   private constructor(
     readonly client: OpencodeClient,
     readonly sessionID: string,
+    private readonly options: OpenOptions,
   ) {}
 
   /** Reads the session and starts following it. */
-  static async open(client: OpencodeClient, sessionID: string): Promise<SessionLive> {
-    const live = new SessionLive(client, sessionID)
+  static async open(client: OpencodeClient, sessionID: string, options: OpenOptions = {}): Promise<SessionLive> {
+    const live = new SessionLive(client, sessionID, options)
     await live.snapshot()
     void live.followDurable()
     void live.followLive()
@@ -96,6 +103,12 @@ export class SessionLive {
     this.listeners.clear()
   }
 
+  /** The status to show: `waiting` while a permission or a question waits for an answer. */
+  get shownStatus(): string {
+    if (this.status !== "idle" && (this.permissions.length > 0 || this.questions.length > 0)) return "waiting"
+    return this.status
+  }
+
   /** Streaming text of an item not yet in its durable text. */
   tail(messageID: string, itemID: string): string {
     const key = `${messageID}/${itemID}`
@@ -104,9 +117,16 @@ export class SessionLive {
     return tail.text
   }
 
-  /** Closes the durable stream as a lost connection would: the follow loop reconnects with `after`. */
-  dropConnection() {
-    this.durable?.close()
+  /**
+   * Closes the durable stream as a lost connection would (the follow loop reconnects with `after`);
+   * false when none is open.
+   */
+  dropConnection(): boolean {
+    const durable = this.durable
+    if (!durable) return false
+    this.durable = undefined
+    durable.close()
+    return true
   }
 
   private durable: { close(): void } | undefined
@@ -146,7 +166,7 @@ export class SessionLive {
         this.permissions = [...(permissions.data as Array<PermissionV2Request>)]
         this.questions = [...(questions.data as Array<QuestionV2Request>)]
         this.todos = [...(todos.data as Array<Todo>)]
-        this.status = this.permissions.length > 0 ? "waiting" : after.status
+        this.status = after.status
         this.lastSeq = after.seq
         this.all = true
         this.notify()
@@ -166,10 +186,6 @@ export class SessionLive {
           signal: this.controller.signal,
         })
         this.durable = stream
-        if (this.connection !== "live") {
-          this.connection = "live"
-          this.notify()
-        }
         failures = 0
         for await (const event of stream) {
           if (!this.applyDurable(event)) {
@@ -181,27 +197,36 @@ export class SessionLive {
       } catch {
         // A refused or failed stream: retry below.
       }
+      this.durable = undefined
       if (this.controller.signal.aborted || this.deleted) return
-      this.connection = "reconnecting"
       this.counts.reconnects++
-      this.notify()
       const wait = RECONNECT_MS[Math.min(failures++, RECONNECT_MS.length - 1)]!
       await new Promise((resolve) => setTimeout(resolve, wait))
     }
   }
 
+  /**
+   * The live stream also says whether the server is reachable: it opens with `server.connected` at once,
+   * while the durable stream says nothing until an event comes.
+   */
   private async followLive() {
     let failures = 0
     while (!this.controller.signal.aborted) {
       try {
         const stream = await subscribe(this.client, { sessionID: this.sessionID, signal: this.controller.signal })
         failures = 0
+        if (this.connection !== "live") {
+          this.connection = "live"
+          this.notify()
+        }
         for await (const event of stream)
           this.applyLive(event as { type: string; data?: unknown; durable?: { seq: number } })
       } catch {
         // Reconnected below.
       }
       if (this.controller.signal.aborted || this.deleted) return
+      this.connection = "reconnecting"
+      this.notify()
       const wait = RECONNECT_MS[Math.min(failures++, RECONNECT_MS.length - 1)]!
       await new Promise((resolve) => setTimeout(resolve, wait))
     }
@@ -219,8 +244,9 @@ export class SessionLive {
     } else if (CHECKPOINTS.has(event.type) && event.durable && event.durable.aggregateID === this.sessionID) {
       this.tails.set(itemOf(event.type, data), { text: "", after: event.durable.seq })
     } else if (event.type === "session.status" && data.sessionID === this.sessionID) {
-      const name = String(data.name ?? "")
-      this.status = name === "busy" && this.permissions.length > 0 ? "waiting" : name
+      // The status comes from this stream alone: its status events are in order with each other, while
+      // the durable stream may run ahead or behind it.
+      this.status = String(data.name ?? "")
       this.notify()
     }
   }
@@ -236,6 +262,7 @@ export class SessionLive {
     const data = event.data as Record<string, unknown>
     this.lastSeq = seq
     this.counts.applied++
+    this.options.onApplied?.(seq)
     if (CHECKPOINTS.has(event.type)) this.checkpoints.set(itemOf(event.type, data), seq)
     switch (event.type) {
       case "permission.v2.asked": {
@@ -246,12 +273,10 @@ export class SessionLive {
           metadata: { ...(data.metadata as object), input },
           time: Number(timestamp),
         })
-        this.status = "waiting"
         break
       }
       case "permission.v2.replied":
         this.permissions = this.permissions.filter((p) => p.id !== data.requestID)
-        if (this.permissions.length === 0 && this.status === "waiting") this.status = "busy"
         break
       case "question.v2.asked": {
         const { timestamp, ...request } = data
@@ -268,12 +293,7 @@ export class SessionLive {
       case "session.next.renamed":
         this.info = { ...this.info, title: String(data.title) }
         break
-      case "session.next.turn.started":
-      case "session.next.turn.resumed":
-        this.status = this.permissions.length > 0 ? "waiting" : "busy"
-        break
       case "session.next.turn.ended":
-        this.status = "idle"
         this.permissions = []
         this.tails.clear()
         void this.refreshInfo()
