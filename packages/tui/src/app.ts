@@ -16,7 +16,7 @@ import type {
 } from "@opencode-ai/sdk/v2"
 import { call, done } from "./client/call.ts"
 import { SessionLive } from "./client/session-live.ts"
-import { helpLines, KEYS } from "./keys.ts"
+import { helpItems, KEYS } from "./keys.ts"
 import { messageLines } from "./view/message.ts"
 import { Picker, type PickerItem } from "./view/picker.ts"
 import { color, type Line, type Span, styled } from "./view/style.ts"
@@ -410,7 +410,8 @@ export class App {
       this.card.borderColor = color.warn
       lines.push([
         { text: `${ask.title ?? ask.action} `, fg: color.warn, bold: true },
-        { text: ask.resources.join(", "), fg: color.text },
+        // A title usually names the resources already ("edit a.ts").
+        { text: ask.title?.includes(ask.resources.join(", ")) ? "" : ask.resources.join(", "), fg: color.text },
       ])
       const diff = ask.metadata?.["diff"]
       if (typeof diff === "string" && diff !== "") {
@@ -895,7 +896,12 @@ export class App {
   }
 
   private showHelp() {
-    this.picker.show({ title: "keys", items: [], body: helpLines(this.commands), hint: "Esc closes" })
+    this.picker.show({
+      title: "keys",
+      items: helpItems(this.commands),
+      filter: true,
+      hint: "type to search · ↑↓ scroll · Esc closes",
+    })
   }
 
   /** The selectable entries of the transcript: messages, and the tool and reasoning items inside them. */

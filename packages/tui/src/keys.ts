@@ -1,5 +1,3 @@
-import { color, type Line } from "./view/style.ts"
-
 /** Every key of the TUI, as `?` shows it and docs/tui.md lists it. */
 export const KEYS: ReadonlyArray<{ readonly where: string; readonly keys: ReadonlyArray<readonly [string, string]> }> =
   [
@@ -56,18 +54,16 @@ export const KEYS: ReadonlyArray<{ readonly where: string; readonly keys: Readon
     },
   ]
 
-/** The help overlay's lines: every key, then the slash commands. */
-export const helpLines = (commands: ReadonlyArray<{ name: string; description: string }>): Array<Line> => {
-  const lines: Array<Line> = []
-  for (const group of KEYS) {
-    lines.push([{ text: group.where, fg: color.accent, bold: true }])
-    for (const [key, what] of group.keys)
-      lines.push([
-        { text: `  ${key.padEnd(34)}`, fg: color.warn },
-        { text: what, fg: color.text },
-      ])
-  }
-  lines.push([{ text: "commands (type / in the prompt)", fg: color.accent, bold: true }])
-  lines.push([{ text: `  ${commands.map((c) => `/${c.name}`).join("  ")}`, fg: color.text }])
-  return lines
-}
+/** Every key as one row of the help overlay (searchable), then the slash commands. */
+export const helpItems = (
+  commands: ReadonlyArray<{ name: string; description: string }>,
+): Array<{ id: string; label: string; detail: string }> => [
+  ...KEYS.flatMap((group) =>
+    group.keys.map(([key, what]) => ({
+      id: `${group.where}:${key}`,
+      label: key.padEnd(22),
+      detail: `${what} · ${group.where}`,
+    })),
+  ),
+  ...commands.map((c) => ({ id: `/${c.name}`, label: `/${c.name}`.padEnd(22), detail: c.description })),
+]
