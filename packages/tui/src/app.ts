@@ -43,9 +43,9 @@ export interface TuiOptions {
   readonly connect: () => Promise<TuiConnection>
   /** Open this session instead of the newest one of the directory. */
   readonly sessionID?: string
-  /** Called once the first frame is drawn (the bench measures it). */
-  readonly onFirstFrame?: () => void
 }
+
+const FRAME_MS = 16
 
 /** The smallest terminal the layout is drawn in; below it the TUI says so. */
 export const MIN_WIDTH = 40
@@ -83,6 +83,7 @@ const bytes = (n: number) =>
 
 export class App {
   private live: SessionLive | undefined
+  private drawTimer: ReturnType<typeof setTimeout> | undefined
   private conn: TuiConnection | undefined
   private unsubscribe: (() => void) | undefined
   private readonly rows = new Map<string, TextRenderable>()
@@ -209,18 +210,10 @@ export class App {
   private async boot() {
     this.drawStatus()
     this.renderer.requestRender()
-    let firstFrame = false
-    const first = () => {
-      if (firstFrame) return
-      firstFrame = true
-      this.options.onFirstFrame?.()
-    }
-    this.renderer.once?.("frame", first)
     try {
       this.conn = await this.options.connect()
     } catch (cause) {
-      this.notify(`cannot start or reach the host: ${cause instanceof Error ? cause.message : String(cause)}`)
-      return first()
+      return this.notify(`cannot start or reach the host: ${cause instanceof Error ? cause.message : String(cause)}`)
     }
     this.drawBanner()
     void this.loadCommands()
@@ -230,7 +223,6 @@ export class App {
     } catch (cause) {
       this.notify(`cannot open a session: ${cause instanceof Error ? cause.message : String(cause)}`)
     }
-    first()
   }
 
   private async latestSession(): Promise<string> {
@@ -274,8 +266,12 @@ export class App {
     this.questionAnswers = []
     const live = await SessionLive.open(this.conn!.client, sessionID)
     this.live = live
-    this.unsubscribe = live.onChange(() => this.draw())
+    this.unsubscribe = live.onChange(() => this.scheduleDraw())
     this.draw()
+    // A session opens at its end, following new output (the scroll box sticks to the bottom from there).
+    this.scroll.afterLayout(() => {
+      this.scroll.scrollTop = this.scroll.scrollHeight
+    })
   }
 
   // ── drawing ─────────────────────────────────────────────────────────────
@@ -295,6 +291,18 @@ export class App {
   private view() {
     const live = this.live!
     return { tail: (m: string, i: string) => live.tail(m, i), expanded: this.expanded, selected: this.selected }
+  }
+
+  /**
+   * Streaming changes are drawn at most once a frame: a turn can send hundreds of deltas a second, and a
+   * key typed meanwhile must not wait behind a redraw per delta.
+   */
+  private scheduleDraw() {
+    if (this.drawTimer) return
+    this.drawTimer = setTimeout(() => {
+      this.drawTimer = undefined
+      this.draw()
+    }, FRAME_MS)
   }
 
   private draw() {
@@ -1118,6 +1126,7 @@ export class App {
   async exit(code: number) {
     if (this.exiting) return
     this.exiting = true
+    clearTimeout(this.drawTimer)
     this.unsubscribe?.()
     this.live?.close()
     this.renderer.destroy()
