@@ -183,7 +183,8 @@ export class App {
     this.root.add(this.promptBox)
     this.root.add(this.status)
     this.tooSmall = new TextRenderable(renderer, { id: "too-small", content: "", visible: false })
-    this.picker = new Picker(renderer, () => this.focusPrompt())
+    // Closing an overlay returns to where the keys went before: the prompt or the transcript.
+    this.picker = new Picker(renderer, () => (this.focus === "prompt" ? this.focusPrompt() : this.drawStatus()))
     renderer.root.add(this.root)
     renderer.root.add(this.tooSmall)
     renderer.root.add(this.picker.box)
@@ -849,11 +850,13 @@ export class App {
         filter: true,
         items: models.data.map((m) => {
           const key = env.get(m.providerID)
-          const missing = !m.enabled ? (key ? `needs ${key}` : `provider ${m.providerID} has no key`) : undefined
+          const missing = !m.enabled ? (key ? `needs ${key}` : `provider ${m.providerID} is disabled`) : undefined
           return {
             id: `${m.providerID}/${m.id}`,
             label: `${m.providerID}/${m.id}`,
-            detail: m.name,
+            // The listing does not say whether the server has the key: the variable is named, and a switch the
+            // server refuses for a missing key says so in the banner.
+            detail: `${m.name}${key ? ` · key ${key}` : ""}`,
             ...(missing ? { disabled: missing } : {}),
           }
         }),

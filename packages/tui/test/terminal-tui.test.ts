@@ -2,11 +2,12 @@
  * The TUI in a real terminal (tmux), against a real `serve` with the offline provider: what a person
  * types, and what the screen then shows.
  */
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { type Host, killHost, startHost } from "./support/host.ts"
 import { hasTmux, openTerminal } from "./support/terminal.ts"
+import { tempDir } from "./support/tmp.ts"
 
 if (!hasTmux) console.log("skipping the terminal UI tests: tmux is not installed (apt-get install tmux)")
 
@@ -132,6 +133,50 @@ describe.skipIf(!hasTmux)("the TUI in a terminal", () => {
     expect(screen.match(/You said: before the outage/g)).toHaveLength(1)
     term.close()
     await killHost(back)
+  })
+
+  it("retracts a message from the transcript after confirming, and completes @file in the session directory", async () => {
+    const term = attached()
+    await term.waitFor("idle")
+    writeFileSync(join(term.cwd, "notes-for-completion.txt"), "x")
+    term.type("a secret to take back")
+    term.keys("Enter")
+    await term.waitFor("You said: a secret to take back")
+    term.keys("Tab")
+    await term.waitFor("TRANSCRIPT")
+    term.keys("Up")
+    await term.waitFor("▶ › a secret to take back")
+    term.type("x")
+    const confirm = await term.waitFor("retract this message?")
+    expect(confirm).toContain("The model no longer sees it")
+    term.type("y")
+    const screen = await term.waitFor(" retracted ")
+    expect(screen).not.toContain("› a secret to take back")
+    term.keys("Tab")
+    await term.waitUntil((s) => !s.includes("TRANSCRIPT"), "the prompt focused")
+    term.type("read @notes-for")
+    await term.waitFor("@notes-for-completion.txt")
+    term.keys("Tab")
+    await term.waitFor("│read @notes-for-completion.txt")
+    term.close()
+  })
+
+  it("names the key a model needs when the switch is refused", async () => {
+    const cwd = tempDir("oc2-tui-keyless-")
+    writeFileSync(
+      join(cwd, "opencode.json"),
+      JSON.stringify({ provider: { anthropic: { models: { "claude-sonnet-4": {} } } } }),
+    )
+    const term = openTerminal({ cwd, args: ["--db", join(cwd, "own.db")], env: { ANTHROPIC_API_KEY: "" } })
+    await term.waitFor("idle")
+    term.type("/model")
+    term.keys("Enter")
+    await term.waitFor("key ANTHROPIC_API_KEY")
+    term.type("claude-sonnet-4")
+    await term.waitFor("search: claude-sonnet-4")
+    term.keys("Enter")
+    await term.waitFor(/failed: [^\n]*needs an API key[\s\S]*ANTHROPIC_API_KEY/)
+    term.close()
   })
 
   it("Ctrl-C twice exits with an in-process host and restores the terminal", async () => {
