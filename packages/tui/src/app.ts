@@ -47,6 +47,20 @@ export interface TuiOptions {
 
 const FRAME_MS = 16
 
+/** Text cut into lines of at most `width` columns, at spaces where it can be. */
+const wrap = (text: string, width: number): Array<string> => {
+  const out: Array<string> = []
+  let rest = text
+  while (rest.length > width) {
+    const space = rest.lastIndexOf(" ", width)
+    const cut = space > width / 2 ? space : width
+    out.push(rest.slice(0, cut))
+    rest = rest.slice(cut).trimStart()
+  }
+  out.push(rest)
+  return out
+}
+
 /** The smallest terminal the layout is drawn in; below it the TUI says so. */
 export const MIN_WIDTH = 40
 export const MIN_HEIGHT = 12
@@ -120,7 +134,8 @@ export class App {
     private readonly options: TuiOptions,
   ) {
     this.root = new BoxRenderable(renderer, { id: "root", flexDirection: "column", width: "100%", height: "100%" })
-    this.banner = new TextRenderable(renderer, { id: "banner", content: "", visible: false })
+    // Wrapped here, line by line: the banner's height then always matches its lines.
+    this.banner = new TextRenderable(renderer, { id: "banner", content: "", visible: false, wrapMode: "none" })
     const main = new BoxRenderable(renderer, { id: "main", flexDirection: "row", flexGrow: 1 })
     this.scroll = new ScrollBoxRenderable(renderer, {
       id: "transcript",
@@ -151,7 +166,13 @@ export class App {
     })
     this.cardText = new TextRenderable(renderer, { id: "card-text", content: "" })
     this.card.add(this.cardText)
-    this.completion = new TextRenderable(renderer, { id: "completion", content: "", visible: false })
+    this.completion = new TextRenderable(renderer, {
+      id: "completion",
+      content: "",
+      visible: false,
+      wrapMode: "none",
+      flexShrink: 0,
+    })
     this.promptBox = new BoxRenderable(renderer, {
       id: "prompt-box",
       border: true,
@@ -373,10 +394,13 @@ export class App {
           bold: true,
         },
       ])
-    for (const notice of this.conn?.notices ?? []) lines.push([{ text: `⚠ ${notice}`, fg: color.warn }])
-    if (this.flash) lines.push([{ text: this.flash, fg: color.warn }])
-    this.banner.visible = lines.length > 0
+    const width = Math.max(20, this.renderer.width - 1)
+    for (const notice of this.conn?.notices ?? [])
+      for (const part of wrap(`⚠ ${notice}`, width)) lines.push([{ text: part, fg: color.warn }])
+    if (this.flash) for (const part of wrap(this.flash, width)) lines.push([{ text: part, fg: color.warn }])
     this.banner.content = styled(lines)
+    this.banner.height = Math.max(1, lines.length)
+    this.banner.visible = lines.length > 0
   }
 
   private notify(text: string) {
@@ -550,15 +574,18 @@ export class App {
   }
 
   private showCompletions(rows: ReadonlyArray<readonly [string, string]>) {
-    this.completion.visible = rows.length > 0
-    this.completion.content = styled([
-      rows.slice(0, 8).flatMap(([name, description], i): Line => [
+    const shown = rows.slice(0, Math.max(1, Math.min(8, this.renderer.height - 12)))
+    const lines: Array<Line> = [
+      ...shown.map(([name, description], i): Line => [
         { text: i === 0 ? " ▶ " : "   ", fg: color.accent },
         { text: name, fg: i === 0 ? color.accent : color.text, bold: i === 0 },
         { text: description ? ` ${description}` : "", fg: color.dim },
       ]),
-      [{ text: "   Tab completes", fg: color.border }],
-    ])
+      [{ text: "   Tab completes the first", fg: color.border }],
+    ]
+    this.completion.content = styled(lines)
+    this.completion.height = lines.length
+    this.completion.visible = rows.length > 0
   }
 
   private complete(): boolean {
@@ -877,15 +904,15 @@ export class App {
     }
   }
 
-  private showRevert() {
+  /** The staged revert (`staged`, as the stage call answered it, else the session's), to commit or clear. */
+  private showRevert(staged?: SessionV2Info["revert"]) {
     const live = this.live
-    const revert = live?.info.revert
+    const revert = staged ?? live?.info.revert
     if (!live || !revert) return this.notify("no revert is staged: select a message (Tab, ↑↓) and press v")
     const files = (revert.files ?? []).map((f): Line => [
-      {
-        text: `  ${(f as { file?: string; path?: string }).file ?? (f as { path?: string }).path ?? JSON.stringify(f)}`,
-        fg: color.text,
-      },
+      { text: `  ${f.status.padEnd(9)}`, fg: f.status === "deleted" ? color.remove : color.add },
+      { text: f.path, fg: color.text },
+      { text: `  +${f.additions} -${f.deletions}`, fg: color.dim },
     ])
     this.picker.show({
       title: "staged revert",
@@ -1013,8 +1040,8 @@ export class App {
         ],
         () =>
           void this.guard(async () => {
-            await call(client.revert.stage({ sessionID, messageID: message.id }))
-            this.showRevert()
+            const staged = await call(client.revert.stage({ sessionID, messageID: message.id }))
+            this.showRevert(staged.data)
           }),
       )
       return true
