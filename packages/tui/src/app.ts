@@ -46,6 +46,9 @@ export interface TuiOptions {
 }
 
 const FRAME_MS = 16
+/** Rows drawn at once when a session opens; older ones follow in batches. */
+const FIRST_ROWS = 120
+const BACKFILL_ROWS = 150
 
 /** Text cut into lines of at most `width` columns, at spaces where it can be. */
 const wrap = (text: string, width: number): Array<string> => {
@@ -98,6 +101,8 @@ const bytes = (n: number) =>
 export class App {
   private live: SessionLive | undefined
   private drawTimer: ReturnType<typeof setTimeout> | undefined
+  /** Index in the session's messages of the first one with a row (older rows are still being added). */
+  private renderFrom = 0
   private conn: TuiConnection | undefined
   private unsubscribe: (() => void) | undefined
   private readonly rows = new Map<string, TextRenderable>()
@@ -344,18 +349,45 @@ export class App {
           row.destroy()
           this.rows.delete(id)
         }
-      live.messages.forEach((message, index) => this.upsertRow(message, index, view, true))
+      // A session just opened shows its newest messages at once; older rows are added behind the first frame.
+      const start = this.rows.size === 0 ? Math.max(0, live.messages.length - FIRST_ROWS) : 0
+      this.renderFrom = start
+      for (let i = start; i < live.messages.length; i++) this.upsertRow(live.messages[i]!, i - start, view, true)
+      if (start > 0) this.scheduleBackfill(live)
     } else if (live.changed.size > 0) {
       const changed = new Set(live.changed)
       live.changed.clear()
-      live.messages.forEach((message, index) => {
-        if (changed.has(message.id) || !this.rows.has(message.id)) this.upsertRow(message, index, view, false)
-      })
+      for (let i = this.renderFrom; i < live.messages.length; i++) {
+        const message = live.messages[i]!
+        if (changed.has(message.id) || !this.rows.has(message.id))
+          this.upsertRow(message, i - this.renderFrom, view, false)
+      }
     }
     this.drawCard()
     this.drawTodo()
     this.drawBanner()
     this.drawStatus()
+  }
+
+  /** Adds the rows of older messages, a batch at a time, above the ones shown. */
+  private scheduleBackfill(live: SessionLive) {
+    setTimeout(() => {
+      if (this.live !== live || this.renderFrom === 0 || this.exiting) return
+      const from = Math.max(0, this.renderFrom - BACKFILL_ROWS)
+      const view = this.view()
+      live.messages.slice(from, this.renderFrom).forEach((message, k) => {
+        if (this.rows.has(message.id)) return
+        const row = new TextRenderable(this.renderer, {
+          id: `m-${message.id}`,
+          content: styled(messageLines(message, view)),
+          marginBottom: 1,
+        })
+        this.rows.set(message.id, row)
+        this.scroll.add(row, k)
+      })
+      this.renderFrom = from
+      if (from > 0) this.scheduleBackfill(live)
+    }, 0)
   }
 
   private upsertRow(message: SessionMessage, index: number, view: ReturnType<App["view"]>, reorder: boolean) {
@@ -379,7 +411,8 @@ export class App {
     const message = this.live.messages.find(
       (m) => m.id === id || (m.type === "assistant" && m.content.some((i) => i.id === id)),
     )
-    if (message) this.rows.get(message.id)!.content = styled(messageLines(message, this.view()))
+    const row = message && this.rows.get(message.id)
+    if (row) row.content = styled(messageLines(message, this.view()))
   }
 
   private drawBanner() {
