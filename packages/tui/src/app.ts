@@ -1121,7 +1121,11 @@ export class App {
       if (promptFocused) {
         this.focus = "transcript"
         this.prompt.blur()
-        if (!this.selected) this.select(0)
+        // Entering the transcript starts at its newest entry.
+        const previous = this.selected
+        this.selected = undefined
+        this.redrawMessage(previous)
+        this.select(0)
       } else this.focusPrompt()
       this.drawStatus()
       return

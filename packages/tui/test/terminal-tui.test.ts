@@ -81,6 +81,24 @@ describe.skipIf(!hasTmux)("the TUI in a terminal", () => {
     await term.waitFor("▶ ✓ question")
     term.keys("Enter")
     await term.waitFor(/output[\s\S]*blue/)
+    // Free text: typed into the prompt and sent with Enter, it is the answer.
+    term.keys("Tab")
+    await term.waitUntil((s) => !s.includes("TRANSCRIPT"), "the prompt")
+    term.type(`/tool question ${JSON.stringify(question)}`)
+    term.keys("Enter")
+    await term.waitUntil(
+      (s) => (s.match(/2 blue/g) ?? []).length === 1 && s.includes("question 1/1"),
+      "the second card",
+    )
+    term.type("green, my own answer")
+    term.keys("Enter")
+    await term.waitUntil((s) => !s.includes("question 1/1"), "the card to close")
+    term.keys("Tab")
+    await term.waitFor("TRANSCRIPT")
+    term.keys("Up")
+    await term.waitFor("▶ ✓ question")
+    term.keys("Enter")
+    await term.waitFor(/output[\s\S]*green, my own answer/)
     term.close()
   })
 
