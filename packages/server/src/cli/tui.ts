@@ -3,7 +3,7 @@ import type { TuiConnection } from "@opencode-ai/tui"
 import { realpathSync } from "node:fs"
 import { startServer } from "../server.ts"
 import { databasePath, loadConfig } from "./backend.ts"
-import { defineCommand, EXIT_USAGE, type Io, UsageError, urlFlag } from "./command.ts"
+import { defineCommand, EXIT_FAILURE, EXIT_USAGE, type Io, UsageError, urlFlag } from "./command.ts"
 import { findRunning, register } from "./registration.ts"
 
 /**
@@ -41,8 +41,14 @@ export const tui = defineCommand({
       )
       return EXIT_USAGE
     }
-    // Loaded here, not with the CLI: the other commands never load the terminal's native core.
-    const { runTui } = await import("@opencode-ai/tui")
+    // Loaded here, not with the CLI: the other commands never load the terminal's native core. The TUI is
+    // part of the repository's CLI and the compiled binary, not of the published server package.
+    const loaded = await import("@opencode-ai/tui").catch((cause: unknown) => cause as Error)
+    if (loaded instanceof Error) {
+      io.err(`opencode2: the terminal UI is not available here (${loaded.message}); use the opencode2 binary`)
+      return EXIT_FAILURE
+    }
+    const { runTui } = loaded
     const directory = realDirectory(io.cwd)
     const password = io.env.OPENCODE_SERVER_PASSWORD || undefined
     const remote = (url: string) => createOpencodeClient({ baseUrl: url, ...(password ? { password } : {}) })
