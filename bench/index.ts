@@ -21,6 +21,7 @@ const suites = [
   "./mcp.ts",
   "./testkit.ts",
   "./web-client.ts",
+  "./tui.ts",
 ]
 
 const failed: Array<string> = []

@@ -21,6 +21,24 @@ export const WORKERS: ReadonlyArray<{ readonly define: string; readonly path: st
     path: fileURLToPath(new URL("../../core/src/tool/html-worker.ts", import.meta.url)),
   },
 ]
+/**
+ * The terminal UI's native core ships one npm package per platform; only this machine's is installed. The
+ * others are left out of the bundle (the core imports the one for the platform it runs on), so the binary
+ * embeds this platform's library.
+ */
+const OTHER_PLATFORM_CORES = [
+  "darwin-x64",
+  "darwin-arm64",
+  "linux-x64",
+  "linux-arm64",
+  "linux-x64-musl",
+  "linux-arm64-musl",
+  "win32-x64",
+  "win32-arm64",
+]
+  .filter((target) => target !== `${process.platform}-${process.arch}`)
+  .flatMap((target) => ["--external", `@opentui/core-${target}`])
+
 export const DEFAULT_OUTFILE = fileURLToPath(new URL("../bin/opencode2", import.meta.url))
 
 /** Builds the binary at `outfile`; rejects with bun's output when the build fails. */
@@ -39,6 +57,7 @@ export const buildBinary = async (outfile: string = DEFAULT_OUTFILE): Promise<st
     "--format=esm",
     `--root=${ROOT}`,
     ...defines,
+    ...OTHER_PLATFORM_CORES,
     "--outfile",
     outfile,
     ENTRY,

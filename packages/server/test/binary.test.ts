@@ -1,5 +1,6 @@
 import { Database } from "bun:sqlite"
 import { createOpencodeClient } from "@opencode-ai/sdk"
+import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
@@ -24,7 +25,47 @@ const serve = async (cwd: string, db: string) => {
   return { child, url: match[1]!, stdout: async () => text + (await rest) }
 }
 
+const hasTmux = spawnSync("tmux", ["-V"]).status === 0
+
 describe("the compiled opencode2 binary", () => {
+  it.skipIf(!hasTmux)(
+    "opens the terminal UI with no command (native core embedded), answers, and exits on Ctrl-C twice",
+    async () => {
+      const cwd = tempDir()
+      const socket = `oc2-binary-tui-${process.pid}`
+      const tmux = (...args: Array<string>) => spawnSync("tmux", ["-L", socket, ...args], { encoding: "utf8" })
+      const script = join(cwd, "run.sh")
+      writeFileSync(
+        script,
+        `#!/bin/sh\ncd '${cwd}'\nexport HOME='${cwd}' XDG_DATA_HOME='${cwd}/data' XDG_CONFIG_HOME='${cwd}/config' OPENCODE_CONFIG= OPENCODE_DB=\n'${binary}' --db '${cwd}/tui.db' 2>'${cwd}/stderr'\necho "TUI-EXITED $?"\nexec sleep 600\n`,
+        { mode: 0o755 },
+      )
+      expect(tmux("new-session", "-d", "-s", "tui", "-x", "100", "-y", "30", script).status).toBe(0)
+      const waitFor = async (text: string) => {
+        const end = Date.now() + 30_000
+        for (;;) {
+          const screen = tmux("capture-pane", "-p", "-t", "tui").stdout
+          if (screen.includes(text)) return screen
+          if (Date.now() > end) throw new Error(`timed out waiting for ${text}:\n${screen}`)
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        }
+      }
+      try {
+        await waitFor("local host")
+        await waitFor("idle")
+        tmux("send-keys", "-t", "tui", "-l", "hello from the binary")
+        tmux("send-keys", "-t", "tui", "Enter")
+        await waitFor("You said: hello from the binary")
+        tmux("send-keys", "-t", "tui", "C-c")
+        await waitFor("Ctrl+C again to exit")
+        tmux("send-keys", "-t", "tui", "C-c")
+        await waitFor("TUI-EXITED 0")
+      } finally {
+        tmux("kill-server")
+      }
+    },
+  )
+
   it("serves a turn through the SDK, stops cleanly on SIGTERM, and keeps the turn in the database", async () => {
     expect(existsSync(binary)).toBe(true)
     const cwd = tempDir()

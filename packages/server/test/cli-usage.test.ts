@@ -61,7 +61,6 @@ describe("opencode2 usage", () => {
 
   it("answers unknown commands, unknown flags and bad values with the usage on stderr and exit 2", async () => {
     const cases: Array<[Array<string>, string]> = [
-      [[], "usage: opencode2 <command>"],
       [["bogus"], 'unknown command "bogus"'],
       [["session"], "opencode2 session: missing command"],
       [["session", "drop"], 'opencode2 session: unknown command "drop"'],
@@ -83,6 +82,20 @@ describe("opencode2 usage", () => {
       expect(r.stderr()).toContain("usage: opencode2")
       expect(r.stdout()).toBe("")
     }
+  })
+
+  it("without a terminal, the bare command (the TUI) prints a one-line hint and exits 2", async () => {
+    for (const argv of [[], ["tui"], ["--attach", "http://127.0.0.1:1"]]) {
+      const r = recorder()
+      expect(await main(argv, r.io), argv.join(" ")).toBe(2)
+      expect(r.stderr().trimEnd().split("\n"), argv.join(" ")).toEqual([
+        expect.stringContaining("the terminal UI needs a terminal; use `opencode2 run TEXT`"),
+      ])
+      expect(r.stdout()).toBe("")
+    }
+    const real = await runCli([], { cwd: tempDir() })
+    expect(real.code).toBe(2)
+    expect(real.stderr).toContain("use `opencode2 run TEXT` for one prompt or `opencode2 serve`")
   })
 
   it("exits 2 from the real process too", async () => {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bun
 /**
- * The `opencode2` command line: `serve`, `run`, `session list|show|prune`, `db stats|erase`, `openapi`.
+ * The `opencode2` command line: `tui` (also with no command), `serve`, `run`, `session list|show|prune`,
+ * `db stats|erase`, `openapi`.
  * Each command lives in its own file and declares its flags (see `command.ts`); this file dispatches and
  * turns failures into exit codes: 0 success, 1 failure (message on stderr), 2 usage error (usage on
  * stderr), 130 a `run` stopped with Ctrl-C.
@@ -26,12 +27,14 @@ import { dbErase, dbRetention, dbStats } from "./db.ts"
 import { openapi } from "./openapi.ts"
 import { run } from "./run.ts"
 import { serve } from "./serve.ts"
+import { tui } from "./tui.ts"
 import { sessionList, sessionPrune, sessionShow } from "./session.ts"
 import { sessionDelete, sessionExport, sessionFork, sessionImport, sessionRename } from "./session-manage.ts"
 import { sessionRevert } from "./session-revert.ts"
 
 /** Top-level commands, and the groups (`session`, `db`) with their subcommands. */
 const commands: ReadonlyArray<AnyCommand> = [
+  tui,
   serve,
   run,
   sessionList,
@@ -86,10 +89,9 @@ const resolve = (
   io: Io,
 ): { command: AnyCommand; rest: ReadonlyArray<string> } | number => {
   const [first, second, ...more] = argv
-  if (first === undefined) {
-    io.err(overview().trimEnd())
-    return EXIT_USAGE
-  }
+  // No command, or only options: the terminal UI (`opencode2 --attach URL` is `opencode2 tui --attach URL`).
+  if (first === undefined || (first.startsWith("-") && !isHelp(first) && first !== "--version" && first !== "-v"))
+    return { command: tui, rest: argv }
   if (first === "--version" || first === "-v" || first === "version") {
     io.out(VERSION)
     return EXIT_OK

@@ -1,0 +1,1 @@
+export { tempDir, writeFileAt } from "../../../core/test/support/tmp.ts"
