@@ -8,23 +8,23 @@ import { makeMcpTool, mcpToolId } from "./tool.ts"
 
 /**
  * The configured MCP servers (`mcp` in `opencode.json`) as a tool source. Nothing connects at host start:
- * the first listing (the first model request, or `GET /api/mcp`) connects every enabled server in parallel,
- * so start-up time does not depend on them. Servers are stopped when the host shuts down.
+ * the first listing (the first model request, or a same-origin `GET /api/mcp`) connects every enabled
+ * server in parallel, so start-up time does not depend on them. A server that fails is retried in the
+ * background with capped exponential backoff. Servers are stopped when the host shuts down.
  */
 export class Mcp extends Context.Service<
   Mcp,
   ToolSource & {
     /** Every configured server by name: connected, disabled or failed (and why), with its tools. */
-    status(): Effect.Effect<Readonly<Record<string, McpServerStatus>>>
+    status(options?: { readonly connect?: boolean }): Effect.Effect<Readonly<Record<string, McpServerStatus>>>
   }
 >()("@opencode-ai/core/mcp/Mcp") {
   static readonly layer = Layer.effect(
     Mcp,
     Effect.gen(function* () {
       const config = yield* Config
-      const clock = yield* Effect.clockWith(Effect.succeed)
       const connections = Object.entries(config.data.mcp ?? {}).map(
-        ([name, server]) => new McpConnection(name, server, config.directory, clock),
+        ([name, server]) => new McpConnection(name, server, config.directory),
       )
       yield* Effect.addFinalizer(() =>
         Effect.promise(() => Promise.all(connections.map((connection) => connection.close()))),
@@ -43,10 +43,16 @@ export class Mcp extends Context.Service<
       const connectAll = (retry: boolean) =>
         Effect.promise(() => Promise.all(connections.map((connection) => connection.connect({ retry }))))
 
-      // A server that crashed keeps its last tools on offer: calling one reconnects it.
+      // Only the tools of servers that connected are offered: one that never did offers nothing. One that
+      // crashed after connecting keeps its last tools on offer (calling one reconnects it). A listing waits
+      // for a server's first attempt only; a failed server is retried in the background, never by a turn.
       const tools = Effect.fn("Mcp.tools")(() =>
         connectAll(false).pipe(
-          Effect.map(() => connections.filter((c) => c.enabled).flatMap((connection) => toolsOf(connection))),
+          Effect.map(() =>
+            connections
+              .filter((c) => c.enabled && (c.connected || c.tools.length > 0))
+              .flatMap((connection) => toolsOf(connection)),
+          ),
         ),
       )
 
@@ -54,8 +60,8 @@ export class Mcp extends Context.Service<
         Effect.map(tools(), (list) => list.find((tool) => tool.name === name)),
       )
 
-      const status = Effect.fn("Mcp.status")(() =>
-        Effect.map(connectAll(false), () => {
+      const status = Effect.fn("Mcp.status")((options: { readonly connect?: boolean } = {}) =>
+        Effect.map(options.connect === false ? Effect.void : connectAll(false), () => {
           const out: Record<string, McpServerStatus> = {}
           for (const connection of connections) {
             const state: McpServerStatus["status"] = !connection.enabled
@@ -65,7 +71,9 @@ export class Mcp extends Context.Service<
                 : "failed"
             out[connection.name] = {
               status: state,
-              ...(state === "failed" ? { error: connection.error ?? "not connected" } : {}),
+              ...(state === "failed"
+                ? { error: connection.error ?? (connection.started ? "not connected" : "not started yet") }
+                : {}),
               type: connection.config.type,
               tools: connection.enabled
                 ? connection.tools.map((tool) => ({
