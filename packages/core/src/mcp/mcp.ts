@@ -2,9 +2,9 @@ import type { McpServerStatus } from "@opencode-ai/schema"
 import { Context, Effect, Layer } from "effect"
 import { Config } from "../config/config.ts"
 import type { ToolSource } from "../tool/registry.ts"
-import type { Tool } from "../tool/tool.ts"
 import { McpConnection } from "./connection.ts"
-import { makeMcpTool, mcpToolId } from "./tool.ts"
+import { buildCatalog, type Catalog } from "./catalog.ts"
+import { mcpToolId } from "./tool.ts"
 
 /**
  * The configured MCP servers (`mcp` in `opencode.json`) as a tool source. Nothing connects at host start:
@@ -30,15 +30,19 @@ export class Mcp extends Context.Service<
         Effect.promise(() => Promise.all(connections.map((connection) => connection.close()))),
       )
 
-      // Tool objects are rebuilt only when a server's list changes, so a cached model tool list stays valid.
-      const built = new Map<McpConnection, { readonly from: unknown; readonly tools: ReadonlyArray<Tool> }>()
-      const toolsOf = (connection: McpConnection) => {
-        const cached = built.get(connection)
-        if (cached && cached.from === connection.tools) return cached.tools
-        const tools = connection.tools.map((info) => makeMcpTool(connection, info))
-        built.set(connection, { from: connection.tools, tools })
-        return tools
-      }
+      // The catalog is rebuilt only when a listed server's tool list changes, so a cached model tool list
+      // stays valid. Problems (refused schemas, renamed ids) are logged once per rebuild.
+      let catalog: { readonly from: ReadonlyArray<unknown>; readonly value: Catalog } | undefined
+      const catalogOf = (listed: ReadonlyArray<McpConnection>) =>
+        Effect.gen(function* () {
+          const from = listed.flatMap((connection) => [connection, connection.tools])
+          if (catalog && catalog.from.length === from.length && catalog.from.every((item, i) => item === from[i]))
+            return catalog.value
+          const value = buildCatalog(listed)
+          catalog = { from, value }
+          for (const lines of value.problems.values()) for (const line of lines) yield* Effect.logWarning(line)
+          return value
+        })
 
       const connectAll = (retry: boolean) =>
         Effect.promise(() => Promise.all(connections.map((connection) => connection.connect({ retry }))))
@@ -46,13 +50,11 @@ export class Mcp extends Context.Service<
       // Only the tools of servers that connected are offered: one that never did offers nothing. One that
       // crashed after connecting keeps its last tools on offer (calling one reconnects it). A listing waits
       // for a server's first attempt only; a failed server is retried in the background, never by a turn.
+      const listed = () => connections.filter((c) => c.enabled && (c.connected || c.tools.length > 0))
       const tools = Effect.fn("Mcp.tools")(() =>
         connectAll(false).pipe(
-          Effect.map(() =>
-            connections
-              .filter((c) => c.enabled && (c.connected || c.tools.length > 0))
-              .flatMap((connection) => toolsOf(connection)),
-          ),
+          Effect.flatMap(() => catalogOf(listed())),
+          Effect.map((built) => built.tools),
         ),
       )
 
@@ -61,31 +63,36 @@ export class Mcp extends Context.Service<
       )
 
       const status = Effect.fn("Mcp.status")((options: { readonly connect?: boolean } = {}) =>
-        Effect.map(options.connect === false ? Effect.void : connectAll(false), () => {
-          const out: Record<string, McpServerStatus> = {}
-          for (const connection of connections) {
-            const state: McpServerStatus["status"] = !connection.enabled
-              ? "disabled"
-              : connection.connected
-                ? "connected"
-                : "failed"
-            out[connection.name] = {
-              status: state,
-              ...(state === "failed"
-                ? { error: connection.error ?? (connection.started ? "not connected" : "not started yet") }
-                : {}),
-              type: connection.config.type,
-              tools: connection.enabled
-                ? connection.tools.map((tool) => ({
-                    id: mcpToolId(connection.name, tool.name),
-                    name: tool.name,
-                    ...(tool.description !== undefined ? { description: tool.description } : {}),
-                  }))
-                : [],
+        Effect.map(
+          Effect.flatMap(options.connect === false ? Effect.void : connectAll(false), () => catalogOf(listed())),
+          ({ problems }) => {
+            const out: Record<string, McpServerStatus> = {}
+            for (const connection of connections) {
+              const state: McpServerStatus["status"] = !connection.enabled
+                ? "disabled"
+                : connection.connected
+                  ? "connected"
+                  : "failed"
+              out[connection.name] = {
+                status: state,
+                ...(state === "failed"
+                  ? { error: connection.error ?? (connection.started ? "not connected" : "not started yet") }
+                  : problems.has(connection.name)
+                    ? { error: problems.get(connection.name)!.join("; ") }
+                    : {}),
+                type: connection.config.type,
+                tools: connection.enabled
+                  ? connection.tools.map((tool) => ({
+                      id: mcpToolId(connection.name, tool.name),
+                      name: tool.name,
+                      ...(tool.description !== undefined ? { description: tool.description } : {}),
+                    }))
+                  : [],
+              }
             }
-          }
-          return out
-        }),
+            return out
+          },
+        ),
       )
 
       const implementation = Mcp.of({ tools, find, status })
