@@ -99,14 +99,12 @@ export const HostLayer = (options: HostOptions) => {
   const retention = Retention.layer.pipe(Layer.provideMerge(transfer))
   const plugins = PluginHost.layer({ inline: options.plugins ?? [] }).pipe(Layer.provideMerge(retention))
   const autoResume = options.autoResume ?? options.config.data.server?.autoResume ?? true
+  // Resumes run in the background: a plugin hook a resume runs can delay that session's turn, never the
+  // host's start (nor the server listening on it).
   const resume = Layer.effectDiscard(
     Effect.gen(function* () {
       if (!autoResume) return
-      const restart = yield* Restart
-      const { resumed, exhausted } = yield* restart.resumeClaimed()
-      if (resumed.length + exhausted.length > 0) {
-        yield* Effect.logInfo(`resumed ${resumed.length} session(s); ${exhausted.length} gave up after the attempt cap`)
-      }
+      yield* (yield* Restart).resumeInBackground()
     }),
   )
   // Retention starts once claimed sessions are resuming (it leaves claimed sessions alone either way).

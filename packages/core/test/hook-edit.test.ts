@@ -10,7 +10,7 @@ describe("hook edits of an input's text", () => {
       const hooks = yield* Hooks
       hooks.register("prompt", { pluginID: "a", run: (event) => Effect.sync(() => void (event.text += " [a]")) })
       hooks.register("prompt", { pluginID: "b", run: (event) => Effect.sync(() => void (event.text += " [b]")) })
-      const edit = yield* hookEdit(hooks, "prompt", { sessionID: "ses_1", text: "hello" })
+      const edit = yield* hookEdit(hooks, "prompt", { sessionID: "ses_1", text: "hello" }, 1000)
       assert.deepStrictEqual(edit, { text: "hello [a] [b]" })
     }).pipe(Effect.provide(Hooks.layer)),
   )
@@ -20,7 +20,7 @@ describe("hook edits of an input's text", () => {
       const hooks = yield* Hooks
       hooks.register("synthetic", { pluginID: "a", run: (event) => Effect.sync(() => void (event.text = "edited")) })
       hooks.register("synthetic", { pluginID: "b", run: () => Effect.fail(new Error("boom")) })
-      const edit = yield* hookEdit(hooks, "synthetic", { sessionID: "ses_1", origin: "host", text: "notice" })
+      const edit = yield* hookEdit(hooks, "synthetic", { sessionID: "ses_1", origin: "host", text: "notice" }, 1000)
       assert.strictEqual(edit.text, "notice")
       assert.strictEqual(edit.failure?.pluginID, "b")
       assert.strictEqual(edit.failure?.hook, "synthetic")
@@ -35,13 +35,17 @@ describe("hook edits of an input's text", () => {
         pluginID: "a",
         run: (event) => Effect.sync(() => void (event.text = "")),
       })
-      assert.deepStrictEqual(yield* hookEdit(hooks, "prompt", { sessionID: "ses_1", text: "kept" }), { text: "kept" })
+      assert.deepStrictEqual(yield* hookEdit(hooks, "prompt", { sessionID: "ses_1", text: "kept" }, 1000), {
+        text: "kept",
+      })
       dispose()
       hooks.register("prompt", {
         pluginID: "a",
         run: (event) => Effect.sync(() => void ((event as { text: unknown }).text = 42)),
       })
-      assert.deepStrictEqual(yield* hookEdit(hooks, "prompt", { sessionID: "ses_1", text: "kept" }), { text: "kept" })
+      assert.deepStrictEqual(yield* hookEdit(hooks, "prompt", { sessionID: "ses_1", text: "kept" }, 1000), {
+        text: "kept",
+      })
     }).pipe(Effect.provide(Hooks.layer)),
   )
 })

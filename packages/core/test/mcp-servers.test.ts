@@ -1,10 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Bus } from "../src/bus/bus.ts"
 import { Config, type ConfigData, type ConfigShape } from "../src/config/config.ts"
 import type { McpServerConfig } from "../src/config/mcp.ts"
+import { retryDelay } from "../src/mcp/connection.ts"
 import { Mcp } from "../src/mcp/mcp.ts"
 import { Permissions } from "../src/permission/permission.ts"
 import { Execution } from "../src/turn/execution.ts"
@@ -334,4 +335,35 @@ describe("MCP servers as tools", () => {
       expect(warnings).not.toContain("unknown key")
     }),
   )
+})
+
+describe("a server that fails to connect", () => {
+  it.live("is tried once by the first listing, then only in the background; its tools are never offered", () => {
+    const dir = tempDir()
+    const attempts = join(dir, "attempts")
+    // A "server" that records each start and exits at once: every connection attempt fails.
+    const dead: McpServerConfig = {
+      type: "local",
+      command: [process.execPath, "-e", `require("node:fs").appendFileSync(${JSON.stringify(attempts)}, "x")`],
+    }
+    const host = hostWith({ dead, live: local() })
+    return Effect.gen(function* () {
+      const mcp = yield* Mcp
+      const first = (yield* mcp.tools()).map((tool) => tool.name)
+      const second = (yield* mcp.tools()).map((tool) => tool.name)
+      yield* mcp.status()
+      expect(first.some((name) => name.startsWith("live_"))).toBe(true)
+      expect(first.some((name) => name.startsWith("dead_"))).toBe(false)
+      expect(second).toEqual(first)
+      // Two listings and a status read after the failure started it once: retries wait for the backoff.
+      expect(readFileSync(attempts, "utf8")).toBe("x")
+      expect((yield* mcp.status())["dead"]).toMatchObject({ status: "failed" })
+    }).pipe(Effect.provide(host.layer))
+  })
+
+  it("waits 10 s after the first failure, doubling up to 5 min", () => {
+    expect([1, 2, 3, 4, 5, 6, 7, 50].map(retryDelay)).toEqual([
+      10_000, 20_000, 40_000, 80_000, 160_000, 300_000, 300_000, 300_000,
+    ])
+  })
 })

@@ -267,6 +267,35 @@ describe("plugin tools", () => {
     }),
   )
 
+  it.live("ctx.ask with an unknown kind fails the call with a typed error naming the tool and the kind", () =>
+    Effect.gen(function* () {
+      let asked: unknown
+      const plugin: PromisePlugin = {
+        id: "confused",
+        setup(ctx) {
+          ctx.tool.register({
+            id: "oddask",
+            description: "Asks for a kind there is not.",
+            parameters: Schema.Struct({}),
+            execute: async (_args, tctx) => {
+              await tctx.ask({ kind: "teleport" as never, patterns: ["x"] }).catch((error: unknown) => {
+                asked = error
+                throw error
+              })
+              return "ran"
+            },
+          })
+        },
+      }
+      const t = yield* setup([plugin])
+      yield* t.turn(call("oddask", {}))
+      const [item] = yield* t.toolItems()
+      expect(errorOf(item)?.message).toContain('tool "oddask" asked for unknown permission kind "teleport"')
+      expect(asked).toMatchObject({ _tag: "Tool.PermissionKindError", tool: "oddask", kind: "teleport" })
+      expect(t.events.some((e) => e.type === "permission.v2.asked")).toBe(false)
+    }),
+  )
+
   it.live("the abort signal fires when the turn is interrupted", () =>
     Effect.gen(function* () {
       let started!: () => void

@@ -153,6 +153,8 @@ describe("restart resume", () => {
     const result = await host.run(
       Effect.gen(function* () {
         const session = yield* Session
+        // The resume runs in the background after start; `wait` waits for it to be decided.
+        yield* (yield* Execution).wait(sessionID)
         return { info: yield* session.get(sessionID), claim: session.sync.claimed(sessionID) }
       }),
     )

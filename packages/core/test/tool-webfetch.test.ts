@@ -132,7 +132,7 @@ describe("webfetch", () => {
     expect(nonPublicReason("172.32.0.1")).toBeUndefined()
     expect(nonPublicReason("100.64.0.1")).toContain("carrier-grade")
     expect(nonPublicReason("::ffff:10.0.0.1")).toContain("private")
-    expect(nonPublicReason("::ffff:8.8.8.8")).toBeUndefined()
+    expect(nonPublicReason("::ffff:8.8.8.8")).toContain("IPv4-mapped")
     expect(nonPublicReason("64:ff9b::a00:1")).toContain("NAT64")
     expect(nonPublicReason("2002:7f00:1::")).toContain("6to4")
     expect(nonPublicReason("ff02::1")).toBe("multicast")

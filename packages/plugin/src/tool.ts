@@ -12,6 +12,31 @@ import type { Message } from "./message.ts"
 export type ToolPermissionKind =
   "read" | "edit" | "bash" | "skill" | "task" | "mcp" | "webfetch" | "todowrite" | "todoread" | "question" | "plugin"
 
+/** Every `ToolPermissionKind`, for checking a kind at run time. */
+export const TOOL_PERMISSION_KINDS: ReadonlyArray<ToolPermissionKind> = [
+  "read",
+  "edit",
+  "bash",
+  "skill",
+  "task",
+  "mcp",
+  "webfetch",
+  "todowrite",
+  "todoread",
+  "question",
+  "plugin",
+]
+
+/**
+ * A tool asked (`ctx.ask`) for a kind that is not a `ToolPermissionKind`: nothing was asked and the call
+ * fails with this message, which names the tool, the kind and the kinds there are.
+ */
+export class ToolPermissionKindError extends Schema.TaggedError<ToolPermissionKindError>()("Tool.PermissionKindError", {
+  tool: Schema.String,
+  kind: Schema.String,
+  message: Schema.String,
+}) {}
+
 /** What a tool asks permission for: a kind and the subjects its rule matches (paths, commands, ids). */
 export interface ToolPermissionRequest {
   readonly kind: ToolPermissionKind
@@ -97,7 +122,7 @@ export interface PromiseToolContext extends ToolCallInfo {
 
 /** A tool call's context in the Effect flavour: as {@link PromiseToolContext}, failing in the error channel. */
 export interface EffectToolContext extends ToolCallInfo {
-  ask(request: ToolPermissionRequest): Effect.Effect<void, ToolPermissionError>
+  ask(request: ToolPermissionRequest): Effect.Effect<void, ToolPermissionError | ToolPermissionKindError>
   removeItem(input: { readonly messageID: string; readonly itemID: string }): Effect.Effect<Message, SessionError>
 }
 

@@ -60,6 +60,21 @@ describe("MCP servers over HTTP", () => {
     expect(await child.exited).toBe(0)
   })
 
+  it("GET /api/mcp from a foreign origin starts nothing; the same read from the client connects", async () => {
+    const test = await startTestServer({
+      config: { mcp: { files: { type: "local", command: [process.execPath, STDIO_SERVER] } } },
+    })
+    for (const headers of [{ origin: "https://evil.example" }, { "sec-fetch-site": "cross-site" }]) {
+      const foreign = await test.fetch("/api/mcp", { headers })
+      expect(foreign.status).toBe(200)
+      expect(await foreign.json()).toEqual({
+        data: { files: { status: "failed", error: "not started yet", type: "local", tools: [] } },
+      })
+    }
+    const own = (await test.api.mcp.status()).data!.data
+    expect(own["files"]).toMatchObject({ status: "connected" })
+  })
+
   it("is behind the front door: without the password GET /api/mcp is 401", async () => {
     const test = await startTestServer({ password: "pw", config: { mcp: {} } })
     const refused = await test.fetch("/api/mcp")

@@ -33,6 +33,35 @@ describe("bad requests get typed 4xx bodies and the server keeps serving", () =>
     await stillServes(server)
   })
 
+  it("refuses a malformed body on operations that take none, changing nothing", async () => {
+    const server = await startTestServer()
+    const seeded = await seedTranscript(server)
+    const S = `/api/session/${seeded.sessionID}`
+    const tables = tableHasher(server.database)
+    const before = tables.hash()
+    const routes: Array<[string, string]> = [
+      ["POST", `${S}/compact`],
+      ["POST", `${S}/erase`],
+      ["POST", `${S}/interrupt`],
+      ["POST", `${S}/resume`],
+      ["POST", `${S}/revert/clear`],
+      ["POST", `${S}/revert/commit`],
+      ["DELETE", `${S}/message/${seeded.messageID}`],
+    ]
+    for (const [method, path] of routes) {
+      for (const body of ["{not json", "[1,2]", "42"]) {
+        const response = await server.fetch(path, json(method, body))
+        expect({ method, path, body, status: response.status }).toEqual({ method, path, body, status: 400 })
+        expect(await response.json()).toEqual(invalid())
+      }
+    }
+    expect(tables.hash()).toBe(before)
+    // No body, or an empty object, is still what these operations take.
+    expect((await server.fetch(`${S}/interrupt`, json("POST", "{}"))).status).toBeLessThan(300)
+    expect((await server.fetch(`${S}/interrupt`, { method: "POST" })).status).toBeLessThan(300)
+    await stillServes(server)
+  })
+
   it("names the field of a body that does not decode, changing nothing", async () => {
     const server = await startTestServer()
     const session = (await server.api.session.create({})).data!.data

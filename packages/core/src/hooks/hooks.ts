@@ -2,6 +2,13 @@ import type { ErrorInfo } from "@opencode-ai/schema"
 import type { HookEvents, HookName } from "@opencode-ai/plugin"
 import { Context, Effect, Layer, Schema } from "effect"
 
+/** How long one hook callback may run when `hooks.preflightTimeout` does not say (ms). */
+export const DEFAULT_HOOK_TIMEOUT = 30_000
+
+/** The bound on every hook callback and event delivery: `hooks.preflightTimeout`, or 30 s. */
+export const hookTimeout = (config: { readonly hooks?: { readonly preflightTimeout?: number } | undefined }): number =>
+  config.hooks?.preflightTimeout ?? DEFAULT_HOOK_TIMEOUT
+
 /** A plugin hook callback threw, rejected, failed or timed out. Fails the turn it belongs to, recorded on it. */
 export class HookError extends Schema.TaggedError<HookError>()("Plugin.HookError", {
   pluginID: Schema.String,

@@ -1,4 +1,3 @@
-import type { Clock } from "effect"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
@@ -7,8 +6,14 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import { DEFAULT_MCP_TIMEOUT, MCP_CONNECT_TIMEOUT, type McpServerConfig } from "../config/mcp.ts"
 
-/** How long a server whose connection failed is left alone before the next listing tries again. */
+/** The first pause before a failed server is tried again in the background; it doubles per failure. */
 export const RETRY_AFTER_MS = 10_000
+/** The longest pause between two background attempts for a server that keeps failing. */
+export const RETRY_MAX_MS = 5 * 60_000
+
+/** The pause after the `failures`-th failure in a row: 10 s, 20 s, 40 s ... capped at 5 min. */
+export const retryDelay = (failures: number) =>
+  Math.min(RETRY_MAX_MS, RETRY_AFTER_MS * 2 ** Math.max(0, Math.min(30, failures - 1)))
 
 /** Bytes of a local server's stderr kept to explain why it failed. */
 const STDERR_TAIL = 2_000
@@ -24,7 +29,9 @@ const CLIENT_INFO = { name: "opencode2", version: "0.1.0" }
 export class McpConnection {
   private client: Client | undefined
   private connecting: Promise<void> | undefined
-  private lastAttempt = 0
+  private attempted = false
+  private failures = 0
+  private retryTimer: ReturnType<typeof setTimeout> | undefined
   private stderr = ""
   private closed = false
   /** Why the last connection attempt failed or the connection ended; cleared by a successful connect. */
@@ -36,8 +43,6 @@ export class McpConnection {
     readonly name: string,
     readonly config: McpServerConfig,
     private readonly cwd: string,
-    /** Effect's `Clock`, for the retry pause after a failed connect. */
-    private readonly clock: Clock.Clock,
   ) {}
 
   get enabled() {
@@ -55,25 +60,44 @@ export class McpConnection {
     return Math.max(this.timeout, MCP_CONNECT_TIMEOUT)
   }
 
+  /** Whether a first connection attempt was made (a listing awaits only that one). */
+  get started() {
+    return this.attempted
+  }
+
   /**
-   * Connects unless connected, sharing an attempt under way. With `retry: false` a recent failure is not
-   * retried yet (listings before every model request would otherwise restart a broken server each time).
+   * Connects unless connected, sharing an attempt under way. After a failure the server is tried again in
+   * the background with a doubling pause (`retryDelay`), so no listing (no turn) waits for a broken server
+   * again; `retry: true` (a call of one of its tools) tries at once.
    */
   connect(options: { readonly retry: boolean } = { retry: true }): Promise<void> {
     if (!this.enabled || this.client || this.closed) return Promise.resolve()
     if (this.connecting) return this.connecting
-    if (
-      !options.retry &&
-      this.error !== undefined &&
-      this.clock.currentTimeMillisUnsafe() - this.lastAttempt < RETRY_AFTER_MS
-    ) {
-      return Promise.resolve()
-    }
-    this.lastAttempt = this.clock.currentTimeMillisUnsafe()
+    if (!options.retry && this.attempted) return Promise.resolve()
+    return this.attempt()
+  }
+
+  private attempt(): Promise<void> {
+    this.attempted = true
+    if (this.retryTimer !== undefined) clearTimeout(this.retryTimer)
+    this.retryTimer = undefined
     this.connecting = this.open().finally(() => {
       this.connecting = undefined
+      if (this.client) this.failures = 0
+      else this.scheduleRetry()
     })
     return this.connecting
+  }
+
+  private scheduleRetry() {
+    if (this.closed || this.retryTimer !== undefined) return
+    this.failures++
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined
+      if (!this.closed && !this.client && !this.connecting) void this.attempt()
+    }, retryDelay(this.failures))
+    // A pending retry never keeps the process alive.
+    this.retryTimer.unref?.()
   }
 
   private async open(): Promise<void> {
@@ -96,6 +120,7 @@ export class McpConnection {
         if (this.client !== client) return
         this.client = undefined
         this.error = `the server closed the connection${this.stderrTail()}`
+        this.scheduleRetry()
       }
     } catch (cause) {
       // A server that answered the handshake but not the tool list is stopped, never left running.
@@ -188,6 +213,7 @@ export class McpConnection {
   /** Ends the connection (stops a local server), also one still being opened; no use reopens it. */
   async close() {
     this.closed = true
+    if (this.retryTimer !== undefined) clearTimeout(this.retryTimer)
     await this.connecting
     const client = this.client
     this.client = undefined

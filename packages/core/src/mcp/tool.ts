@@ -30,8 +30,11 @@ export const resultText = (result: CallToolResult): string => {
  * `mcp` permission with its id as the pattern, and run on the server (connecting again if it went away).
  * A result flagged `isError` fails the call with the server's text.
  */
-export const makeMcpTool = (connection: McpConnection, info: McpTool): Tool<Record<string, unknown>> => {
-  const id = mcpToolId(connection.name, info.name)
+export const makeMcpTool = (
+  connection: McpConnection,
+  info: McpTool,
+  id = mcpToolId(connection.name, info.name),
+): Tool<Record<string, unknown>> => {
   const execute = (input: Record<string, unknown>, ctx: { readonly signal: AbortSignal }) =>
     Effect.tryPromise({
       try: (signal) => {

@@ -5,7 +5,7 @@ import { Bus } from "../bus/bus.ts"
 import { draft, type Draft } from "../bus/event.ts"
 import { Config } from "../config/config.ts"
 import { ascending } from "../id/id.ts"
-import { HookError, Hooks } from "../hooks/hooks.ts"
+import { HookError, Hooks, hookTimeout } from "../hooks/hooks.ts"
 import { SessionNotFoundError } from "../domain/error.ts"
 import { SessionEvent } from "../domain/event.ts"
 import { Database } from "../storage/database.ts"
@@ -169,7 +169,7 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
               input: structuredClone(input),
               decision,
             }
-            yield* hooks.run("permission", event)
+            yield* hooks.run("permission", event, { timeout: hookTimeout(config.data) })
             const chosen: unknown = event.decision
             return chosen === "allow" || chosen === "deny" || chosen === "ask" ? chosen : decision
           }),

@@ -14,6 +14,8 @@ export interface SubscriptionInput {
   readonly type: PluginEventType
   readonly buffer?: number
   readonly deliver: (event: PluginEvent) => Effect.Effect<void, unknown>
+  /** How long one delivery may take (ms, `hooks.preflightTimeout`); a slower one is logged and skipped. */
+  readonly timeout: number
   /** The host's services (logger, level): the delivery fiber runs with them. */
   readonly host: Context.Context<never>
 }
@@ -26,7 +28,7 @@ const describe = (cause: Cause.Cause<unknown>) => {
 /**
  * One plugin subscription. The bus calls the listener synchronously after a commit; the listener only
  * appends to this subscription's bounded buffer, and one fiber per subscription hands the events to the
- * plugin one at a time, in order, awaiting each. So a plugin that is slow, never answers or throws never
+ * plugin one at a time, in order, awaiting each for at most `timeout`. So a plugin that is slow, never answers or throws never
  * delays a commit or a turn: when its buffer is full, events are dropped for it alone, and the overflow
  * is reported once (a warning through the host's logger and a live `plugin.event.overflowed` event on the
  * session whose event was dropped) until the subscriber has caught up with everything it kept.
@@ -58,6 +60,10 @@ export const subscribeEvents = (input: SubscriptionInput): (() => void) => {
   const drain: Effect.Effect<void> = Effect.gen(function* () {
     for (let event = take(); event !== undefined && !closed; event = take()) {
       yield* Effect.suspend(() => input.deliver(event!)).pipe(
+        Effect.timeoutOrElse({
+          duration: input.timeout,
+          orElse: () => Effect.fail(new Error(`timed out after ${input.timeout} ms`)),
+        }),
         Effect.catchCause((cause) =>
           Cause.hasInterruptsOnly(cause)
             ? Effect.interrupt
@@ -150,6 +156,7 @@ export const promiseEvents = (
   pluginID: string,
   host: Context.Context<never>,
   track: (dispose: () => void) => () => void,
+  timeout: number,
 ): PromiseEvents => ({
   subscribe: (type, fn, options) => {
     if (typeof fn !== "function") throw new TypeError("event.subscribe: the callback must be a function")
@@ -161,6 +168,7 @@ export const promiseEvents = (
         type: checkType(type),
         ...(buffer !== undefined ? { buffer } : {}),
         host,
+        timeout,
         deliver: (event) => Effect.tryPromise({ try: async () => fn(event as never), catch: (cause) => cause }),
       }),
     )
@@ -168,7 +176,12 @@ export const promiseEvents = (
 })
 
 /** `ctx.event` for an Effect plugin: each subscription lives as long as the scope it is made in. */
-export const effectEvents = (bus: Bus["Service"], pluginID: string, host: Context.Context<never>): EffectEvents => ({
+export const effectEvents = (
+  bus: Bus["Service"],
+  pluginID: string,
+  host: Context.Context<never>,
+  timeout: number,
+): EffectEvents => ({
   subscribe: (type, fn, options) =>
     Effect.gen(function* () {
       const buffer = bufferOf(options)
@@ -178,6 +191,7 @@ export const effectEvents = (bus: Bus["Service"], pluginID: string, host: Contex
         type: checkType(type),
         ...(buffer !== undefined ? { buffer } : {}),
         host,
+        timeout,
         deliver: (event) => Effect.suspend(() => fn(event as never)),
       })
       yield* Scope.addFinalizer(yield* Scope.Scope, Effect.sync(dispose))

@@ -15,7 +15,7 @@ import { Prune } from "../maintenance/prune.ts"
 import { Session } from "../session/session.ts"
 import { effectSession, promiseSession, type TranscriptRights } from "./context.ts"
 import { effectEvents, promiseEvents } from "./events.ts"
-import { Hooks } from "../hooks/hooks.ts"
+import { Hooks, hookTimeout } from "../hooks/hooks.ts"
 import { PluginTools } from "../tool/plugin-tools.ts"
 import { effectToolRegistry, promiseToolRegistry } from "./tool-registry.ts"
 
@@ -107,7 +107,7 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
                     session,
                     log,
                     tool: effectToolRegistry(id, pluginTools, services.mutation),
-                    event: effectEvents(bus, id, hostContext),
+                    event: effectEvents(bus, id, hostContext, hookTimeout(config.data)),
                   }),
                   scope,
                 ).pipe(Effect.as("effect" as const))
@@ -123,7 +123,7 @@ export class PluginHost extends Context.Service<PluginHost, { list(): ReadonlyAr
                         directory: config.directory,
                         session: promiseSession(session, id, services.hooks, track, hostContext),
                         tool: promiseToolRegistry(id, pluginTools, services.mutation, track),
-                        event: promiseEvents(bus, id, hostContext, track),
+                        event: promiseEvents(bus, id, hostContext, track, hookTimeout(config.data)),
                         log: (text, fields) => void Effect.runForkWith(hostContext)(log(text, fields)),
                       }),
                     catch: (cause) => cause,

@@ -3,7 +3,9 @@ import {
   type EffectToolDefinition,
   type PromiseToolContext,
   type PromiseToolDefinition,
+  TOOL_PERMISSION_KINDS,
   ToolPermissionError,
+  ToolPermissionKindError,
   ToolRegistrationError,
   type ToolOutput,
 } from "@opencode-ai/plugin"
@@ -66,7 +68,7 @@ export const makePluginTool = (
     const failure = (message: string) => new ToolError({ tool: id, pluginID, message })
     const failed = (cause: unknown) =>
       failure(
-        cause instanceof ToolPermissionError
+        cause instanceof ToolPermissionError || cause instanceof ToolPermissionKindError
           ? cause.message
           : `tool "${id}" of plugin "${pluginID}" failed: ${describe(cause)}`,
       )
@@ -84,25 +86,38 @@ export const makePluginTool = (
       )
     }
 
-    const askOf = (ctx: ToolContext) => (request: Parameters<PromiseToolContext["ask"]>[0]) => {
-      const patterns = Array.isArray(request?.patterns) ? request.patterns.map(String) : []
-      if (!ctx.ask)
-        return Effect.fail(
-          new ToolPermissionError({
-            tool: id,
-            kind: String(request?.kind),
-            patterns,
-            reason: "denied",
-            message: `tool "${id}" asked for permission outside a session's turn`,
-          }),
-        )
-      return ctx.ask({
-        permission: request.kind,
-        patterns,
-        title: typeof request.title === "string" ? request.title : `${id} ${patterns.join(" ")}`.trim(),
-        ...(isRecord(request.metadata) ? { metadata: request.metadata } : {}),
-      })
-    }
+    const askOf =
+      (ctx: ToolContext) =>
+      (
+        request: Parameters<PromiseToolContext["ask"]>[0],
+      ): Effect.Effect<void, ToolPermissionError | ToolPermissionKindError> => {
+        const patterns = Array.isArray(request?.patterns) ? request.patterns.map(String) : []
+        const kind: unknown = request?.kind
+        if (typeof kind !== "string" || !TOOL_PERMISSION_KINDS.includes(kind as never))
+          return Effect.fail(
+            new ToolPermissionKindError({
+              tool: id,
+              kind: String(kind),
+              message: `tool "${id}" asked for unknown permission kind ${JSON.stringify(kind) ?? String(kind)}; kinds: ${TOOL_PERMISSION_KINDS.join(", ")}`,
+            }),
+          )
+        if (!ctx.ask)
+          return Effect.fail(
+            new ToolPermissionError({
+              tool: id,
+              kind: String(request?.kind),
+              patterns,
+              reason: "denied",
+              message: `tool "${id}" asked for permission outside a session's turn`,
+            }),
+          )
+        return ctx.ask({
+          permission: request.kind,
+          patterns,
+          title: typeof request.title === "string" ? request.title : `${id} ${patterns.join(" ")}`.trim(),
+          ...(isRecord(request.metadata) ? { metadata: request.metadata } : {}),
+        })
+      }
     const removeItemOf = (ctx: ToolContext) => (input: { readonly messageID: string; readonly itemID: string }) =>
       deps.mutation.removeItem({
         sessionID: ctx.sessionID,

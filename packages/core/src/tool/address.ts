@@ -2,9 +2,11 @@ import { isIPv4, isIPv6 } from "node:net"
 
 /**
  * Which IP addresses `webfetch` refuses by default: everything that is not a public unicast address.
- * IPv6 forms that carry an IPv4 address (IPv4-mapped `::ffff:a.b.c.d`, IPv4-compatible `::a.b.c.d`, NAT64
- * `64:ff9b::/96`, 6to4 `2002::/16`) are judged by the IPv4 address they carry, so `::ffff:127.0.0.1`
- * is loopback.
+ * IPv6 is checked against IANA's special-purpose address registry: every block that is not globally
+ * reachable is refused, and so are the whole IPv4-mapped block (`::ffff:0:0/96`, no public IPv6 host
+ * lives there) and IETF protocol assignments (`2001::/23`, Teredo and ORCHIDv2 included). The IPv4
+ * forms whose reachability is that of the IPv4 address they carry (IPv4-compatible `::a.b.c.d`, NAT64
+ * `64:ff9b::/96`, 6to4 `2002::/16`) are judged by it.
  */
 
 const v4Ranges: ReadonlyArray<readonly [string, number, string]> = [
@@ -59,8 +61,12 @@ const v6Reason = (address: string): string | undefined => {
   const zeroUpTo = (n: number) => g.slice(0, n).every((group) => group === 0)
   if (zeroUpTo(8)) return "unspecified"
   if (zeroUpTo(7) && g[7] === 1) return "loopback"
-  // IPv4-mapped (::ffff:0:0/96) and IPv4-compatible (::/96): the IPv4 address decides.
-  if (zeroUpTo(5) && (g[5] === 0xffff || g[5] === 0)) {
+  if (zeroUpTo(5) && g[5] === 0xffff) {
+    const inner = embeddedV4(g[6]!, g[7]!)
+    return `${v4Reason(inner) ?? "IPv4-mapped"} (IPv4 ${inner})`
+  }
+  // IPv4-compatible (::/96, deprecated): the IPv4 address decides.
+  if (zeroUpTo(6)) {
     const inner = embeddedV4(g[6]!, g[7]!)
     const reason = v4Reason(inner)
     return reason === undefined ? undefined : `${reason} (IPv4 ${inner})`
@@ -76,12 +82,17 @@ const v6Reason = (address: string): string | undefined => {
     return reason === undefined ? undefined : `${reason} (6to4 of ${inner})`
   }
   const first = g[0]!
+  if (first === 0x64 && g[1] === 0xff9b && g[2] === 1) return "local-use IPv4/IPv6 translation"
+  if (first === 0x2001 && g[1]! < 0x0200) return "IETF protocol assignments"
+  if (first === 0x3fff && g[1]! < 0x1000) return "documentation"
+  if (first === 0x5f00) return "segment routing (SRv6) SIDs"
   if ((first & 0xffc0) === 0xfe80) return "link-local"
   if ((first & 0xffc0) === 0xfec0) return "site-local"
   if ((first & 0xfe00) === 0xfc00) return "unique-local"
   if ((first & 0xff00) === 0xff00) return "multicast"
   if (first === 0x2001 && g[1] === 0x0db8) return "documentation"
-  if (first === 0x0100 && zeroUpTo(4)) return "discard-only"
+  // 100::/64 discard-only and, next to it, 100:0:0:1::/64 dummy prefix.
+  if (first === 0x0100 && g[1] === 0 && g[2] === 0 && (g[3] === 0 || g[3] === 1)) return "discard-only"
   return undefined
 }
 

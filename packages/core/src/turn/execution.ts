@@ -1,6 +1,6 @@
 import type { PromptEvent, SyntheticEvent } from "@opencode-ai/plugin"
 import type { Delivery, InputAdmitted, ModelRef, Prompt, PromptInput as PromptBody } from "@opencode-ai/schema"
-import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { Context, Deferred, Effect, Exit, Layer, Scope } from "effect"
 import { Bus, type Decision } from "../bus/bus.ts"
 import { Commands } from "../command/commands.ts"
 import { subtaskOf } from "./command-subtask.ts"
@@ -9,7 +9,7 @@ import { Config } from "../config/config.ts"
 import { ascending } from "../id/id.ts"
 import { Permissions } from "../permission/permission.ts"
 import { Questions } from "../question/question.ts"
-import { Hooks } from "../hooks/hooks.ts"
+import { Hooks, hookTimeout } from "../hooks/hooks.ts"
 import { Providers } from "../provider/registry.ts"
 import {
   admitInput,
@@ -85,6 +85,11 @@ export interface ExecutionShape {
   remove(sessionID: string): Effect.Effect<void, SessionNotFoundError>
   /** Whether a turn of this session runs in this process. */
   running(sessionID: string): boolean
+  /**
+   * Marks sessions a background restart resume will reach: `wait` on one waits for its resume to be
+   * decided first. The returned function settles one (called once its resume was decided or skipped).
+   */
+  reserveResume(sessionIDs: ReadonlyArray<string>): (sessionID: string) => void
 }
 
 /** A turn just granted to a new loop (or continuing one): the loop's entry and the grant. */
@@ -394,7 +399,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
             text: sent,
             ...(agent ? { agentID: agent } : {}),
           }
-          const { text, failure } = yield* hookEdit(hooks, "prompt", event)
+          const { text, failure } = yield* hookEdit(hooks, "prompt", event, hookTimeout(config.data))
           const messageID = input.id ?? ascending("msg")
           const stored: Prompt = {
             text,
@@ -443,7 +448,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
             text: input.text,
             ...(input.description !== undefined ? { description: input.description } : {}),
           }
-          const { text, failure } = yield* hookEdit(hooks, "synthetic", event)
+          const { text, failure } = yield* hookEdit(hooks, "synthetic", event, hookTimeout(config.data))
           const messageID = ascending("msg")
           const wake = input.resume ?? true
           if (failure && wake) failures.set(messageID, failure)
@@ -521,9 +526,20 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
         }),
       )
 
+      // Sessions a background restart resume has yet to reach (see `reserveResume`).
+      const resuming = new Map<string, Deferred.Deferred<void>>()
+      const settleResume = (sessionID: string) => {
+        const pending = resuming.get(sessionID)
+        if (!pending) return
+        resuming.delete(sessionID)
+        Deferred.doneUnsafe(pending, Effect.void)
+      }
+
       const wait = Effect.fn("Execution.wait")((sessionID: string) =>
         Effect.gen(function* () {
           yield* session.get(sessionID)
+          const pending = resuming.get(sessionID)
+          if (pending) yield* Deferred.await(pending)
           yield* turns.idle(sessionID)
         }),
       )
@@ -533,7 +549,7 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
         Effect.gen(function* () {
           if (!text) return undefined
           const event: SyntheticEvent = { sessionID, origin: "host", description: "restart", text }
-          const { text: edited, failure } = yield* hookEdit(hooks, "synthetic", event)
+          const { text: edited, failure } = yield* hookEdit(hooks, "synthetic", event, hookTimeout(config.data))
           const messageID = ascending("msg")
           const notice: Input = {
             kind: "synthetic",
@@ -598,6 +614,10 @@ export class Execution extends Context.Service<Execution, ExecutionShape>()("@op
         compact,
         remove,
         running: (sessionID) => turns.current(sessionID) !== undefined,
+        reserveResume: (sessionIDs) => {
+          for (const id of sessionIDs) if (!resuming.has(id)) resuming.set(id, Deferred.makeUnsafe<void>())
+          return settleResume
+        },
       })
       // Every method a named span; the `task` tool (bound below) runs children through the spanned ones.
       const shape = implementation

@@ -2,7 +2,7 @@ import type { TitleEvent } from "@opencode-ai/plugin"
 import { Effect, Fiber, Layer, Stream } from "effect"
 import { Bus, isDurable } from "../bus/bus.ts"
 import { Config } from "../config/config.ts"
-import { Hooks } from "../hooks/hooks.ts"
+import { Hooks, hookTimeout } from "../hooks/hooks.ts"
 import { Providers } from "../provider/registry.ts"
 import { withRetry } from "../provider/retry.ts"
 import { selectAgent } from "./agent.ts"
@@ -55,7 +55,7 @@ export const TitleLayer = Layer.effectDiscard(
     const hooks = yield* Hooks
     const providers = yield* Providers
     const host = yield* Effect.context<never>()
-    const timeout = config.data.hooks?.preflightTimeout ?? 30_000
+    const timeout = hookTimeout(config.data)
     const running = new Map<string, Fiber.Fiber<void>>()
 
     const firstTurn = (sessionID: string, turnID: string) => {

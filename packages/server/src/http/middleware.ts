@@ -1,4 +1,5 @@
 import { Cause, Effect, Layer, Option, SchemaIssue } from "effect"
+import { HttpServerRequest } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import type { unhandled } from "effect/Types"
 import { InvalidRequestError, type PayloadTooLargeError, type UnknownError } from "@opencode-ai/protocol"
@@ -36,13 +37,32 @@ export const invalidRequest = (error: HttpApiError.HttpApiSchemaError) => {
 }
 
 /**
+ * An operation that declares no body still refuses a malformed one, like every operation that has one:
+ * a body that is sent must be a JSON object (`{}` is what an absent body reads as on POST).
+ */
+const noBody = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  if (request.method === "GET" || request.method === "HEAD") return
+  const text = yield* Effect.orElseSucceed(request.text, () => "")
+  if (text.trim() === "") return
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return yield* new InvalidRequestError({ message: "The request body is not valid JSON" })
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return yield* new InvalidRequestError({ message: "Invalid body: this operation takes no body (send none, or {})" })
+})
+
+/**
  * Implements `RequestErrors`: request decoding failures become 400 `InvalidRequestError`; defects and
  * response encoding failures become 500 `UnknownError` with a logged ref. Declared failures and
  * interruptions pass through untouched.
  */
 export const RequestErrorsLive = Layer.succeed(RequestErrors, (httpEffect, { endpoint, group }) =>
   Effect.catchCause(
-    httpEffect,
+    endpoint.payload.size === 0 ? Effect.andThen(noBody, httpEffect) : httpEffect,
     (cause): Effect.Effect<never, unhandled | InvalidRequestError | PayloadTooLargeError | UnknownError> => {
       if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
       const failure = Cause.findErrorOption(cause)

@@ -4,7 +4,7 @@ import { Bus } from "../../bus/bus.ts"
 import { draft, type Draft } from "../../bus/event.ts"
 import { Config } from "../../config/config.ts"
 import { ascending } from "../../id/id.ts"
-import { HookError, Hooks, recordedHookError } from "../../hooks/hooks.ts"
+import { HookError, Hooks, hookTimeout, recordedHookError } from "../../hooks/hooks.ts"
 import { makeToolHooks } from "../../hooks/tool-hooks.ts"
 import { PluginTools } from "../../tool/plugin-tools.ts"
 import type { ProviderEvent, Usage } from "../../provider/provider.ts"
@@ -116,7 +116,7 @@ export class Runner extends Context.Service<
               return model
             }),
       )
-      const preflightTimeout = config.data.hooks?.preflightTimeout ?? 30_000
+      const preflightTimeout = hookTimeout(config.data)
       const instructions = config.data.instructions ?? ["AGENTS.md"]
       const instructionReader = makeInstructionReader()
       const compactor = makeCompactor({
