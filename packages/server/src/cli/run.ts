@@ -10,6 +10,7 @@ import {
   type V2Event,
 } from "@opencode-ai/sdk/v2"
 import { realpathSync } from "node:fs"
+import { dirname } from "node:path"
 import { createInterface } from "node:readline"
 import { startServer } from "../server.ts"
 import { databasePath, loadConfig, sdkCaller, unreachable } from "./backend.ts"
@@ -23,7 +24,7 @@ import {
   UsageError,
   urlFlag,
 } from "./command.ts"
-import { findRunning } from "./registration.ts"
+import { configIdentity, findRunning, type Registration } from "./registration.ts"
 import {
   type Ask,
   askLines,
@@ -107,7 +108,12 @@ export const run = defineCommand({
     "Without TEXT the prompt is read from stdin (echo 'fix the test' | opencode2 run).",
     "Without --attach, a server is started in this process on 127.0.0.1 (a free port) over the local",
     "database (--db, OPENCODE_DB, else $XDG_DATA_HOME/opencode2/opencode.db) and stopped at the end.",
-    "With --attach, the prompt goes to that server (password from OPENCODE_SERVER_PASSWORD).",
+    "When an `opencode2 serve` is already running on that database, run attaches to it (and says so on",
+    "stderr), but only if the config file that applies here (opencode.json, found as serve finds it) is the",
+    "one that server loaded, unchanged: otherwise it refuses and lists the ways on (restart the server with",
+    "this config, --db for a separate database, or --attach to accept the server's config).",
+    "With --attach, the prompt goes to that server (password from OPENCODE_SERVER_PASSWORD); its config",
+    "applies.",
     "A new session in the current directory is created unless --session or --continue is given; its id is",
     "printed to stderr.",
     "Permissions: on a terminal, each ask is answered interactively (once / always / reject). Without one,",
@@ -179,7 +185,7 @@ export const runWith = async (
   if (!text.trim() && args.length === 0 && !process.stdin.isTTY) text = await terminal.readAll()
   if (!text.trim()) throw new UsageError("TEXT is empty (give it as arguments or on stdin)", run)
   const attach = urlFlag(run, "attach", flags.attach)
-  const target = attach !== undefined ? remote(attach, io) : await inProcess(flags.db, io)
+  const target = attach !== undefined ? await attached(attach, io) : await inProcess(flags.db, io)
   try {
     return await turn(target, io, terminal, {
       text,
@@ -205,14 +211,34 @@ const remote = (url: string, io: Io): Target => {
   }
 }
 
+/** `--attach URL`: that server, said on stderr, with a note when a config file here is not in play. */
+const attached = async (url: string, io: Io): Promise<Target> => {
+  const config = await loadConfig(io)
+  io.err(`attached to the server at ${url}; session directory ${realCwd(io)}`)
+  if (config.path !== undefined)
+    io.err(`note: the server's own config applies; ${config.path} is used only if the server loaded it too`)
+  return remote(url, io)
+}
+
 /**
  * The server already running on the database (see registration.ts), else a server in this process, on
  * loopback and a free port, that resumes nothing on its own.
+ *
+ * A running server is used only when the config that applies here is the one it loaded (same file, same
+ * content): otherwise this directory's plugins, MCP servers and rules would be silently ignored. A second
+ * host on the same database is not an option (both would resume the same sessions), so `run` refuses and
+ * says how to proceed.
  */
 const inProcess = async (db: string | undefined, io: Io): Promise<Target> => {
   const running = await findRunning(databasePath(db, io))
-  if (running) return remote(running.url, io)
   const config = await loadConfig(io)
+  if (running) {
+    refuseOtherConfig(running, config.path, io)
+    io.err(
+      `attached to the server at ${running.url} (pid ${running.pid}${running.directory ? `, started in ${running.directory}` : ""}); session directory ${realCwd(io)}`,
+    )
+    return remote(running.url, io)
+  }
   const server = await startServer({
     hostname: "127.0.0.1",
     port: 0,
@@ -223,6 +249,28 @@ const inProcess = async (db: string | undefined, io: Io): Promise<Target> => {
     ...(io.logLevel ? { logLevel: io.logLevel } : {}),
   })
   return { client: createOpencodeClient({ baseUrl: server.url }), url: server.url, stop: () => server.stop() }
+}
+
+/** Fails when a config file applies here and the running server did not load it (or loaded other content). */
+const refuseOtherConfig = (running: Registration, localPath: string | undefined, io: Io) => {
+  const local = configIdentity(localPath)
+  if (local === undefined) return
+  if (running.config?.path === local.path && running.config.sha256 === local.sha256) return
+  const theirs = running.config
+    ? running.config.path === local.path
+      ? `${running.config.path} as it was when the server started (it has changed since)`
+      : running.config.path
+    : "no config file"
+  throw new CommandError(
+    [
+      `a server is running on this database (pid ${running.pid}, ${running.url}${running.directory ? `, started in ${running.directory}` : ""}) with ${theirs},`,
+      `but ${local.path} applies in ${realCwd(io)}: its plugins, MCP servers and rules would be ignored. Either`,
+      `  - restart that server so it loads this config (e.g. start \`opencode2 serve\` in ${dirname(local.path)}), or`,
+      "  - run against a separate database: opencode2 run --db PATH ..., or",
+      `  - use that server with its own config anyway: opencode2 run --attach ${running.url} ...`,
+    ].join("\n"),
+    "ConfigMismatchError",
+  )
 }
 
 interface TurnInput {
