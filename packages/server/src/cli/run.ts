@@ -67,11 +67,18 @@ export interface Terminal {
   readonly tty: boolean
   /** Colours (a terminal, and NO_COLOR unset). */
   readonly styled: boolean
-  /** Asks one question on the terminal and resolves with the typed line. */
-  question(prompt: string): Promise<string>
+  /** Asks one question on the terminal and resolves with the typed line; `undefined` after Ctrl-C. */
+  question(prompt: string): Promise<string | undefined>
+  /**
+   * Asks for one of `keys` (lower case) and resolves with it as soon as it is pressed, without Enter (raw
+   * mode on a terminal); `undefined` after Ctrl-C. Without it, `question` is asked and its first letter taken.
+   */
+  key?(prompt: string, keys: ReadonlyArray<string>): Promise<string | undefined>
   /** All of stdin as text (the prompt when no TEXT is given). */
   readAll(): Promise<string>
 }
+
+const CTRL_C = "\x03"
 
 const processTerminal = (io: Io): Terminal => ({
   interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
@@ -86,12 +93,55 @@ const processTerminal = (io: Io): Terminal => ({
       })
       rl.once("SIGINT", () => {
         rl.close()
-        process.emit("SIGINT")
-        resolve("")
+        process.stderr.write("\n")
+        resolve(undefined)
       })
+    }),
+  key: (prompt, keys) =>
+    new Promise((resolve) => {
+      const stdin = process.stdin
+      process.stderr.write(prompt)
+      // Raw mode: each key arrives as typed, and Ctrl-C is a byte here rather than a signal.
+      stdin.setRawMode(true)
+      stdin.resume()
+      const done = (key: string | undefined) => {
+        stdin.off("data", onData)
+        stdin.setRawMode(false)
+        stdin.pause()
+        process.stderr.write(`${key ?? "^C"}\n`)
+        resolve(key)
+      }
+      const onData = (chunk: Buffer) => {
+        // Only the first meaningful key counts; the rest of the chunk (an Enter typed after it) is dropped.
+        for (const char of chunk.toString("utf8")) {
+          if (char === CTRL_C) return done(undefined)
+          const key = char.toLowerCase()
+          if (keys.includes(key)) return done(key)
+        }
+      }
+      stdin.on("data", onData)
     }),
   readAll: () => new Response(Bun.stdin.stream()).text(),
 })
+
+/** Ctrl-C at a prompt of `run`: the turn is interrupted and `run` exits 130. */
+class PromptInterrupted extends Error {}
+
+/** One key of `keys`, or the first letter of a typed line where single keys are not available. */
+const readKey = async (terminal: Terminal, prompt: string, keys: ReadonlyArray<string>) => {
+  const key = terminal.key
+    ? await terminal.key(prompt, keys)
+    : (await terminal.question(prompt))?.trim().toLowerCase().slice(0, 1)
+  if (key === undefined) throw new PromptInterrupted()
+  return key
+}
+
+/** A typed line; Ctrl-C interrupts. */
+const readLine = async (terminal: Terminal, prompt: string) => {
+  const line = await terminal.question(prompt)
+  if (line === undefined) throw new PromptInterrupted()
+  return line
+}
 
 /**
  * `opencode2 run TEXT`: prompts a session and streams the answer's text to stdout as it arrives, shows
@@ -292,6 +342,29 @@ const realCwd = (io: Io) => {
   }
 }
 
+/**
+ * The config's `model`, when it sets one, must be a model the server can use: checked before a session is
+ * created, so a misspelt model fails with nothing stored (the server would otherwise fall back to another
+ * model with only a warning in its log).
+ */
+const checkConfigModel = async (api: Api, call: ReturnType<typeof sdkCaller>) => {
+  const config = await call(api.config.get())
+  const model = config.data["model"]
+  if (typeof model !== "string" || !MODEL.test(model)) return
+  const { providerID, id } = modelRef(model)
+  const models = (await call(api.model.list())).data
+  if (models.some((m) => m.providerID === providerID && m.id === id)) return
+  const sameProvider = models.filter((m) => m.providerID === providerID).map((m) => `${m.providerID}/${m.id}`)
+  throw new CommandError(
+    `the config's model "${model}" is not available: ${
+      sameProvider.length > 0
+        ? `provider "${providerID}" has ${sameProvider.slice(0, 8).join(", ")}`
+        : `no usable provider "${providerID}" (unknown, or its API key is not set)`
+    }. Fix "model" in opencode.json, or pass --model PROVIDER/MODEL.`,
+    "ModelNotFoundError",
+  )
+}
+
 /** The newest session whose directory is the current one (sessions store their directory resolved). */
 const latestHere = async (api: Api, call: ReturnType<typeof sdkCaller>, io: Io): Promise<SessionV2Info> => {
   const here = realCwd(io)
@@ -313,6 +386,7 @@ const listedAsk = (request: PermissionV2Request): Ask => ({
   action: request.action,
   title: request.title ?? `${request.action} ${request.resources.join(", ")}`,
   resources: request.resources,
+  ...(request.save ? { save: request.save } : {}),
   ...(request.metadata ? { metadata: request.metadata } : {}),
 })
 
@@ -342,6 +416,7 @@ const turn = async (target: Target, io: Io, terminal: Terminal, input: TurnInput
   const model = input.model !== undefined ? { model: modelRef(input.model) } : {}
   const agent = input.agent !== undefined ? { agent: input.agent } : {}
 
+  if (input.model === undefined && input.sessionID === undefined && !input.continue) await checkConfigModel(api, call)
   const session: SessionV2Info =
     input.sessionID !== undefined
       ? (await call(api.session.get({ sessionID: input.sessionID }))).data
@@ -479,6 +554,7 @@ const turn = async (target: Target, io: Io, terminal: Terminal, input: TurnInput
           action: data.action,
           title: data.title,
           resources: data.resources,
+          ...(data.save ? { save: data.save } : {}),
           ...(data.metadata ? { metadata: data.metadata } : {}),
         })
         continue
@@ -551,6 +627,13 @@ const turn = async (target: Target, io: Io, terminal: Terminal, input: TurnInput
         }
       }
     }
+  } catch (cause) {
+    if (!(cause instanceof PromptInterrupted)) throw cause
+    // Ctrl-C at a prompt: the turn is stopped (its open asks are rejected with it), and run ends at once.
+    await api.session.interrupt({ sessionID }).catch(() => undefined)
+    output.note("turn interrupted")
+    output.end(performance.now() - started)
+    return EXIT_INTERRUPTED
   } finally {
     process.off("SIGINT", onInterrupt)
     controller.abort()
@@ -611,7 +694,8 @@ const chooseAnswers = async (
     )
     for (;;) {
       const line = (
-        await terminal.question(
+        await readLine(
+          terminal,
           q.multiple ? "Choose (e.g. 1,2), or type an answer: " : "Choose a number, or type an answer: ",
         )
       ).trim()
@@ -651,15 +735,27 @@ const decide = async (
     return { reply: "reject" }
   }
   output.ask(ask)
+  output.note(`  [a]lways allows ${alwaysCovers(ask)} for the rest of this session`)
   for (;;) {
-    const line = (await terminal.question("Allow? [o]nce, [a]lways, [r]eject: ")).trim().toLowerCase()
-    if (line === "o" || line === "once" || line === "y" || line === "yes") return { reply: "once" }
-    if (line === "a" || line === "always") return { reply: "always" }
-    if (line === "r" || line === "reject" || line === "n" || line === "no" || line === "") {
-      const why = (await terminal.question("Tell the model why (empty ends the turn): ")).trim()
+    const key = await readKey(terminal, "Allow? [o]nce, [a]lways, [r]eject: ", ["o", "a", "r", "y", "n"])
+    if (key === "o" || key === "y") return { reply: "once" }
+    if (key === "a") return { reply: "always" }
+    if (key === "r" || key === "n") {
+      const why = (await readLine(terminal, "Tell the model why (empty ends the turn): ")).trim()
       return why ? { reply: "reject", message: why } : { reply: "reject" }
     }
   }
+}
+
+/**
+ * What an `always` answer grants, in words: what the ask's `save` names (every edit for file changes, as
+ * the host grants the whole `edit` kind then), else exactly the asked subjects.
+ */
+const alwaysCovers = (ask: Ask): string => {
+  const saved = ask.save ?? ask.resources
+  if (saved.includes("*"))
+    return ask.action === "edit" ? "every file edit (edit, write, patch)" : `every ${ask.action} request`
+  return `${ask.action} of ${saved.join(", ")} (exactly these)`
 }
 
 interface Output {
