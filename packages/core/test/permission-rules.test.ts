@@ -56,4 +56,15 @@ describe("permission rules", () => {
     expect(covered(grants, "edit", ["a.txt", "b.txt"])).toBe(false)
     expect(covered(grants, "read", ["a.txt"])).toBe(false)
   })
+
+  test('an edit grant of "*" covers every edit; a "*" of another kind is only that literal subject', () => {
+    const grants = [
+      { permission: "edit", patterns: ["*"] },
+      { permission: "bash", patterns: ["*"] },
+    ]
+    expect(covered(grants, "edit", ["src/a.ts", "b.txt"])).toBe(true)
+    expect(covered(grants, "bash", ["rm -rf build"])).toBe(false)
+    expect(covered(grants, "bash", ["*"])).toBe(true)
+    expect(covered(grants, "read", ["a.txt"])).toBe(false)
+  })
 })

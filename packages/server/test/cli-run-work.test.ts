@@ -51,7 +51,8 @@ describe("opencode2 run shows its work", () => {
     const result = await runInPty(
       cwd,
       ["run", "--db", join(cwd, "pty.db"), `/think let me edit\n${edit("a.txt", "hello", "bye")}`],
-      [["Allow?", "o\n"]],
+      // One key, no Enter.
+      [["Allow?", "o"]],
     )
     expect(result.answered, result.screen).toBe(1)
     expect(result.code, result.screen).toBe(0)
@@ -64,6 +65,38 @@ describe("opencode2 run shows its work", () => {
     expect(result.screen).toMatch(/usage: \d+ in, \d+ out tokens · \d+\.\ds/)
   })
 
+  it("on a terminal, always says what it covers and, for an edit, allows every later edit of the session", async () => {
+    const cwd = tempDir()
+    writeFileSync(join(cwd, "a.txt"), "hello\n")
+    writeFileSync(join(cwd, "b.txt"), "one\n")
+    const result = await runInPty(
+      cwd,
+      ["run", "--db", join(cwd, "pty.db"), `${edit("a.txt", "hello", "bye")}\n${edit("b.txt", "one", "two")}`],
+      [["Allow?", "a"]],
+    )
+    expect(result.code, result.screen).toBe(0)
+    expect(result.screen).toContain("[a]lways allows every file edit (edit, write, patch) for the rest of this session")
+    // One answer for both files: the second edit was not asked about.
+    expect(result.screen.split("Allow?").length - 1).toBe(1)
+    expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("bye\n")
+    expect(readFileSync(join(cwd, "b.txt"), "utf8")).toBe("two\n")
+  })
+
+  it("on a terminal, Ctrl-C at a permission prompt interrupts the turn and exits 130 at once", async () => {
+    const cwd = tempDir()
+    const db = join(cwd, "pty.db")
+    writeFileSync(join(cwd, "a.txt"), "hello\n")
+    const result = await runInPty(cwd, ["run", "--db", db, edit("a.txt", "hello", "bye")], [["Allow?", "\x03"]])
+    expect(result.code, result.screen).toBe(130)
+    expect(result.screen).toContain("turn interrupted")
+    expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("hello\n")
+    // The session is not left waiting for an answer.
+    const sessionID = SESSION.exec(result.screen.replace(/\r/g, ""))![1]!
+    const shown = await runCli(["session", "list", "--db", db], { cwd })
+    expect(shown.stdout).toContain(sessionID)
+    expect(shown.stdout).not.toMatch(/waiting|running/)
+  })
+
   it("on a terminal, reject leaves the file, shows the error and exits 1: the turn stopped", async () => {
     const cwd = tempDir()
     writeFileSync(join(cwd, "a.txt"), "hello\n")
@@ -71,7 +104,7 @@ describe("opencode2 run shows its work", () => {
       cwd,
       ["run", "--db", join(cwd, "pty.db"), edit("a.txt", "hello", "bye")],
       [
-        ["Allow?", "r\n"],
+        ["Allow?", "r"],
         ["Tell the model why", "\n"],
       ],
     )
@@ -88,6 +121,7 @@ describe("opencode2 run shows its work", () => {
       cwd,
       ["run", "--db", join(cwd, "pty.db"), edit("a.txt", "hello", "bye")],
       [
+        // A key typed with Enter: the Enter is not taken as the (empty) reason.
         ["Allow?", "r\n"],
         ["Tell the model why", "keep it\n"],
       ],

@@ -11,9 +11,19 @@
  * - an SDK and plugin consumer compiles with plain `tsc --strict --module nodenext` and runs under Node
  *   against a live server, and so does the README's SDK example, which must exit by itself.
  */
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { delimiter, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { before } from "./support/deadline.ts"
@@ -32,6 +42,10 @@ interface Manifest {
   readonly dependencies?: Record<string, string>
   readonly devDependencies?: Record<string, string>
 }
+/** The Bun version `opencode2-test` installs (read from the script: importing it would run it). */
+const PINNED_BUN = /PINNED_BUN = "([^"]+)"/.exec(
+  readFileSync(fileURLToPath(new URL("../script/opencode2-test.mjs", import.meta.url)), "utf8"),
+)![1]!
 const manifestOf = (dir: string) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Manifest
 
 const work = mkdtempSync(join(tmpdir(), "opencode2-plugin-project-"))
@@ -45,8 +59,17 @@ const childEnv = () => ({
   FORCE_COLOR: "0",
 })
 
-const run = async (command: ReadonlyArray<string>, cwd: string) => {
-  const child = Bun.spawn([...command], { cwd, stdout: "pipe", stderr: "pipe", env: childEnv() })
+const run = (command: ReadonlyArray<string>, cwd: string) => runWith(command, cwd, {})
+
+/** PATH without the directories that hold a `bun`: a machine with only Node.js and npm. */
+const withoutBun = (path: string) =>
+  path
+    .split(delimiter)
+    .filter((dir) => !existsSync(join(dir, "bun")))
+    .join(delimiter)
+
+const runWith = async (command: ReadonlyArray<string>, cwd: string, env: Record<string, string>) => {
+  const child = Bun.spawn([...command], { cwd, stdout: "pipe", stderr: "pipe", env: { ...childEnv(), ...env } })
   const [code, stdout, stderr] = await Promise.all([
     child.exited,
     new Response(child.stdout).text(),
@@ -146,7 +169,9 @@ describe("the packed packages in a project outside the workspace", () => {
       for (const [dep, range] of Object.entries(manifest.dependencies ?? {})) {
         expect(range, `${name} -> ${dep}`).not.toMatch(/^workspace:/)
       }
-      for (const bin of Object.values(manifest.bin ?? {})) expect(bin).toMatch(/^\.\/dist\/.*\.js$/)
+      // Built code, or the kit's Node launcher (a plain .mjs script, shipped as written).
+      for (const bin of Object.values(manifest.bin ?? {}))
+        expect(bin).toMatch(/^\.\/dist\/.*\.js$|^\.\/script\/opencode2-test\.mjs$/)
     }
 
     const bunTest = await run([process.execPath, "test"], project)
@@ -156,6 +181,24 @@ describe("the packed packages in a project outside the workspace", () => {
     const vitestOnBun = await run([process.execPath, "--bun", "vitest", "run"], project)
     expect(vitestOnBun.code, vitestOnBun.output).toBe(0)
     expect(vitestOnBun.output).toMatch(/Tests\s+2 passed/)
+
+    // `npm test` with only Node and npm on PATH: the kit's `opencode2-test` fetches its pinned Bun into the
+    // user's cache (from npm, once, saying so) and runs vitest on it.
+    const manifest = manifestOf(project)
+    writeFileSync(
+      join(project, "package.json"),
+      JSON.stringify({ ...manifest, scripts: { test: "opencode2-test" } }, null, 2),
+    )
+    const nodeOnly = await runWith(["npm", "test"], project, {
+      PATH: withoutBun(NODE_PATH),
+      XDG_CACHE_HOME: join(work, "cache"),
+    })
+    expect(nodeOnly.code, nodeOnly.output).toBe(0)
+    expect(nodeOnly.output).toContain(
+      `the test kit runs on Bun; installing bun@${PINNED_BUN} into ${join(work, "cache", "opencode2", `bun-${PINNED_BUN}`)}`,
+    )
+    expect(nodeOnly.output).toMatch(/Tests\s+2 passed/)
+    expect(PINNED_BUN).toBe(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).packageManager.split("@")[1])
 
     // Under Node.js the kit cannot run (its host is built on Bun): both ways in say so, and what to run.
     const vitestOnNode = await run([NODE, "node_modules/vitest/vitest.mjs", "run"], project)

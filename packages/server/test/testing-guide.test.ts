@@ -2,6 +2,7 @@
  * The worked examples of docs/testing-plugins.md, as they appear there (plugin and test side by side), so
  * the guide cannot drift from what the kit does.
  */
+import { writeFileSync } from "node:fs"
 import type { Message, PromisePlugin, PromisePluginContext } from "@opencode-ai/plugin"
 import { createTestHost, type TestHost } from "@opencode-ai/server/testing"
 import { afterEach, describe, expect, it } from "vitest"
@@ -122,7 +123,7 @@ describe("docs/testing-plugins.md worked examples", () => {
 
   it("3. old tool output is pruned from the request, never from storage", async () => {
     host = await createTestHost({ plugins: [pruner] })
-    await Bun.write(`${host.directory}/notes.txt`, "the secret ingredient is cardamom\n")
+    writeFileSync(`${host.directory}/notes.txt`, "the secret ingredient is cardamom\n")
     const { id: sessionID } = await host.session()
     host.model.reply({ tools: [{ name: "read", input: { path: "notes.txt" } }] }, "It is cardamom.", "Sure.")
     await host.client.session.prompt({ sessionID, prompt: { text: "what is in notes.txt?" } })

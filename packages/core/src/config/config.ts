@@ -1,11 +1,13 @@
 import { Context, Effect, Layer, Schema } from "effect"
-import { parse, printParseErrorCode, type ParseError } from "jsonc-parser"
+import { parse, type ParseError } from "jsonc-parser"
 import { existsSync, readFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { unsetEnvReferences, type UnsetEnv } from "./env.ts"
 import { referencedVariables } from "./child-env.ts"
 import { parseDuration } from "./duration.ts"
-import { unknownConfigKeys } from "./schema.ts"
+import { unknownConfigKeysWithSiblings } from "./schema.ts"
+import { nearestKey } from "./nearest-key.ts"
+import { describeParseError, lineColumn } from "./parse-error.ts"
 import { configHome } from "./home.ts"
 import { decodeMcpConfig } from "./mcp.ts"
 import { ConfigSchema, type ConfigData } from "./shape.ts"
@@ -70,17 +72,18 @@ export const findConfig = (cwd: string, env: Record<string, string | undefined>)
   return undefined
 }
 
-/** 1-based line and column of a character offset. */
-export const lineColumn = (text: string, offset: number) => {
-  const before = text.slice(0, offset)
-  const line = before.split("\n").length
-  return { line, column: offset - before.lastIndexOf("\n") }
-}
+export { lineColumn }
 
-/** `unknown key "…"` for every key of the file the config schema does not declare. */
+/**
+ * `unknown key "…"` for every key of the file the config schema does not declare, with the nearest declared
+ * key at that place when one is a likely typo (`did you mean "model"?`).
+ */
 export const configWarnings = (text: string) => {
   const raw = parse(text, [], { allowTrailingComma: true }) as unknown
-  return unknownConfigKeys(raw ?? {}).map((key) => `unknown key "${key}" (ignored)`)
+  return unknownConfigKeysWithSiblings(raw ?? {}).map(({ path, key, declared }) => {
+    const near = nearestKey(key, declared)
+    return `unknown key "${path}" (ignored)${near !== undefined ? `; did you mean "${near}"?` : ""}`
+  })
 }
 
 /** A retention duration that does not parse, named by its key; retention deletes data, so it never guesses. */
@@ -103,15 +106,11 @@ export const mcpWarnings = (text: string, env: Record<string, string | undefined
 }
 
 export const parseConfig = (text: string, path: string, env: Record<string, string | undefined> = process.env) => {
+  // Syntax is checked on the file as written, so the line and column point into it (substitution shifts offsets).
   const errors: Array<ParseError> = []
-  const raw = parse(substitute(text, env), errors, { allowTrailingComma: true })
-  if (errors.length > 0) {
-    const first = errors[0]!
-    const { line, column } = lineColumn(text, first.offset)
-    return Effect.fail(
-      new ConfigError({ path, message: `${printParseErrorCode(first.error)} at line ${line}, column ${column}` }),
-    )
-  }
+  parse(text, errors, { allowTrailingComma: true })
+  if (errors.length > 0) return Effect.fail(new ConfigError({ path, message: describeParseError(text, errors[0]!) }))
+  const raw = parse(substitute(text, env), [], { allowTrailingComma: true })
   // A malformed MCP server is reported (`mcpWarnings`) and left out; it never stops the host from starting.
   const value =
     typeof raw === "object" && raw !== null && "mcp" in raw

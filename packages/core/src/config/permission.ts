@@ -121,7 +121,8 @@ export const evaluate = (
 
 /**
  * Whether session-scoped `always` answers cover every subject of a new call of the same kind. Subjects are
- * compared exactly: a granted `ls *.txt` is that command, not a wildcard over other commands.
+ * compared exactly: a granted `ls *.txt` is that command, not a wildcard over other commands. The one
+ * exception is an `edit` grant of `*` (what `always` on a file change saves): every edit of the session.
  */
 export const covered = (
   granted: ReadonlyArray<{ readonly permission: string; readonly patterns: ReadonlyArray<string> }>,
@@ -129,4 +130,10 @@ export const covered = (
   patterns: ReadonlyArray<string>,
 ): boolean =>
   patterns.length > 0 &&
-  patterns.every((subject) => granted.some((grant) => grant.permission === key && grant.patterns.includes(subject)))
+  patterns.every((subject) =>
+    granted.some(
+      (grant) =>
+        grant.permission === key &&
+        ((key === "edit" && grant.patterns.includes("*")) || grant.patterns.includes(subject)),
+    ),
+  )

@@ -62,8 +62,22 @@ const resolveRef = (schema: JsonObject, root: JsonObject): JsonObject => {
  * The dotted paths of keys no part of the schema declares (`agent.build.sytem`), in document order. A
  * typo'd key is otherwise silently ignored; the host warns with these paths and starts anyway.
  */
-export const unknownConfigKeys = (value: unknown, root: JsonObject = configJsonSchema()): Array<string> => {
-  const found: Array<string> = []
+export const unknownConfigKeys = (value: unknown, root: JsonObject = configJsonSchema()): Array<string> =>
+  unknownConfigKeysWithSiblings(value, root).map((found) => found.path)
+
+/** An undeclared key: its dotted path, and the keys the schema declares at that place (for "did you mean"). */
+export interface UnknownKey {
+  readonly path: string
+  readonly key: string
+  readonly declared: ReadonlyArray<string>
+}
+
+/** Like `unknownConfigKeys`, with the keys declared beside each unknown one. */
+export const unknownConfigKeysWithSiblings = (
+  value: unknown,
+  root: JsonObject = configJsonSchema(),
+): Array<UnknownKey> => {
+  const found: Array<UnknownKey> = []
   const walk = (node: unknown, schema: JsonObject, path: string) => {
     schema = resolveRef(schema, root)
     if (Array.isArray(schema.anyOf)) {
@@ -100,7 +114,7 @@ export const unknownConfigKeys = (value: unknown, root: JsonObject = configJsonS
       const at = path ? `${path}.${key}` : key
       if (isObject(properties[key])) walk(child, properties[key], at)
       else if (isObject(schema.additionalProperties)) walk(child, schema.additionalProperties, at)
-      else if (schema.additionalProperties === false) found.push(at)
+      else if (schema.additionalProperties === false) found.push({ path: at, key, declared: Object.keys(properties) })
     }
   }
   walk(value, root, "")

@@ -220,7 +220,9 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
                   id: permissionID,
                   action: input.plan.permission,
                   resources: [...input.plan.patterns],
-                  save: [...input.plan.patterns],
+                  // `always` on a file change grants every edit of the session (edit, write and patch share
+                  // the kind), as upstream's does; other kinds grant exactly the asked subjects.
+                  save: input.plan.permission === "edit" ? ["*"] : [...input.plan.patterns],
                   metadata: { ...input.plan.metadata },
                   source: { type: "tool", messageID: input.messageID, callID: input.callID },
                   itemID: input.itemID,

@@ -62,11 +62,45 @@ export interface Io {
 }
 
 const pending = new Set<Promise<void>>()
+
+const isBrokenPipe = (cause: unknown) => (cause as NodeJS.ErrnoException | undefined)?.code === "EPIPE"
+
+/**
+ * The reader of stdout went away (`opencode2 run ... | head`): nothing more can be delivered, so the
+ * process ends at once and quietly (status 0, as the reader took what it wanted) instead of printing a
+ * stack trace for every later write.
+ */
+const readerGone = () => process.exit(0)
+
+let guarded = false
+/** Broken-pipe errors reported later, as events of the stream, end the process the same way. */
+const guard = (stream: NodeJS.WriteStream) => {
+  if (guarded) return
+  guarded = true
+  stream.on("error", (cause) => {
+    if (isBrokenPipe(cause)) readerGone()
+    else throw cause
+  })
+}
+
 /** Writes and remembers the write until the stream has taken it (see `flushed`). */
 const send = (stream: NodeJS.WriteStream, text: string) => {
-  const written = new Promise<void>((resolve) => stream.write(text, () => resolve()))
+  if (stream === process.stdout) guard(stream)
+  const written = new Promise<void>((resolve, reject) => {
+    try {
+      stream.write(text, () => resolve())
+    } catch (cause) {
+      reject(cause)
+    }
+  }).catch((cause: unknown) => {
+    if (isBrokenPipe(cause) && stream === process.stdout) readerGone()
+    throw cause
+  })
   pending.add(written)
-  void written.then(() => pending.delete(written))
+  void written.then(
+    () => pending.delete(written),
+    () => pending.delete(written),
+  )
 }
 
 /**

@@ -30,6 +30,7 @@ import { serve } from "./serve.ts"
 import { tui } from "./tui.ts"
 import { sessionList, sessionPrune, sessionShow } from "./session.ts"
 import { sessionDelete, sessionExport, sessionFork, sessionImport, sessionRename } from "./session-manage.ts"
+import { sessionInterrupt } from "./session-interrupt.ts"
 import { sessionRevert } from "./session-revert.ts"
 
 /** Top-level commands, and the groups (`session`, `db`) with their subcommands. */
@@ -46,6 +47,7 @@ const commands: ReadonlyArray<AnyCommand> = [
   sessionImport,
   sessionFork,
   sessionRevert,
+  sessionInterrupt,
   dbStats,
   dbErase,
   dbRetention,

@@ -5,6 +5,7 @@
  * its admission rules apply and its live subscribers hear every event at once. A registration left by a
  * killed server is recognised (the pid is gone, or the URL does not answer) and ignored.
  */
+import { createHash } from "node:crypto"
 import { existsSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs"
 
 export interface Registration {
@@ -12,6 +13,26 @@ export interface Registration {
   readonly pid: number
   /** The database file's real path, as the server resolved it. */
   readonly database: string
+  /** The directory the server was started in (older registrations lack it). */
+  readonly directory?: string
+  /** The config file the server loaded, and a digest of its text then; absent when it loaded none. */
+  readonly config?: ConfigIdentity
+}
+
+/** Which config file, with what content: two processes with equal identities run with the same config. */
+export interface ConfigIdentity {
+  readonly path: string
+  readonly sha256: string
+}
+
+/** The identity of the config file at `path` as it is now (nothing without a file, or when it is unreadable). */
+export const configIdentity = (path: string | undefined): ConfigIdentity | undefined => {
+  if (path === undefined) return undefined
+  try {
+    return { path: realpathSync(path), sha256: createHash("sha256").update(readFileSync(path)).digest("hex") }
+  } catch {
+    return undefined
+  }
 }
 
 /** The registration file of a database file, or nothing for `:memory:` and files that do not exist. */
@@ -21,10 +42,20 @@ export const registrationPath = (database: string): string | undefined => {
 }
 
 /** Announces a server for `database`; the returned function withdraws it (only if it is still ours). */
-export const register = (database: string, url: string): (() => void) => {
+export const register = (
+  database: string,
+  url: string,
+  started: { readonly directory: string; readonly config?: ConfigIdentity } = { directory: process.cwd() },
+): (() => void) => {
   const path = registrationPath(database)
   if (!path) return () => {}
-  const registration: Registration = { url, pid: process.pid, database: realpathSync(database) }
+  const registration: Registration = {
+    url,
+    pid: process.pid,
+    database: realpathSync(database),
+    directory: started.directory,
+    ...(started.config ? { config: started.config } : {}),
+  }
   // Written whole and renamed into place, so a reader never sees half a file.
   const temporary = `${path}.${process.pid}.tmp`
   writeFileSync(temporary, JSON.stringify(registration))

@@ -235,6 +235,8 @@ export interface Ask {
   readonly title: string
   /** What the rules match: paths relative to the session directory, or the command. */
   readonly resources: ReadonlyArray<string>
+  /** What an `always` answer grants (`*`: the whole kind); the resources when absent. */
+  readonly save?: ReadonlyArray<string>
   readonly metadata?: { readonly [key: string]: unknown }
 }
 

@@ -10,6 +10,7 @@ import {
   type V2Event,
 } from "@opencode-ai/sdk/v2"
 import { realpathSync } from "node:fs"
+import { dirname } from "node:path"
 import { createInterface } from "node:readline"
 import { startServer } from "../server.ts"
 import { databasePath, loadConfig, sdkCaller, unreachable } from "./backend.ts"
@@ -23,7 +24,7 @@ import {
   UsageError,
   urlFlag,
 } from "./command.ts"
-import { findRunning } from "./registration.ts"
+import { configIdentity, findRunning, type Registration } from "./registration.ts"
 import {
   type Ask,
   askLines,
@@ -66,11 +67,18 @@ export interface Terminal {
   readonly tty: boolean
   /** Colours (a terminal, and NO_COLOR unset). */
   readonly styled: boolean
-  /** Asks one question on the terminal and resolves with the typed line. */
-  question(prompt: string): Promise<string>
+  /** Asks one question on the terminal and resolves with the typed line; `undefined` after Ctrl-C. */
+  question(prompt: string): Promise<string | undefined>
+  /**
+   * Asks for one of `keys` (lower case) and resolves with it as soon as it is pressed, without Enter (raw
+   * mode on a terminal); `undefined` after Ctrl-C. Without it, `question` is asked and its first letter taken.
+   */
+  key?(prompt: string, keys: ReadonlyArray<string>): Promise<string | undefined>
   /** All of stdin as text (the prompt when no TEXT is given). */
   readAll(): Promise<string>
 }
+
+const CTRL_C = "\x03"
 
 const processTerminal = (io: Io): Terminal => ({
   interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
@@ -85,12 +93,55 @@ const processTerminal = (io: Io): Terminal => ({
       })
       rl.once("SIGINT", () => {
         rl.close()
-        process.emit("SIGINT")
-        resolve("")
+        process.stderr.write("\n")
+        resolve(undefined)
       })
+    }),
+  key: (prompt, keys) =>
+    new Promise((resolve) => {
+      const stdin = process.stdin
+      process.stderr.write(prompt)
+      // Raw mode: each key arrives as typed, and Ctrl-C is a byte here rather than a signal.
+      stdin.setRawMode(true)
+      stdin.resume()
+      const done = (key: string | undefined) => {
+        stdin.off("data", onData)
+        stdin.setRawMode(false)
+        stdin.pause()
+        process.stderr.write(`${key ?? "^C"}\n`)
+        resolve(key)
+      }
+      const onData = (chunk: Buffer) => {
+        // Only the first meaningful key counts; the rest of the chunk (an Enter typed after it) is dropped.
+        for (const char of chunk.toString("utf8")) {
+          if (char === CTRL_C) return done(undefined)
+          const key = char.toLowerCase()
+          if (keys.includes(key)) return done(key)
+        }
+      }
+      stdin.on("data", onData)
     }),
   readAll: () => new Response(Bun.stdin.stream()).text(),
 })
+
+/** Ctrl-C at a prompt of `run`: the turn is interrupted and `run` exits 130. */
+class PromptInterrupted extends Error {}
+
+/** One key of `keys`, or the first letter of a typed line where single keys are not available. */
+const readKey = async (terminal: Terminal, prompt: string, keys: ReadonlyArray<string>) => {
+  const key = terminal.key
+    ? await terminal.key(prompt, keys)
+    : (await terminal.question(prompt))?.trim().toLowerCase().slice(0, 1)
+  if (key === undefined) throw new PromptInterrupted()
+  return key
+}
+
+/** A typed line; Ctrl-C interrupts. */
+const readLine = async (terminal: Terminal, prompt: string) => {
+  const line = await terminal.question(prompt)
+  if (line === undefined) throw new PromptInterrupted()
+  return line
+}
 
 /**
  * `opencode2 run TEXT`: prompts a session and streams the answer's text to stdout as it arrives, shows
@@ -107,10 +158,16 @@ export const run = defineCommand({
     "Without TEXT the prompt is read from stdin (echo 'fix the test' | opencode2 run).",
     "Without --attach, a server is started in this process on 127.0.0.1 (a free port) over the local",
     "database (--db, OPENCODE_DB, else $XDG_DATA_HOME/opencode2/opencode.db) and stopped at the end.",
-    "With --attach, the prompt goes to that server (password from OPENCODE_SERVER_PASSWORD).",
+    "When an `opencode2 serve` is already running on that database, run attaches to it (and says so on",
+    "stderr), but only if the config file that applies here (opencode.json, found as serve finds it) is the",
+    "one that server loaded, unchanged: otherwise it refuses and lists the ways on (restart the server with",
+    "this config, --db for a separate database, or --attach to accept the server's config).",
+    "With --attach, the prompt goes to that server (password from OPENCODE_SERVER_PASSWORD); its config",
+    "applies.",
     "A new session in the current directory is created unless --session or --continue is given; its id is",
     "printed to stderr.",
-    "Permissions: on a terminal, each ask is answered interactively (once / always / reject). Without one,",
+    "Permissions: on a terminal, each ask is answered with one key, no Enter: o once, a always (the prompt",
+    "says what it covers: for a file change, every edit of the session), r reject. Without one,",
     "an ask is rejected with a message unless --allow names its tool (or its kind: read, edit, bash) or",
     "--yes allows everything asked.",
     "Questions (the question tool): on a terminal, chosen by number or typed; without one they are refused",
@@ -118,7 +175,8 @@ export const run = defineCommand({
     "--format json prints every event of the session as one JSON object per line (NDJSON) on stdout.",
     "Exit status: 0 when the turn completed, 1 when it failed, a rejected permission ended it (a reject",
     "without a message) or a request was refused (an unknown --model or --agent creates no session),",
-    "130 on Ctrl-C (which interrupts the turn). A failed tool call is the model's to handle: not a failure.",
+    "130 on Ctrl-C (which interrupts the turn), at a prompt too. A failed tool call is the model's to handle:",
+    "not a failure. `opencode2 session interrupt ID` stops a turn a killed run left waiting.",
   ],
   flags: {
     session: { type: "string", short: "s", value: "ID", description: "Continue this session instead of creating one" },
@@ -179,7 +237,7 @@ export const runWith = async (
   if (!text.trim() && args.length === 0 && !process.stdin.isTTY) text = await terminal.readAll()
   if (!text.trim()) throw new UsageError("TEXT is empty (give it as arguments or on stdin)", run)
   const attach = urlFlag(run, "attach", flags.attach)
-  const target = attach !== undefined ? remote(attach, io) : await inProcess(flags.db, io)
+  const target = attach !== undefined ? await attached(attach, io) : await inProcess(flags.db, io)
   try {
     return await turn(target, io, terminal, {
       text,
@@ -205,14 +263,34 @@ const remote = (url: string, io: Io): Target => {
   }
 }
 
+/** `--attach URL`: that server, said on stderr, with a note when a config file here is not in play. */
+const attached = async (url: string, io: Io): Promise<Target> => {
+  const config = await loadConfig(io)
+  io.err(`attached to the server at ${url}; session directory ${realCwd(io)}`)
+  if (config.path !== undefined)
+    io.err(`note: the server's own config applies; ${config.path} is used only if the server loaded it too`)
+  return remote(url, io)
+}
+
 /**
  * The server already running on the database (see registration.ts), else a server in this process, on
  * loopback and a free port, that resumes nothing on its own.
+ *
+ * A running server is used only when the config that applies here is the one it loaded (same file, same
+ * content): otherwise this directory's plugins, MCP servers and rules would be silently ignored. A second
+ * host on the same database is not an option (both would resume the same sessions), so `run` refuses and
+ * says how to proceed.
  */
 const inProcess = async (db: string | undefined, io: Io): Promise<Target> => {
   const running = await findRunning(databasePath(db, io))
-  if (running) return remote(running.url, io)
   const config = await loadConfig(io)
+  if (running) {
+    refuseOtherConfig(running, config.path, io)
+    io.err(
+      `attached to the server at ${running.url} (pid ${running.pid}${running.directory ? `, started in ${running.directory}` : ""}); session directory ${realCwd(io)}`,
+    )
+    return remote(running.url, io)
+  }
   const server = await startServer({
     hostname: "127.0.0.1",
     port: 0,
@@ -223,6 +301,28 @@ const inProcess = async (db: string | undefined, io: Io): Promise<Target> => {
     ...(io.logLevel ? { logLevel: io.logLevel } : {}),
   })
   return { client: createOpencodeClient({ baseUrl: server.url }), url: server.url, stop: () => server.stop() }
+}
+
+/** Fails when a config file applies here and the running server did not load it (or loaded other content). */
+const refuseOtherConfig = (running: Registration, localPath: string | undefined, io: Io) => {
+  const local = configIdentity(localPath)
+  if (local === undefined) return
+  if (running.config?.path === local.path && running.config.sha256 === local.sha256) return
+  const theirs = running.config
+    ? running.config.path === local.path
+      ? `${running.config.path} as it was when the server started (it has changed since)`
+      : running.config.path
+    : "no config file"
+  throw new CommandError(
+    [
+      `a server is running on this database (pid ${running.pid}, ${running.url}${running.directory ? `, started in ${running.directory}` : ""}) with ${theirs},`,
+      `but ${local.path} applies in ${realCwd(io)}: its plugins, MCP servers and rules would be ignored. Either`,
+      `  - restart that server so it loads this config (e.g. start \`opencode2 serve\` in ${dirname(local.path)}), or`,
+      "  - run against a separate database: opencode2 run --db PATH ..., or",
+      `  - use that server with its own config anyway: opencode2 run --attach ${running.url} ...`,
+    ].join("\n"),
+    "ConfigMismatchError",
+  )
 }
 
 interface TurnInput {
@@ -242,6 +342,29 @@ const realCwd = (io: Io) => {
   } catch {
     return io.cwd
   }
+}
+
+/**
+ * The config's `model`, when it sets one, must be a model the server can use: checked before a session is
+ * created, so a misspelt model fails with nothing stored (the server would otherwise fall back to another
+ * model with only a warning in its log).
+ */
+const checkConfigModel = async (api: Api, call: ReturnType<typeof sdkCaller>) => {
+  const config = await call(api.config.get())
+  const model = config.data["model"]
+  if (typeof model !== "string" || !MODEL.test(model)) return
+  const { providerID, id } = modelRef(model)
+  const models = (await call(api.model.list())).data
+  if (models.some((m) => m.providerID === providerID && m.id === id)) return
+  const sameProvider = models.filter((m) => m.providerID === providerID).map((m) => `${m.providerID}/${m.id}`)
+  throw new CommandError(
+    `the config's model "${model}" is not available: ${
+      sameProvider.length > 0
+        ? `provider "${providerID}" has ${sameProvider.slice(0, 8).join(", ")}`
+        : `no usable provider "${providerID}" (unknown, or its API key is not set)`
+    }. Fix "model" in opencode.json, or pass --model PROVIDER/MODEL.`,
+    "ModelNotFoundError",
+  )
 }
 
 /** The newest session whose directory is the current one (sessions store their directory resolved). */
@@ -265,6 +388,7 @@ const listedAsk = (request: PermissionV2Request): Ask => ({
   action: request.action,
   title: request.title ?? `${request.action} ${request.resources.join(", ")}`,
   resources: request.resources,
+  ...(request.save ? { save: request.save } : {}),
   ...(request.metadata ? { metadata: request.metadata } : {}),
 })
 
@@ -294,6 +418,7 @@ const turn = async (target: Target, io: Io, terminal: Terminal, input: TurnInput
   const model = input.model !== undefined ? { model: modelRef(input.model) } : {}
   const agent = input.agent !== undefined ? { agent: input.agent } : {}
 
+  if (input.model === undefined && input.sessionID === undefined && !input.continue) await checkConfigModel(api, call)
   const session: SessionV2Info =
     input.sessionID !== undefined
       ? (await call(api.session.get({ sessionID: input.sessionID }))).data
@@ -431,6 +556,7 @@ const turn = async (target: Target, io: Io, terminal: Terminal, input: TurnInput
           action: data.action,
           title: data.title,
           resources: data.resources,
+          ...(data.save ? { save: data.save } : {}),
           ...(data.metadata ? { metadata: data.metadata } : {}),
         })
         continue
@@ -503,6 +629,13 @@ const turn = async (target: Target, io: Io, terminal: Terminal, input: TurnInput
         }
       }
     }
+  } catch (cause) {
+    if (!(cause instanceof PromptInterrupted)) throw cause
+    // Ctrl-C at a prompt: the turn is stopped (its open asks are rejected with it), and run ends at once.
+    await api.session.interrupt({ sessionID }).catch(() => undefined)
+    output.note("turn interrupted")
+    output.end(performance.now() - started)
+    return EXIT_INTERRUPTED
   } finally {
     process.off("SIGINT", onInterrupt)
     controller.abort()
@@ -563,7 +696,8 @@ const chooseAnswers = async (
     )
     for (;;) {
       const line = (
-        await terminal.question(
+        await readLine(
+          terminal,
           q.multiple ? "Choose (e.g. 1,2), or type an answer: " : "Choose a number, or type an answer: ",
         )
       ).trim()
@@ -603,15 +737,27 @@ const decide = async (
     return { reply: "reject" }
   }
   output.ask(ask)
+  output.note(`  [a]lways allows ${alwaysCovers(ask)} for the rest of this session`)
   for (;;) {
-    const line = (await terminal.question("Allow? [o]nce, [a]lways, [r]eject: ")).trim().toLowerCase()
-    if (line === "o" || line === "once" || line === "y" || line === "yes") return { reply: "once" }
-    if (line === "a" || line === "always") return { reply: "always" }
-    if (line === "r" || line === "reject" || line === "n" || line === "no" || line === "") {
-      const why = (await terminal.question("Tell the model why (empty ends the turn): ")).trim()
+    const key = await readKey(terminal, "Allow? [o]nce, [a]lways, [r]eject: ", ["o", "a", "r", "y", "n"])
+    if (key === "o" || key === "y") return { reply: "once" }
+    if (key === "a") return { reply: "always" }
+    if (key === "r" || key === "n") {
+      const why = (await readLine(terminal, "Tell the model why (empty ends the turn): ")).trim()
       return why ? { reply: "reject", message: why } : { reply: "reject" }
     }
   }
+}
+
+/**
+ * What an `always` answer grants, in words: what the ask's `save` names (every edit for file changes, as
+ * the host grants the whole `edit` kind then), else exactly the asked subjects.
+ */
+const alwaysCovers = (ask: Ask): string => {
+  const saved = ask.save ?? ask.resources
+  if (saved.includes("*"))
+    return ask.action === "edit" ? "every file edit (edit, write, patch)" : `every ${ask.action} request`
+  return `${ask.action} of ${saved.join(", ")} (exactly these)`
 }
 
 interface Output {

@@ -2,7 +2,8 @@ import { Context, Effect, Layer } from "effect"
 import { Listening, serverLayer } from "../server.ts"
 import { databasePath, loadConfig } from "./backend.ts"
 import { defineCommand, EXIT_OK, integerFlag } from "./command.ts"
-import { register } from "./registration.ts"
+import { CommandError } from "./command.ts"
+import { configIdentity, findRunning, register } from "./registration.ts"
 
 export const DEFAULT_PORT = 4096
 
@@ -23,7 +24,9 @@ export const serve = defineCommand({
   summary: "Start the host and serve its HTTP API until SIGINT or SIGTERM.",
   synopsis: "[--hostname HOST] [--port N] [--db PATH] [--no-resume] [--cors ORIGIN]...",
   details: [
-    "Prints `opencode2 listening on http://HOST:PORT` once it accepts requests.",
+    "Prints `opencode2 listening on http://HOST:PORT` on stdout once it accepts requests, then the database",
+    "file and the web client's address on stderr. One server per database: a second `serve` on a database",
+    "a running server uses is refused, naming that server (stop it, or pass another --db).",
     "OPENCODE_SERVER_PASSWORD turns on HTTP Basic auth (user `opencode`); binding a non-loopback",
     "address without it is refused. OPENCODE_CONFIG names the config file; OPENCODE_DB the database.",
   ],
@@ -48,6 +51,16 @@ export const serve = defineCommand({
     const password = io.env.OPENCODE_SERVER_PASSWORD || undefined
     const stopped = termination()
     const database = databasePath(flags.db, io)
+    // Two hosts on one database would both resume the same sessions and race on their turns.
+    const running = await findRunning(database)
+    if (running) {
+      throw new CommandError(
+        `another server is already using ${running.database}: pid ${running.pid}, ${running.url}` +
+          `${running.directory ? ` (started in ${running.directory})` : ""}. Stop it first, use it ` +
+          "(`opencode2 run --attach URL`, or open its URL in a browser), or pass --db PATH for another database.",
+        "ServerAlreadyRunningError",
+      )
+    }
     const layer = serverLayer({
       port,
       ...(flags.hostname ? { hostname: flags.hostname } : {}),
@@ -65,10 +78,12 @@ export const serve = defineCommand({
           const { url } = Context.get(yield* Layer.build(layer), Listening)
           // Other CLI processes on this database go through this server while it runs (see registration.ts).
           yield* Effect.acquireRelease(
-            Effect.sync(() => register(database, url)),
+            Effect.sync(() => register(database, url, { directory: io.cwd, config: configIdentity(config.path) })),
             (unregister) => Effect.sync(unregister),
           )
           io.out(`opencode2 listening on ${url}`)
+          io.err(`database ${database}`)
+          io.err(`open ${url} in a browser for the web client`)
           yield* Effect.promise(() => stopped)
         }),
       ),
