@@ -19,6 +19,7 @@ const suites = [
   "./grep-health.ts",
   "./startup.ts",
   "./mcp.ts",
+  "./lsp.ts",
   "./testkit.ts",
   "./web-client.ts",
   "./tui.ts",

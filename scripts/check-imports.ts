@@ -26,6 +26,7 @@ export const CORE_FLOORS: ReadonlyArray<ReadonlyArray<string>> = [
   ["bus"],
   ["session"],
   ["hooks", "provider", "question", "todo", "command"],
+  ["lsp", "format"],
   ["tool"],
   ["permission", "mcp", "location"],
   ["turn"],

@@ -93,6 +93,34 @@ const toolDiff = (item: ToolItem): string | undefined => {
   return typeof diff === "string" ? diff : undefined
 }
 
+interface ShownDiagnostics {
+  readonly path: string
+  readonly server?: string
+  readonly note?: string
+  readonly diagnostics: ReadonlyArray<{ line: number; column: number; severity: string; message: string }>
+}
+
+/** What the language servers reported after an edit (`metadata.diagnostics`, docs/lsp.md). */
+const toolDiagnostics = (item: ToolItem): ReadonlyArray<ShownDiagnostics> => {
+  if (item.state.status === "pending") return []
+  const found = item.state.structured.diagnostics
+  return Array.isArray(found) ? (found as ReadonlyArray<ShownDiagnostics>) : []
+}
+
+const Diagnostics = ({ files }: { files: ReadonlyArray<ShownDiagnostics> }) => (
+  <div class="io diagnostics" data-testid="diagnostics">
+    <div class="io-label">Diagnostics</div>
+    <pre>
+      {files
+        .flatMap((file) => [
+          ...file.diagnostics.map((d) => `${file.path}:${d.line}:${d.column} ${d.severity}: ${d.message}`),
+          ...(file.note ? [`${file.path}: ${file.note}`] : []),
+        ])
+        .join("\n")}
+    </pre>
+  </div>
+)
+
 /** The child session a `task` call started (named on the call as soon as it exists). */
 const childSession = (item: ToolItem): string | undefined => {
   if (item.name !== "task" || item.state.status === "pending") return undefined
@@ -143,6 +171,7 @@ const ToolView = ({ item, removable, onRemove }: { item: ToolItem; removable: bo
   const question = item.name === "question"
   const asked = question ? questionsOf(input) : []
   const took = duration(item)
+  const diagnostics = toolDiagnostics(item).filter((f) => f.diagnostics.length > 0 || f.note)
   return (
     <details class={`part tool state-${status}`} data-item-id={item.id} data-item-type="tool" data-tool={item.name}>
       <summary>
@@ -177,6 +206,7 @@ const ToolView = ({ item, removable, onRemove }: { item: ToolItem; removable: bo
         </div>
       )}
       {diff !== undefined && <Diff diff={diff} />}
+      {diagnostics.length > 0 && <Diagnostics files={diagnostics} />}
       {child !== undefined && (
         // A `task` call runs a subagent in a child session: it is reachable from the call that started it.
         <div class="io subagent" data-testid="subagent-session">

@@ -4,6 +4,8 @@ import { Commands } from "./command/commands.ts"
 import { Skills } from "./command/skills.ts"
 import { Config, type ConfigShape } from "./config/config.ts"
 import { Mcp } from "./mcp/mcp.ts"
+import { Lsp } from "./lsp/lsp.ts"
+import { Formatters } from "./format/format.ts"
 import { Permissions } from "./permission/permission.ts"
 import { Questions } from "./question/question.ts"
 import { Todos } from "./todo/todo.ts"
@@ -77,7 +79,9 @@ export const HostLayer = (options: HostOptions) => {
   const store = StoreLayer({ path: options.database, persist: options.config.data.events?.persist !== false })
   // Commands and skills: the definition files of a session directory and the global config directory.
   const definitions = Layer.mergeAll(Commands.layer, Skills.layer)
-  const base = Layer.mergeAll(Hooks.layer, PluginTools.layer, Providers.layer, definitions, Mcp.layer).pipe(
+  // Language servers and formatters: nothing starts until an edit or the `lsp` tool needs it.
+  const code = Layer.mergeAll(Lsp.layer, Formatters.layer)
+  const base = Layer.mergeAll(Hooks.layer, PluginTools.layer, Providers.layer, definitions, Mcp.layer, code).pipe(
     Layer.provideMerge(config),
   )
   const runner = Runner.layer.pipe(

@@ -14,6 +14,7 @@ import { EventGroup } from "./event.ts"
 import { FsGroup } from "./fs.ts"
 import { ConfigGroup, PluginGroup } from "./host.ts"
 import { McpGroup } from "./mcp.ts"
+import { LspGroup } from "./lsp.ts"
 import { Authorization, RequestErrors } from "./middleware.ts"
 import { SessionPermissionGroup } from "./permission.ts"
 import { SessionRevertGroup } from "./revert.ts"
@@ -49,6 +50,7 @@ export class Api extends HttpApi.make("opencode2")
   .add(PluginGroup)
   .add(ConfigGroup)
   .add(McpGroup)
+  .add(LspGroup)
   .add(EventGroup)
   .middleware(RequestErrors)
   .middleware(Authorization)

@@ -2,7 +2,18 @@ import { Schema } from "effect"
 
 /** Which permission rule governs a tool call (docs/tools.md). */
 export type PermissionKey =
-  "read" | "edit" | "bash" | "skill" | "task" | "mcp" | "webfetch" | "todowrite" | "todoread" | "question" | "plugin"
+  | "read"
+  | "edit"
+  | "bash"
+  | "skill"
+  | "task"
+  | "mcp"
+  | "webfetch"
+  | "todowrite"
+  | "todoread"
+  | "question"
+  | "plugin"
+  | "lsp"
 
 /** What a rule says about a call: run it, refuse it, or ask the user. */
 export const PermissionAction = Schema.Literals(["allow", "ask", "deny"])
@@ -35,6 +46,8 @@ export const PermissionConfig = Schema.Struct({
   question: Schema.optional(PermissionRule),
   /** Tools registered by plugins (patterns: tool ids). Default allow: a plugin is code the user installed. */
   plugin: Schema.optional(PermissionRule),
+  /** The `lsp` tool (patterns: file paths). Default allow: it only reads. */
+  lsp: Schema.optional(PermissionRule),
 })
 export type PermissionConfig = typeof PermissionConfig.Type
 
@@ -59,6 +72,8 @@ export const DEFAULT_RULES: Readonly<Record<PermissionKey, PermissionAction>> = 
   question: "allow",
   // A plugin already runs with the host's rights; its tool asks (`ctx.ask`) before what needs the user.
   plugin: "allow",
+  // Asking a language server about a file reads it, like `read`.
+  lsp: "allow",
 }
 
 const compiled = new Map<string, RegExp>()

@@ -3,6 +3,7 @@ import { McpConfig } from "./mcp.ts"
 import { PermissionConfig } from "./permission.ts"
 import { ProvidersConfig } from "./provider.ts"
 import { WebfetchConfig } from "./webfetch.ts"
+import { DiagnosticsConfig, FormatterConfig, LspConfig } from "./lsp.ts"
 import { TelemetryConfig } from "../telemetry/telemetry.ts"
 
 export const AgentConfig = Schema.Struct({
@@ -111,7 +112,17 @@ export const ConfigSchema = Schema.Struct({
       preflightTimeout: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 3_600_000 }))),
     }),
   ),
-  tools: Schema.optional(Schema.Struct({ bash: Schema.optional(Schema.Boolean) })),
+  tools: Schema.optional(
+    Schema.Struct({
+      bash: Schema.optional(Schema.Boolean),
+      /** Diagnostics appended to edits (docs/lsp.md). */
+      diagnostics: Schema.optional(DiagnosticsConfig),
+    }),
+  ),
+  /** Language servers (docs/lsp.md): built-ins used when their binary is found; `false` turns all off. */
+  lsp: Schema.optional(LspConfig),
+  /** Formatters run after edits (docs/lsp.md), used when the project configures them; `false` turns all off. */
+  formatter: Schema.optional(FormatterConfig),
   /** The `webfetch` tool's network boundary (docs/tools.md). */
   webfetch: Schema.optional(WebfetchConfig),
   /** Tool permission rules (docs/tools.md); defaults: read allow, edit ask, bash ask. */

@@ -13,6 +13,8 @@ import { webfetch } from "./webfetch.ts"
 import type { WebfetchConfig } from "../config/webfetch.ts"
 import { read } from "./read.ts"
 import { write } from "./write.ts"
+import { withAfterEdit, type AfterEdit } from "./after-edit.ts"
+import { lspTool } from "./lsp.ts"
 import {
   ToolError,
   type ForbiddenAddressError,
@@ -35,30 +37,35 @@ export const builtinTools = (
     /** The session services behind `todowrite`/`todoread` and `question`: without them those tools are absent. */
     readonly todos?: TodosShape
     readonly questions?: QuestionsShape
+    /** Formatters and language servers run after edit, write and patch; with a server, the `lsp` tool. */
+    readonly afterEdit?: AfterEdit
   } = {},
 ): ReadonlyArray<Tool> => [
   read,
   list,
   grep,
   glob,
-  edit,
-  write,
-  patch,
+  ...(options.afterEdit
+    ? [edit, write, patch].map((tool: Tool) => withAfterEdit(tool, options.afterEdit!))
+    : [edit, write, patch]),
   ...(options.bash === false ? [] : [bash]),
   webfetch(options.webfetch),
   ...(options.todos ? [todowrite(options.todos), todoread(options.todos)] : []),
   ...(options.questions ? [question(options.questions)] : []),
+  ...(options.afterEdit?.lsp ? [lspTool(options.afterEdit.lsp, options.afterEdit.timeout)] : []),
 ]
 
-/** The permission rule a tool's calls fall under: read tools `read`, file changes `edit`, `bash`, `skill`. */
+/** The permission rule a tool's calls fall under: read tools `read`, file changes `edit`, `bash`, `skill`, `lsp`. */
 export const permissionKey = (tool: string): PermissionKey =>
-  tool === "bash"
-    ? "bash"
-    : tool === "skill"
-      ? "skill"
-      : tool === "edit" || tool === "write" || tool === "patch"
-        ? "edit"
-        : "read"
+  tool === "lsp"
+    ? "lsp"
+    : tool === "bash"
+      ? "bash"
+      : tool === "skill"
+        ? "skill"
+        : tool === "edit" || tool === "write" || tool === "patch"
+          ? "edit"
+          : "read"
 
 /** A plain JSON Schema object (draft 2020-12). */
 export type JsonSchemaObject = { readonly [key: string]: unknown }

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import { buildClientParams, type Client, type ClientMeta, type Options as Options2, type RequestResult, type ServerSentEventsResult, type TDataShape } from './client/index.ts';
-import type { LocationRef, ModelRef, PermissionV2Reply, PromptInput, PrunableType, QuestionV2Reply, V2AgentListErrors, V2AgentListResponses, V2CommandListErrors, V2CommandListResponses, V2ConfigGetErrors, V2ConfigGetResponses, V2EventSubscribeErrors, V2EventSubscribeResponse, V2EventSubscribeResponses, V2FsFindErrors, V2FsFindResponses, V2FsListErrors, V2FsListResponses, V2FsReadErrors, V2FsReadResponses, V2HealthGetErrors, V2HealthGetResponses, V2LocationGetErrors, V2LocationGetResponses, V2McpStatusErrors, V2McpStatusResponses, V2ModelListErrors, V2ModelListResponses, V2PermissionRequestListErrors, V2PermissionRequestListResponses, V2PluginListErrors, V2PluginListResponses, V2ProviderGetErrors, V2ProviderGetResponses, V2ProviderListErrors, V2ProviderListResponses, V2QuestionRequestListErrors, V2QuestionRequestListResponses, V2SessionActiveErrors, V2SessionActiveResponses, V2SessionCompactErrors, V2SessionCompactResponses, V2SessionContextErrors, V2SessionContextResponses, V2SessionCorrectErrors, V2SessionCorrectResponses, V2SessionCreateErrors, V2SessionCreateResponses, V2SessionDeleteErrors, V2SessionDeleteResponses, V2SessionEraseErrors, V2SessionEraseResponses, V2SessionEventsErrors, V2SessionEventsResponse, V2SessionEventsResponses, V2SessionForkErrors, V2SessionForkResponses, V2SessionGetErrors, V2SessionGetResponses, V2SessionHistoryErrors, V2SessionHistoryResponses, V2SessionInterruptErrors, V2SessionInterruptResponses, V2SessionListErrors, V2SessionListResponses, V2SessionMessageErrors, V2SessionMessageResponses, V2SessionMessagesErrors, V2SessionMessagesResponses, V2SessionPermissionGetErrors, V2SessionPermissionGetResponses, V2SessionPermissionListErrors, V2SessionPermissionListResponses, V2SessionPermissionReplyErrors, V2SessionPermissionReplyResponses, V2SessionPromptErrors, V2SessionPromptResponses, V2SessionPruneErrors, V2SessionPruneResponses, V2SessionQuestionListErrors, V2SessionQuestionListResponses, V2SessionQuestionRejectErrors, V2SessionQuestionRejectResponses, V2SessionQuestionReplyErrors, V2SessionQuestionReplyResponses, V2SessionRemoveItemErrors, V2SessionRemoveItemResponses, V2SessionResumeErrors, V2SessionResumeResponses, V2SessionRetractErrors, V2SessionRetractResponses, V2SessionRevertClearErrors, V2SessionRevertClearResponses, V2SessionRevertCommitErrors, V2SessionRevertCommitResponses, V2SessionRevertStageErrors, V2SessionRevertStageResponses, V2SessionSwitchAgentErrors, V2SessionSwitchAgentResponses, V2SessionSwitchModelErrors, V2SessionSwitchModelResponses, V2SessionSyntheticErrors, V2SessionSyntheticResponses, V2SessionTodoListErrors, V2SessionTodoListResponses, V2SessionUpdateErrors, V2SessionUpdateResponses, V2SessionWaitErrors, V2SessionWaitResponses, V2SkillListErrors, V2SkillListResponses, V2StorageStatsErrors, V2StorageStatsResponses } from './types.gen.ts';
+import type { LocationRef, ModelRef, PermissionV2Reply, PromptInput, PrunableType, QuestionV2Reply, V2AgentListErrors, V2AgentListResponses, V2CommandListErrors, V2CommandListResponses, V2ConfigGetErrors, V2ConfigGetResponses, V2EventSubscribeErrors, V2EventSubscribeResponse, V2EventSubscribeResponses, V2FsFindErrors, V2FsFindResponses, V2FsListErrors, V2FsListResponses, V2FsReadErrors, V2FsReadResponses, V2HealthGetErrors, V2HealthGetResponses, V2LocationGetErrors, V2LocationGetResponses, V2LspStatusErrors, V2LspStatusResponses, V2McpStatusErrors, V2McpStatusResponses, V2ModelListErrors, V2ModelListResponses, V2PermissionRequestListErrors, V2PermissionRequestListResponses, V2PluginListErrors, V2PluginListResponses, V2ProviderGetErrors, V2ProviderGetResponses, V2ProviderListErrors, V2ProviderListResponses, V2QuestionRequestListErrors, V2QuestionRequestListResponses, V2SessionActiveErrors, V2SessionActiveResponses, V2SessionCompactErrors, V2SessionCompactResponses, V2SessionContextErrors, V2SessionContextResponses, V2SessionCorrectErrors, V2SessionCorrectResponses, V2SessionCreateErrors, V2SessionCreateResponses, V2SessionDeleteErrors, V2SessionDeleteResponses, V2SessionEraseErrors, V2SessionEraseResponses, V2SessionEventsErrors, V2SessionEventsResponse, V2SessionEventsResponses, V2SessionForkErrors, V2SessionForkResponses, V2SessionGetErrors, V2SessionGetResponses, V2SessionHistoryErrors, V2SessionHistoryResponses, V2SessionInterruptErrors, V2SessionInterruptResponses, V2SessionListErrors, V2SessionListResponses, V2SessionMessageErrors, V2SessionMessageResponses, V2SessionMessagesErrors, V2SessionMessagesResponses, V2SessionPermissionGetErrors, V2SessionPermissionGetResponses, V2SessionPermissionListErrors, V2SessionPermissionListResponses, V2SessionPermissionReplyErrors, V2SessionPermissionReplyResponses, V2SessionPromptErrors, V2SessionPromptResponses, V2SessionPruneErrors, V2SessionPruneResponses, V2SessionQuestionListErrors, V2SessionQuestionListResponses, V2SessionQuestionRejectErrors, V2SessionQuestionRejectResponses, V2SessionQuestionReplyErrors, V2SessionQuestionReplyResponses, V2SessionRemoveItemErrors, V2SessionRemoveItemResponses, V2SessionResumeErrors, V2SessionResumeResponses, V2SessionRetractErrors, V2SessionRetractResponses, V2SessionRevertClearErrors, V2SessionRevertClearResponses, V2SessionRevertCommitErrors, V2SessionRevertCommitResponses, V2SessionRevertStageErrors, V2SessionRevertStageResponses, V2SessionSwitchAgentErrors, V2SessionSwitchAgentResponses, V2SessionSwitchModelErrors, V2SessionSwitchModelResponses, V2SessionSyntheticErrors, V2SessionSyntheticResponses, V2SessionTodoListErrors, V2SessionTodoListResponses, V2SessionUpdateErrors, V2SessionUpdateResponses, V2SessionWaitErrors, V2SessionWaitResponses, V2SkillListErrors, V2SkillListResponses, V2StorageStatsErrors, V2StorageStatsResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -217,6 +217,19 @@ export class Location extends HeyApiClient {
             url: '/api/location',
             ...options,
             ...params
+        });
+    }
+}
+
+export class Lsp extends HeyApiClient {
+    /**
+     * Language servers: available, running, crashed or stopped, per directory
+     */
+    public status<ThrowOnError extends boolean = false>(options?: Options<never, ThrowOnError>): RequestResult<V2LspStatusResponses, V2LspStatusErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<V2LspStatusResponses, V2LspStatusErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/lsp',
+            ...options
         });
     }
 }
@@ -1152,6 +1165,11 @@ export class V2 extends HeyApiClient {
     private _location?: Location;
     get location(): Location {
         return this._location ??= new Location({ client: this.client });
+    }
+    
+    private _lsp?: Lsp;
+    get lsp(): Lsp {
+        return this._lsp ??= new Lsp({ client: this.client });
     }
     
     private _mcp?: Mcp;

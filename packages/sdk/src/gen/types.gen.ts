@@ -154,6 +154,16 @@ export type LocationRef = {
     workspaceID?: string;
 };
 
+export type LspServerStatus = {
+    name: string;
+    root: string;
+    status: 'available' | 'starting' | 'running' | 'crashed' | 'failed' | 'stopped';
+    extensions: Array<string>;
+    pid?: number;
+    restarts: number;
+    error?: string;
+};
+
 export type McpServerStatus = {
     status: 'connected' | 'disabled' | 'failed';
     error?: string;
@@ -2403,6 +2413,53 @@ export type V2LocationGetResponses = {
 };
 
 export type V2LocationGetResponse = V2LocationGetResponses[keyof V2LocationGetResponses];
+
+export type V2LspStatusData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/lsp';
+};
+
+export type V2LspStatusErrors = {
+    /**
+     * InvalidRequestError
+     */
+    400: InvalidRequestError;
+    /**
+     * UnauthorizedError
+     */
+    401: UnauthorizedError;
+    /**
+     * ForbiddenError
+     */
+    403: ForbiddenError;
+    /**
+     * PayloadTooLargeError
+     */
+    413: PayloadTooLargeError;
+    /**
+     * UnsupportedMediaTypeError
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * UnknownError
+     */
+    500: UnknownError;
+};
+
+export type V2LspStatusError = V2LspStatusErrors[keyof V2LspStatusErrors];
+
+export type V2LspStatusResponses = {
+    /**
+     * Success
+     */
+    200: {
+        data: Array<LspServerStatus>;
+    };
+};
+
+export type V2LspStatusResponse = V2LspStatusResponses[keyof V2LspStatusResponses];
 
 export type V2McpStatusData = {
     body?: never;

@@ -25,6 +25,7 @@ import { SessionRevertHandlers } from "./revert.ts"
 import { QuestionRequestHandlers, SessionQuestionHandlers, SessionTodoHandlers } from "./question.ts"
 import { ConfigHandlers, PluginHandlers } from "./plugin.ts"
 import { McpHandlers } from "./mcp.ts"
+import { LspHandlers } from "./lsp.ts"
 import { SessionHandlers } from "./session.ts"
 import { StorageHandlers } from "./storage.ts"
 
@@ -81,6 +82,7 @@ export const appLayer = (options: AppOptions) => {
     PluginHandlers,
     ConfigHandlers,
     McpHandlers,
+    LspHandlers,
     EventHandlers,
   ).pipe(
     // Middleware is looked up in the handlers' context when routes are built.

@@ -17,6 +17,8 @@ import { childEnvironment } from "../../config/child-env.ts"
 import { builtinTools, toModelTool, type ToolSource } from "../../tool/registry.ts"
 import type { Tool } from "../../tool/tool.ts"
 import { Mcp } from "../../mcp/mcp.ts"
+import { Lsp } from "../../lsp/lsp.ts"
+import { Formatters } from "../../format/format.ts"
 import { makeSkillTool, skillToolFor } from "../../tool/skill.ts"
 import { Skills } from "../../command/skills.ts"
 import { selectAgent } from "../agent.ts"
@@ -84,12 +86,24 @@ export class Runner extends Context.Service<
       const subagents = yield* Subagents
       const questions = yield* Questions
       const todos = yield* Todos
+      const lsp = Option.getOrUndefined(yield* Effect.serviceOption(Lsp))
+      const formatters = Option.getOrUndefined(yield* Effect.serviceOption(Formatters))
       const builtin = [
         ...builtinTools({
           bash: config.data.tools?.bash !== false,
           ...(config.data.webfetch ? { webfetch: config.data.webfetch } : {}),
           todos,
           questions,
+          ...(lsp || formatters
+            ? {
+                afterEdit: {
+                  ...(lsp && config.data.lsp !== false ? { lsp } : {}),
+                  ...(formatters && config.data.formatter !== false ? { formatters } : {}),
+                  timeout: config.data.tools?.diagnostics?.timeout ?? 3_000,
+                  warnings: config.data.tools?.diagnostics?.warnings ?? 10,
+                },
+              }
+            : {}),
         }),
         subagents.tool,
       ]
