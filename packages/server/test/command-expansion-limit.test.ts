@@ -24,7 +24,7 @@ describe("a command whose expansion is over the limit", () => {
       sessionID: session.id,
       prompt: { text: `/blowup ${"a".repeat(2048)}` },
     })
-    expect(response.response.status).toBe(413)
+    expect(response.response?.status).toBe(413)
     expect(response.error).toMatchObject({ _tag: "PayloadTooLargeError", limit: 1024 * 1024 })
     expect((response.error as { message: string }).message).toContain("/blowup")
     expect(await messagesOf(host.client, session.id, 10)).toEqual([])
@@ -33,6 +33,6 @@ describe("a command whose expansion is over the limit", () => {
     // A small argument still expands and is admitted.
     host.model.reply("ok")
     const small = await host.client.session.prompt({ sessionID: session.id, prompt: { text: "/blowup b" } })
-    expect(small.response.status).toBe(200)
+    expect(small.response?.status).toBe(200)
   })
 })
