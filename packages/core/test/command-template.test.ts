@@ -3,11 +3,19 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
-import { commandRoots, loadCommands } from "../src/command/commands.ts"
+import { commandRoots, Commands, loadCommands } from "../src/command/commands.ts"
 import { DEFINITION_MAX_BYTES } from "../src/command/definition-files.ts"
 import { FrontmatterError, parseFrontmatter } from "../src/command/frontmatter.ts"
 import { loadSkills, skillRoots } from "../src/command/skills.ts"
-import { expandTemplate, parseInvocation, splitArguments } from "../src/command/template.ts"
+import {
+  EXPANSION_MAX_BYTES,
+  expandedSize,
+  expandTemplate,
+  parseInvocation,
+  splitArguments,
+} from "../src/command/template.ts"
+import { Config } from "../src/config/config.ts"
+import { TooLargeError } from "../src/domain/error.ts"
 
 describe("command invocation", () => {
   it("is a prompt starting with /name, arguments trimmed; a path-like or bare slash is not one", () => {
@@ -115,4 +123,45 @@ describe("definition files", () => {
       expect(listing.diagnostics[0]).toMatchObject({ kind: "skill", message: expect.stringContaining('"name"') })
     }),
   )
+})
+
+describe("expansion size", () => {
+  it("is computed without building the text, and equals the built text's UTF-8 size", () => {
+    const cases: Array<[string, string]> = [
+      ["Review $ARGUMENTS now", "a.ts  b.ts"],
+      ["from $1 to $2", "x y z"],
+      ["$2 then $1", '"two words" other'],
+      ["only $1 and $3 and $0", "a"],
+      ["no placeholders  \n", "é ü"],
+      ["no placeholders", ""],
+      ["$ARGUMENTS $1 $ARGUMENTS", "ünï $1 $ARGUMENTS"],
+    ]
+    for (const [template, args] of cases)
+      expect(expandedSize(template, args)).toBe(Buffer.byteLength(expandTemplate(template, args)))
+    expect(expandedSize("$ARGUMENTS\n".repeat(20_000), "a".repeat(2048))).toBe(20_000 * 2049)
+    expect(EXPANSION_MAX_BYTES).toBe(1024 * 1024)
+  })
+
+  it("over the limit fails the command's expansion with Session.TooLargeError naming it", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "cmd-size-"))
+    const home = mkdtempSync(join(tmpdir(), "cmd-home-"))
+    mkdirSync(join(directory, ".opencode/command"), { recursive: true })
+    writeFileSync(join(directory, ".opencode/command/big.md"), "$ARGUMENTS\n".repeat(20_000))
+    const expand = (text: string) =>
+      Effect.runPromise(
+        Effect.gen(function* () {
+          const commands = yield* Commands
+          return yield* Effect.result(commands.expand(directory, text))
+        }).pipe(Effect.provide(Commands.layer), Effect.provide(Config.layer({ data: {}, directory, home }))),
+      )
+    const refused = await expand(`/big ${"a".repeat(2048)}`)
+    expect(refused._tag).toBe("Failure")
+    if (refused._tag === "Failure") {
+      expect(refused.failure).toBeInstanceOf(TooLargeError)
+      expect(refused.failure).toMatchObject({ command: "big", limit: EXPANSION_MAX_BYTES })
+      expect(refused.failure.message).toContain("/big")
+    }
+    const fine = await expand("/big a")
+    expect(fine._tag).toBe("Success")
+  })
 })

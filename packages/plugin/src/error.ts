@@ -10,5 +10,6 @@ export {
   QueueFullError,
   SessionError,
   SessionNotFoundError,
+  TooLargeError,
 } from "@opencode-ai/schema"
 export type { SessionErrorBody, SessionErrorTag } from "@opencode-ai/schema"

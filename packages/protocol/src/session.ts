@@ -26,6 +26,7 @@ import {
   MessageNotFoundError,
   SessionBusyError,
   SessionNotFoundError,
+  PayloadTooLargeError,
   SessionQueueFullError,
 } from "./errors.ts"
 import { ItemParams, Limit, MessageParams, Order, SessionID, SessionParams, Text } from "./params.ts"
@@ -122,7 +123,7 @@ export class SessionGroup extends HttpApiGroup.make("v2.session")
         model: Schema.optionalKey(ModelChoice),
       }),
       success: data(InputAdmitted),
-      error: [SessionNotFoundError, InvalidRequestError, SessionQueueFullError],
+      error: [SessionNotFoundError, InvalidRequestError, SessionQueueFullError, PayloadTooLargeError],
     }).annotate(
       OpenApi.Summary,
       "Admit a prompt and run a turn for it (`resume: false` only stores it); behind a running turn it waits (`delivery: queue`, the default) or joins at the next step (`steer`). A repeated `id` answers the first admission.",
@@ -226,7 +227,7 @@ export class SessionGroup extends HttpApiGroup.make("v2.session")
         resume: Schema.optionalKey(Schema.Boolean),
       }),
       success: data(InputAdmitted),
-      error: [SessionNotFoundError, InvalidRequestError, SessionQueueFullError],
+      error: [SessionNotFoundError, InvalidRequestError, SessionQueueFullError, PayloadTooLargeError],
     })
       .annotate(OpenApi.Summary, "Admit a host notice (origin `host`); `resume` (default true) wakes the session")
       .annotate(OpenApi.Override, commits("session.next.synthetic", "session.next.synthetic.queued")),

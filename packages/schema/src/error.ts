@@ -99,6 +99,16 @@ export class InvalidInputError extends Schema.TaggedError<InvalidInputError>()("
   field: Schema.optional(Schema.String),
 }) {}
 
+/**
+ * Input that would become larger than a limit once expanded (a command template filled with its
+ * arguments); refused before anything is built or stored.
+ */
+export class TooLargeError extends Schema.TaggedError<TooLargeError>()("Session.TooLargeError", {
+  message: Schema.String,
+  limit: Schema.Number,
+  command: Schema.optional(Schema.String),
+}) {}
+
 /** Every failure of a session operation. */
 export const SessionError = Schema.Union([
   SessionNotFoundError,
@@ -109,6 +119,7 @@ export const SessionError = Schema.Union([
   InvalidTargetError,
   InvalidInputError,
   ForbiddenError,
+  TooLargeError,
 ])
 export type SessionError = typeof SessionError.Type
 

@@ -64,7 +64,11 @@ describe("MCP servers over HTTP", () => {
     const test = await startTestServer({
       config: { mcp: { files: { type: "local", command: [process.execPath, STDIO_SERVER] } } },
     })
-    for (const headers of [{ origin: "https://evil.example" }, { "sec-fetch-site": "cross-site" }]) {
+    const foreignHeaders: Array<Record<string, string>> = [
+      { origin: "https://evil.example" },
+      { "sec-fetch-site": "cross-site" },
+    ]
+    for (const headers of foreignHeaders) {
       const foreign = await test.fetch("/api/mcp", { headers })
       expect(foreign.status).toBe(200)
       expect(await foreign.json()).toEqual({

@@ -6,7 +6,8 @@ import { configHome } from "../config/home.ts"
 import { parseModel } from "../provider/registry.ts"
 import { definitionRoots, type DefinitionFile, loadDefinitions } from "./definition-files.ts"
 import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts"
-import { expandTemplate, parseInvocation } from "./template.ts"
+import { TooLargeError } from "../domain/error.ts"
+import { EXPANSION_MAX_BYTES, expandTemplate, expandedSize, parseInvocation } from "./template.ts"
 
 /** The commands defined for a directory, and the files left out with why. */
 export interface CommandListing {
@@ -28,8 +29,11 @@ export interface CommandsShape {
    * a global one of the same name. Read on every call, so an edited file applies to the next prompt.
    */
   list(directory: string): Effect.Effect<CommandListing>
-  /** The expansion of `text` if it starts with `/name` and `name` is a command; undefined otherwise. */
-  expand(directory: string, text: string): Effect.Effect<Expansion | undefined>
+  /**
+   * The expansion of `text` if it starts with `/name` and `name` is a command; undefined otherwise.
+   * `Session.TooLargeError` when the expansion would exceed `EXPANSION_MAX_BYTES` (checked before it is built).
+   */
+  expand(directory: string, text: string): Effect.Effect<Expansion | undefined, TooLargeError>
 }
 
 const SUBDIRECTORIES = ["command", "commands"] as const
@@ -114,6 +118,13 @@ export class Commands extends Context.Service<Commands, CommandsShape>()("@openc
                 )
               return undefined
             }
+            const size = expandedSize(command.template, invocation.arguments)
+            if (size > EXPANSION_MAX_BYTES)
+              return yield* new TooLargeError({
+                message: `command /${command.name} would expand to ${size} bytes, over the limit of ${EXPANSION_MAX_BYTES}`,
+                limit: EXPANSION_MAX_BYTES,
+                command: command.name,
+              })
             return { command, text: expandTemplate(command.template, invocation.arguments) }
           }),
         ),

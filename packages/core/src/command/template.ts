@@ -28,6 +28,44 @@ export const splitArguments = (text: string): Array<string> => {
 }
 
 const POSITIONAL = /\$(\d+)/g
+const PLACEHOLDER = /\$ARGUMENTS|\$(\d+)/g
+
+/**
+ * The longest expansion admitted, in UTF-8 bytes: the server's default request body limit, so a command
+ * cannot turn a small request into a message no client could have sent.
+ */
+export const EXPANSION_MAX_BYTES = 1024 * 1024
+
+const bytes = (text: string) => Buffer.byteLength(text, "utf8")
+
+/**
+ * The UTF-8 size `expandTemplate(template, args)` would have, counted from the placeholders and the
+ * arguments' sizes without building the text (a template can repeat a placeholder thousands of times).
+ */
+export const expandedSize = (template: string, args: string): number => {
+  const words = splitArguments(args)
+  const used = [...template.matchAll(POSITIONAL)].map((match) => Number(match[1]))
+  const hasArguments = template.includes("$ARGUMENTS")
+  if (used.length === 0 && !hasArguments)
+    return args === "" ? bytes(template) : bytes(template.trimEnd()) + 2 + bytes(args)
+  const last = used.length > 0 ? Math.max(...used) : 0
+  const argsBytes = bytes(args)
+  const wordBytes = words.map(bytes)
+  const restBytes = (index: number) => {
+    const rest = wordBytes.slice(index - 1)
+    return rest.length === 0 ? 0 : rest.reduce((sum, size) => sum + size, 0) + rest.length - 1
+  }
+  let size = bytes(template)
+  for (const match of template.matchAll(PLACEHOLDER)) {
+    size -= match[0].length
+    if (match[1] === undefined) size += argsBytes
+    else {
+      const index = Number(match[1])
+      if (index !== 0) size += index === last ? restBytes(index) : (wordBytes[index - 1] ?? 0)
+    }
+  }
+  return size
+}
 
 /**
  * A command template with its arguments filled in:
@@ -44,7 +82,7 @@ export const expandTemplate = (template: string, args: string): string => {
   if (used.length === 0 && !hasArguments) return args === "" ? template : `${template.trimEnd()}\n\n${args}`
   const last = used.length > 0 ? Math.max(...used) : 0
   // One pass, so an argument that itself contains `$1` or `$ARGUMENTS` is inserted as typed.
-  return template.replace(/\$ARGUMENTS|\$(\d+)/g, (_, digits: string | undefined) => {
+  return template.replace(PLACEHOLDER, (_, digits: string | undefined) => {
     if (digits === undefined) return args
     const index = Number(digits)
     if (index === 0) return ""

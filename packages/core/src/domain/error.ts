@@ -13,4 +13,5 @@ export {
   QueueFullError,
   SessionError,
   SessionNotFoundError,
+  TooLargeError,
 } from "@opencode-ai/schema"

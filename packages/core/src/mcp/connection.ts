@@ -1,9 +1,7 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
+import { isRequestTimeout, loadSdk, type McpSdk } from "./sdk.ts"
 import { DEFAULT_MCP_TIMEOUT, MCP_CONNECT_TIMEOUT, type McpServerConfig } from "../config/mcp.ts"
 
 /** The first pause before a failed server is tried again in the background; it doubles per failure. */
@@ -103,7 +101,11 @@ export class McpConnection {
   private async open(): Promise<void> {
     let client: Client | undefined
     try {
-      client = this.config.type === "local" ? await this.handshake(this.stdio()) : await this.remote(this.config.url)
+      const sdk = await loadSdk()
+      client =
+        this.config.type === "local"
+          ? await this.handshake(sdk, this.stdio(sdk))
+          : await this.remote(sdk, this.config.url)
       const tools: Array<McpTool> = []
       let cursor: string | undefined
       do {
@@ -133,11 +135,11 @@ export class McpConnection {
    * A local server runs with `environment` only: the SDK adds its fixed minimal set (HOME, LOGNAME, PATH,
    * SHELL, TERM, USER) and nothing else of the host's environment, so provider keys never reach it.
    */
-  private stdio(): Transport {
+  private stdio(sdk: McpSdk): Transport {
     if (this.config.type !== "local") throw new Error("not a local server")
     const [command = "", ...args] = this.config.command
     this.stderr = ""
-    const transport = new StdioClientTransport({
+    const transport = new sdk.StdioClientTransport({
       command,
       args,
       env: { ...this.config.environment },
@@ -151,21 +153,24 @@ export class McpConnection {
   }
 
   /** Streamable HTTP first; a server that refuses it (an older one) is tried over SSE. */
-  private async remote(url: string): Promise<Client> {
+  private async remote(sdk: McpSdk, url: string): Promise<Client> {
     const headers = this.config.type === "remote" ? (this.config.headers ?? {}) : {}
     try {
-      return await this.handshake(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }))
+      return await this.handshake(
+        sdk,
+        new sdk.StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }),
+      )
     } catch (streamable) {
       try {
-        return await this.handshake(new SSEClientTransport(new URL(url), { requestInit: { headers } }))
+        return await this.handshake(sdk, new sdk.SSEClientTransport(new URL(url), { requestInit: { headers } }))
       } catch {
         throw streamable
       }
     }
   }
 
-  private async handshake(transport: Transport): Promise<Client> {
-    const client = new Client(CLIENT_INFO)
+  private async handshake(sdk: McpSdk, transport: Transport): Promise<Client> {
+    const client = new sdk.Client(CLIENT_INFO)
     try {
       await client.connect(transport, { timeout: this.connectTimeout })
       return client
@@ -194,7 +199,7 @@ export class McpConnection {
         signal,
       })) as CallToolResult
     } catch (cause) {
-      if (cause instanceof McpError && cause.code === ErrorCode.RequestTimeout) {
+      if (isRequestTimeout(cause)) {
         this.error = `tool "${tool}" did not answer within ${this.timeout} ms`
         await this.drop(client)
       } else if (!this.client) {
@@ -222,7 +227,7 @@ export class McpConnection {
 }
 
 const describe = (cause: unknown, timeout: number): string => {
-  if (cause instanceof McpError && cause.code === ErrorCode.RequestTimeout) return `no answer within ${timeout} ms`
+  if (isRequestTimeout(cause)) return `no answer within ${timeout} ms`
   if (cause instanceof Error) return cause.message
   return String(cause)
 }

@@ -3,7 +3,7 @@
 // oxlint-disable-next-line typescript/triple-slash-reference
 /// <reference path="./wasm-file.d.ts" />
 import { readFile } from "node:fs/promises"
-import { Language, type Node, Parser } from "web-tree-sitter"
+import type { Node, Parser } from "web-tree-sitter"
 import treeSitterWasm from "web-tree-sitter/tree-sitter.wasm" with { type: "file" }
 import bashWasm from "tree-sitter-bash/tree-sitter-bash.wasm" with { type: "file" }
 
@@ -22,10 +22,12 @@ let parser: Promise<Parser> | undefined
 
 /**
  * The tree-sitter bash grammar, loaded once. Both wasm files are imported as files, so `bun build
- * --compile` embeds them and the compiled binary parses without anything beside it.
+ * --compile` embeds them and the compiled binary parses without anything beside it. The library itself
+ * is imported here, on the first bash call, not when the host starts.
  */
 const load = (): Promise<Parser> =>
   (parser ??= (async () => {
+    const { Language, Parser } = await import("web-tree-sitter")
     await Parser.init({ wasmBinary: new Uint8Array(await readFile(treeSitterWasm)) })
     const language = await Language.load(new Uint8Array(await readFile(bashWasm)))
     return new Parser().setLanguage(language)

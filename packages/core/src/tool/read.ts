@@ -1,7 +1,8 @@
 import * as fs from "node:fs/promises"
 import { Effect, Schema } from "effect"
 import { displayPath, resolveInsideWithRoot } from "./path.ts"
-import { ToolError, type Tool } from "./tool.ts"
+import { ToolError, type Tool, type ToolContext } from "./tool.ts"
+import { isToolOutputURI } from "./tool-output.ts"
 
 /** Default and maximum number of lines returned by one call. */
 export const READ_MAX_LINES = 2000
@@ -152,6 +153,43 @@ const run = async (root: string, file: string, input: ReadInput, signal: AbortSi
   }
 }
 
+/** Pages a stored tool output (`tool-output://...`) of this session by lines, as a file is paged. */
+const readToolOutput = (input: ReadInput, ctx: ToolContext) =>
+  Effect.gen(function* () {
+    const text = ctx.toolOutput ? yield* Effect.promise(() => ctx.toolOutput!(input.path)) : undefined
+    if (text === undefined)
+      return yield* new ToolError({ tool: "read", message: `"${input.path}" is not a tool output of this session` })
+    const lines = text.split("\n")
+    if (lines.length > 1 && lines.at(-1) === "") lines.pop()
+    const offset = input.offset ?? 1
+    const limit = input.limit ?? READ_MAX_LINES
+    if (offset > lines.length)
+      return yield* new ToolError({
+        tool: "read",
+        message: `offset ${offset} is past the end of "${input.path}" (${lines.length} lines)`,
+      })
+    const width = Math.max(4, String(offset + limit - 1).length)
+    const out: Array<string> = []
+    let bytes = 0
+    let next: number | undefined
+    for (let index = offset - 1; index < lines.length; index++) {
+      const raw = lines[index]!
+      const line =
+        raw.length > READ_MAX_LINE_CHARS
+          ? `${raw.slice(0, READ_MAX_LINE_CHARS)}… (line truncated: ${raw.length} characters)`
+          : raw
+      const shown = `${String(index + 1).padStart(width)}| ${line}`
+      if (index >= offset - 1 + limit || bytes + shown.length + 1 > READ_MAX_BYTES) {
+        next = index + 1
+        break
+      }
+      out.push(shown)
+      bytes += shown.length + 1
+    }
+    if (next !== undefined) out.push("", `("${input.path}" has more lines. Read more with offset=${next}.)`)
+    return out.join("\n")
+  })
+
 /** Reads a text file inside the session directory, with line numbers. */
 export const read: Tool<ReadInput> = {
   name: "read",
@@ -165,6 +203,7 @@ export const read: Tool<ReadInput> = {
   input: ReadInput,
   execute: (input, ctx) =>
     Effect.gen(function* () {
+      if (isToolOutputURI(input.path)) return yield* readToolOutput(input, ctx)
       const { root, path } = yield* resolveInsideWithRoot("read", ctx.directory, input.path)
       return yield* Effect.tryPromise({
         try: (signal) => run(root, path, input, AbortSignal.any([signal, ctx.signal])),

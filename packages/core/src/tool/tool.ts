@@ -51,6 +51,11 @@ export interface ToolContext {
    */
   readonly images?: BeforeImages
   /**
+   * The whole output of an earlier plugin or MCP tool call of this session, stored when it was over the
+   * cap (`tool-output://sha256:<hex>`); undefined when this session never produced that address.
+   */
+  readonly toolOutput?: (uri: string) => Promise<string | undefined>
+  /**
    * Asks for permission from inside a running call (plugin tools' `ctx.ask`): the rules of `permission`
    * over `patterns` decide, an `ask` waits for the user. Absent outside a session's turn.
    */

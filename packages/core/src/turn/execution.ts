@@ -24,7 +24,13 @@ import { resolveAttachments } from "./attachment.ts"
 import { type AskReads, awaitsAnswer } from "./awaited-answer.ts"
 import { checkChoice } from "./choice.ts"
 import { admitCompaction } from "./compaction.ts"
-import { type BusyError, InvalidInputError, QueueFullError, SessionNotFoundError } from "../domain/error.ts"
+import {
+  type BusyError,
+  InvalidInputError,
+  QueueFullError,
+  SessionNotFoundError,
+  type TooLargeError,
+} from "../domain/error.ts"
 import { hookEdit } from "./hook-edit.ts"
 import type { ErrorInfo, Origin } from "../domain/message.ts"
 import { Runner, type TurnOutcome } from "./runner/llm.ts"
@@ -63,7 +69,9 @@ export interface ExecutionShape {
    * Admits a user prompt after the `session.prompt` hook; starts a turn or queues behind the running one.
    * `Session.QueueFullError` when `session.queueLimit` inputs already wait (nothing stored).
    */
-  prompt(input: PromptInput): Effect.Effect<Admitted, SessionNotFoundError | InvalidInputError | QueueFullError>
+  prompt(
+    input: PromptInput,
+  ): Effect.Effect<Admitted, SessionNotFoundError | InvalidInputError | QueueFullError | TooLargeError>
   /** Admits a notice after the `session.synthetic` hook; wakes the session unless `resume` is false. */
   synthetic(input: SyntheticInput): Effect.Effect<Admitted, SessionNotFoundError | InvalidInputError | QueueFullError>
   /** Switches the agent later turns use (checked against the configured agents). */

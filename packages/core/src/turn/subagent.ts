@@ -8,7 +8,13 @@ import { makeTaskTool, type TaskInput } from "../tool/task.ts"
 import { type Tool, type ToolContext, ToolError, type ToolResult } from "../tool/tool.ts"
 import { agentExists, agentIDs, runsAs, selectAgent } from "./agent.ts"
 import { SessionEvent } from "../domain/event.ts"
-import type { BusyError, InvalidInputError, QueueFullError, SessionNotFoundError } from "../domain/error.ts"
+import type {
+  BusyError,
+  InvalidInputError,
+  QueueFullError,
+  SessionNotFoundError,
+  TooLargeError,
+} from "../domain/error.ts"
 import type { AssistantMessage, Message } from "../domain/message.ts"
 import { RESTART_NOTICE } from "./restart-notice.ts"
 import { rowModel, Session } from "../session/session.ts"
@@ -24,7 +30,7 @@ export interface ChildExecution {
     readonly sessionID: string
     readonly id: string
     readonly prompt: PromptInput
-  }): Effect.Effect<unknown, SessionNotFoundError | InvalidInputError | QueueFullError>
+  }): Effect.Effect<unknown, SessionNotFoundError | InvalidInputError | QueueFullError | TooLargeError>
   resume(
     sessionID: string,
     options?: { readonly notice?: string },

@@ -8,6 +8,7 @@ import {
   QuestionNotFoundError as CoreQuestionNotFoundError,
   QueueFullError as CoreQueueFullError,
   SessionNotFoundError as CoreSessionNotFoundError,
+  TooLargeError as CoreTooLargeError,
 } from "@opencode-ai/core"
 import {
   InvalidCursorError,
@@ -15,6 +16,7 @@ import {
   InvalidTargetError,
   ItemNotFoundError,
   MessageNotFoundError,
+  PayloadTooLargeError,
   PermissionNotFoundError,
   QuestionNotFoundError,
   SessionBusyError,
@@ -35,6 +37,7 @@ export type CoreError =
   | CorePermissionNotFoundError
   | CoreQuestionNotFoundError
   | CoreQueueFullError
+  | CoreTooLargeError
 
 /** The HTTP error each core error becomes, at the type level (distributes over unions). */
 export type ToHttp<E> = E extends CoreSessionNotFoundError
@@ -55,7 +58,9 @@ export type ToHttp<E> = E extends CoreSessionNotFoundError
                 ? SessionQueueFullError
                 : E extends CoreQuestionNotFoundError
                   ? QuestionNotFoundError
-                  : never
+                  : E extends CoreTooLargeError
+                    ? PayloadTooLargeError
+                    : never
 
 /** The one place where core tags become HTTP tags; fields are kept, `message` is the core's text. */
 export const toHttpError = (error: CoreError) => {
@@ -99,6 +104,8 @@ export const toHttpError = (error: CoreError) => {
       })
     case "Session.QueueFullError":
       return new SessionQueueFullError({ sessionID: error.sessionID, limit: error.limit, message: error.message })
+    case "Session.TooLargeError":
+      return new PayloadTooLargeError({ message: error.message, limit: error.limit })
     case "Session.InvalidInputError":
       // A cursor that does not decode, or belongs to another listing, is upstream's `InvalidCursorError`
       // (only paged listings take one: see `fromCoreListing`).

@@ -6,6 +6,7 @@ import type { QuestionsShape } from "../../question/question.ts"
 import { planTool } from "../../tool/registry.ts"
 import type { BlobsShape } from "../../storage/blobs.ts"
 import type { BeforeImages, Tool, ToolContext, ToolPlan } from "../../tool/tool.ts"
+import { cappedOutput, outputNote, overCap, TOOL_OUTPUT_SCHEME, validToolOutputURI } from "../../tool/tool-output.ts"
 import type { ToolHooks } from "../../hooks/tool-hooks.ts"
 import { SessionEvent } from "../../domain/event.ts"
 import { callInput, type ErrorInfo, type ToolItem } from "../../domain/message.ts"
@@ -70,6 +71,28 @@ export const makeToolCaller = (deps: {
   const askReads: AskReads = {
     permissions: permissions.sync.ofMessage,
     questions: (sessionID, messageID) => deps.questions?.sync.ofMessage(sessionID, messageID) ?? [],
+  }
+
+  /**
+   * A stored output, only for a session where a plugin or MCP call's capped output names its address (the
+   * address in a call's input, or in a built-in tool's output such as an `echo`, does not count).
+   */
+  const ownedOutput = async (sessionID: string, uri: string): Promise<string | undefined> => {
+    if (!deps.blobs || !validToolOutputURI(uri)) return undefined
+    const named = session.sync
+      .transcript(sessionID)
+      .some(
+        (message) =>
+          message.type === "assistant" &&
+          message.content.some(
+            (item) =>
+              item.type === "tool" &&
+              !byName.has(item.name) &&
+              item.state.status === "completed" &&
+              item.state.content.some((part) => part.type === "text" && part.text.includes(outputNote(uri))),
+          ),
+      )
+    return named ? deps.blobs.get(uri.slice(TOOL_OUTPUT_SCHEME.length)) : undefined
   }
 
   /**
@@ -197,6 +220,7 @@ export const makeToolCaller = (deps: {
         callID: call.callID,
         agentID: scope.agentID,
         ...(images ? { images } : {}),
+        ...(blobs ? { toolOutput: (uri: string) => ownedOutput(scope.sessionID, uri) } : {}),
       }
       const planned = yield* Effect.result(planTool(tool, input, ctx))
       if (planned._tag === "Failure") {
@@ -293,6 +317,13 @@ export const makeToolCaller = (deps: {
           return { stop: false }
         }
         stored = after.success
+      }
+      // Plugin and MCP output is capped like bash's (after the hook, which may redact the whole of it);
+      // the whole output stays readable through the read tool. Built-in tools bound their own output.
+      if (!byName.has(call.name) && overCap(stored.output)) {
+        const full = stored.output
+        const outputRef = images ? yield* Effect.promise(() => images.put(full)) : undefined
+        stored = { ...stored, output: cappedOutput(full, outputRef) }
       }
       yield* commit(scope.sessionID, [
         draft(SessionEvent.ToolSuccess, {
