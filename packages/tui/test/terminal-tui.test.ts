@@ -283,6 +283,24 @@ describe.skipIf(!hasTmux)("the TUI in a terminal", () => {
     term.close()
   })
 
+  it("shows a sub-agent's permission ask and answers it from the parent session", async () => {
+    const term = attached()
+    await term.waitFor("idle")
+    const task = {
+      description: "write a file",
+      prompt: '/tool write {"path":"child.txt","content":"from the child\\n"}',
+      subagent_type: "general",
+    }
+    term.type(`/tool task ${JSON.stringify(task)}`)
+    term.keys("Enter")
+    const screen = await term.waitFor("─ permission ")
+    expect(screen).toContain("write child.txt")
+    term.type("o")
+    await term.waitFor("task returned")
+    expect(readFileSync(join(term.cwd, "child.txt"), "utf8")).toBe("from the child\n")
+    term.close()
+  })
+
   it("names the key a model needs when the switch is refused", async () => {
     const cwd = tempDir("oc2-tui-keyless-")
     writeFileSync(
