@@ -492,12 +492,18 @@ export class App {
         const input = ask.metadata?.["input"]
         if (input !== undefined) lines.push([{ text: JSON.stringify(input).slice(0, 200), fg: color.dim }])
       }
-      const covers = (ask.save ?? ask.resources).join(", ")
+      // In the words `opencode2 run` uses: `*` grants the whole kind (every file edit for file changes).
+      const saved = ask.save ?? ask.resources
+      const covers = saved.includes("*")
+        ? ask.action === "edit"
+          ? "every file edit (edit, write, patch)"
+          : `every ${ask.action} request`
+        : `${ask.action} ${saved.join(", ")}`
       lines.push([
         { text: "o", fg: color.accent, bold: true },
         { text: " once  ", fg: color.text },
         { text: "a", fg: color.accent, bold: true },
-        { text: ` always (allows ${ask.action} ${covers} for the rest of this session)  `, fg: color.text },
+        { text: ` always (allows ${covers} for the rest of this session)  `, fg: color.text },
         { text: "r", fg: color.accent, bold: true },
         { text: " reject  ", fg: color.text },
         { text: "R", fg: color.accent, bold: true },
