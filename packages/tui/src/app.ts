@@ -492,9 +492,13 @@ export class App {
         const input = ask.metadata?.["input"]
         if (input !== undefined) lines.push([{ text: JSON.stringify(input).slice(0, 200), fg: color.dim }])
       }
+      // In the words `opencode2 run` uses: `*` grants the whole kind (every file edit for file changes).
       const saved = ask.save ?? ask.resources
-      // A saved `*` is a grant for the whole kind (an edit's "always" covers every edit of the session).
-      const covers = saved.includes("*") ? `every ${ask.action}` : `${ask.action} ${saved.join(", ")}`
+      const covers = saved.includes("*")
+        ? ask.action === "edit"
+          ? "every file edit (edit, write, patch)"
+          : `every ${ask.action} request`
+        : `${ask.action} ${saved.join(", ")}`
       lines.push([
         { text: "o", fg: color.accent, bold: true },
         { text: " once  ", fg: color.text },

@@ -6,7 +6,6 @@
  * turns failures into exit codes: 0 success, 1 failure (message on stderr), 2 usage error (usage on
  * stderr), 130 a `run` stopped with Ctrl-C.
  */
-import { LOG_LEVELS, parseLogLevel } from "@opencode-ai/core"
 import type { LogLevel } from "effect"
 import { VERSION } from "../version.ts"
 import {
@@ -23,45 +22,10 @@ import {
   UsageError,
   usageLine,
 } from "./command.ts"
-import { dbErase, dbRetention, dbStats } from "./db.ts"
-import { openapi } from "./openapi.ts"
-import { run } from "./run.ts"
-import { serve } from "./serve.ts"
-import { tui } from "./tui.ts"
-import { sessionList, sessionPrune, sessionShow } from "./session.ts"
-import { sessionDelete, sessionExport, sessionFork, sessionImport, sessionRename } from "./session-manage.ts"
-import { sessionInterrupt } from "./session-interrupt.ts"
-import { sessionRevert } from "./session-revert.ts"
+/** The command list, loaded when a command other than the terminal UI is asked for. */
+type Registry = typeof import("./commands.ts")
 
-/** Top-level commands, and the groups (`session`, `db`) with their subcommands. */
-const commands: ReadonlyArray<AnyCommand> = [
-  tui,
-  serve,
-  run,
-  sessionList,
-  sessionShow,
-  sessionPrune,
-  sessionRename,
-  sessionDelete,
-  sessionExport,
-  sessionImport,
-  sessionFork,
-  sessionRevert,
-  sessionInterrupt,
-  dbStats,
-  dbErase,
-  dbRetention,
-  openapi,
-]
-const groups: Record<string, string> = {
-  session:
-    "Sessions: list, show, rename, delete, export, import and fork them; revert to a message; prune tool and reasoning items.",
-  db: "The database: where the bytes are, and erasing superseded content from the journal.",
-}
-
-const find = (name: string) => commands.find((command) => command.name === name)
-
-const overview = (group?: string) => {
+const overview = ({ commands, groups }: Registry, group?: string) => {
   const shown = group ? commands.filter((c) => c.name.startsWith(`${group} `)) : commands
   const width = Math.max(...shown.map((c) => c.name.length))
   return [
@@ -85,30 +49,37 @@ const overview = (group?: string) => {
 
 const isHelp = (arg: string | undefined) => arg === "--help" || arg === "-h" || arg === "help"
 
-/** Finds the command named by the leading arguments; returns it with the rest of argv. */
-const resolve = (
+/**
+ * Finds the command named by the leading arguments; returns it with the rest of argv. The terminal UI
+ * (no command, only options, or `tui`) is found without loading the other commands.
+ */
+const resolve = async (
   argv: ReadonlyArray<string>,
   io: Io,
-): { command: AnyCommand; rest: ReadonlyArray<string> } | number => {
+): Promise<{ command: AnyCommand; rest: ReadonlyArray<string> } | number> => {
   const [first, second, ...more] = argv
   // No command, or only options: the terminal UI (`opencode2 --attach URL` is `opencode2 tui --attach URL`).
   if (first === undefined || (first.startsWith("-") && !isHelp(first) && first !== "--version" && first !== "-v"))
-    return { command: tui, rest: argv }
+    return { command: (await import("./tui.ts")).tui, rest: argv }
+  if (first === "tui") return { command: (await import("./tui.ts")).tui, rest: argv.slice(1) }
   if (first === "--version" || first === "-v" || first === "version") {
     io.out(VERSION)
     return EXIT_OK
   }
+  const registry: Registry = await import("./commands.ts")
+  const { groups } = registry
+  const find = (name: string) => registry.commands.find((command) => command.name === name)
   if (isHelp(first)) {
     // `opencode2 help session prune` is `opencode2 session prune --help`.
     if (second === undefined || second.startsWith("-")) {
-      io.write(overview())
+      io.write(overview(registry))
       return EXIT_OK
     }
-    return resolve([second, ...more, "--help"], io)
+    return await resolve([second, ...more, "--help"], io)
   }
   if (first in groups) {
     if (isHelp(second)) {
-      io.write(overview(first))
+      io.write(overview(registry, first))
       return EXIT_OK
     }
     const command = second !== undefined && !second.startsWith("-") ? find(`${first} ${second}`) : undefined
@@ -118,7 +89,7 @@ const resolve = (
           ? `opencode2 ${first}: missing command`
           : `opencode2 ${first}: unknown command "${second}"`,
       )
-      io.err(overview(first).trimEnd())
+      io.err(overview(registry, first).trimEnd())
       return EXIT_USAGE
     }
     return { command, rest: more }
@@ -126,7 +97,7 @@ const resolve = (
   const command = find(first)
   if (!command) {
     io.err(`opencode2: unknown command "${first}"`)
-    io.err(overview().trimEnd())
+    io.err(overview(registry).trimEnd())
     return EXIT_USAGE
   }
   return { command, rest: argv.slice(1) }
@@ -137,10 +108,10 @@ const resolve = (
  * `OPENCODE_LOG_LEVEL`) and `--print-logs` (print the host's logs from info up, not only warnings and
  * errors). Logs always go to stderr, never into a command's output.
  */
-const globalFlags = (
+const globalFlags = async (
   argv: ReadonlyArray<string>,
   env: Record<string, string | undefined>,
-): { argv: ReadonlyArray<string>; logLevel: LogLevel.LogLevel } | UsageError => {
+): Promise<{ argv: ReadonlyArray<string>; logLevel: LogLevel.LogLevel } | UsageError> => {
   const rest: Array<string> = []
   let named: string | undefined = env.OPENCODE_LOG_LEVEL || undefined
   let print = false
@@ -156,6 +127,8 @@ const globalFlags = (
     else rest.push(arg)
   }
   if (named === undefined) return { argv: rest, logLevel: print ? "Info" : "Warn" }
+  // The core is loaded only when a level is named: the terminal UI's first frame does not wait for it.
+  const { LOG_LEVELS, parseLogLevel } = await import("@opencode-ai/core")
   const level = parseLogLevel(named)
   if (!level) return new UsageError(`invalid value for --log-level: "${named}" (expected ${LOG_LEVELS.join(", ")})`)
   return { argv: rest, logLevel: level }
@@ -163,14 +136,14 @@ const globalFlags = (
 
 /** Runs the command line `argv` (without the executable and script) and resolves to the exit code. */
 export const main = async (args: ReadonlyArray<string>, base: Io = processIo()): Promise<number> => {
-  const global = globalFlags(args, base.env)
+  const global = await globalFlags(args, base.env)
   if (global instanceof UsageError) {
     base.err(`opencode2: ${global.message}`)
     return EXIT_USAGE
   }
   const { argv } = global
   const io: Io = { ...base, logLevel: global.logLevel }
-  const resolved = resolve(argv, io)
+  const resolved = await resolve(argv, io)
   if (typeof resolved === "number") return resolved
   const { command, rest } = resolved
   try {

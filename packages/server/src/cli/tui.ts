@@ -1,10 +1,11 @@
 import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/v2"
 import type { TuiConnection } from "@opencode-ai/tui"
 import { realpathSync } from "node:fs"
-import { startServer } from "../server.ts"
-import { databasePath, loadConfig } from "./backend.ts"
 import { defineCommand, EXIT_FAILURE, EXIT_USAGE, type Io, UsageError, urlFlag } from "./command.ts"
 import { findRunning, register } from "./registration.ts"
+
+// The host (server and core) is loaded only once the TUI asks to connect, after its first frame is drawn.
+const backend = () => import("./backend.ts")
 
 /**
  * `opencode2` / `opencode2 tui`: the terminal UI on the current directory. The host runs in this process
@@ -52,9 +53,10 @@ export const tui = defineCommand({
     const directory = realDirectory(io.cwd)
     const password = io.env.OPENCODE_SERVER_PASSWORD || undefined
     const remote = (url: string) => createOpencodeClient({ baseUrl: url, ...(password ? { password } : {}) })
-    const database = databasePath(flags.db, io)
     let stop: () => Promise<void> = async () => {}
     const connect = async (): Promise<TuiConnection> => {
+      const { databasePath, loadConfig } = await backend()
+      const database = databasePath(flags.db, io)
       const running = attach === undefined ? await findRunning(database) : undefined
       const url = attach ?? running?.url
       if (url !== undefined) {
@@ -62,6 +64,7 @@ export const tui = defineCommand({
         return { client, url, attached: true, notices: await differences(client, directory, io) }
       }
       const config = await loadConfig(io)
+      const { startServer } = await import("../server.ts")
       const server = await startServer({
         hostname: "127.0.0.1",
         port: 0,
@@ -120,6 +123,7 @@ const differences = async (client: OpencodeClient, directory: string, io: Io): P
     const serverDirectory = location.data?.directory
     if (serverDirectory && realDirectory(serverDirectory) !== directory)
       notices.push(`attached server runs in ${serverDirectory}, not here: its config, plugins and MCP servers apply`)
+    const { loadConfig } = await backend()
     const local = await loadConfig(io).catch(() => undefined)
     const remote = (await client.v2.config.get()).data?.data ?? {}
     // The server answers its config with defaults filled in: compare what this directory's file sets.

@@ -220,7 +220,7 @@ export class SessionLive {
           this.notify()
         }
         for await (const event of stream)
-          this.applyLive(event as { type: string; data?: unknown; durable?: { seq: number } })
+          this.applyLive(event as { type: string; data?: unknown; durable?: { seq: number; aggregateID?: string } })
       } catch {
         // Reconnected below.
       }
@@ -243,6 +243,26 @@ export class SessionLive {
       this.notify()
     } else if (CHECKPOINTS.has(event.type) && event.durable && event.durable.aggregateID === this.sessionID) {
       this.tails.set(itemOf(event.type, data), { text: "", after: event.durable.seq })
+    } else if (
+      event.type.startsWith("permission.v2.") &&
+      event.durable?.aggregateID !== undefined &&
+      event.durable.aggregateID !== this.sessionID
+    ) {
+      // A descendant's ask (a `task` call's child session) reaches this live stream only: it is shown with
+      // this session's asks and answered through this session; the child's seq is not this session's.
+      if (event.type === "permission.v2.asked") {
+        const { timestamp, input, itemID: _itemID, ...request } = data
+        if (this.permissions.some((p) => p.id === request.id)) return
+        this.permissions.push({
+          ...(request as PermissionV2Request),
+          sessionID: event.durable.aggregateID,
+          metadata: { ...(data.metadata as object), input },
+          time: Number(timestamp),
+        })
+      } else if (event.type === "permission.v2.replied")
+        this.permissions = this.permissions.filter((p) => p.id !== data.requestID)
+      else return
+      this.notify()
     } else if (event.type === "session.status" && data.sessionID === this.sessionID) {
       // The status comes from this stream alone: its status events are in order with each other, while
       // the durable stream may run ahead or behind it.
