@@ -5,7 +5,7 @@ import {
   StreamMessageReader,
   StreamMessageWriter,
   type MessageConnection,
-} from "vscode-languageserver-protocol/node"
+} from "vscode-languageserver-protocol/node.js"
 import type { Diagnostic, PublishDiagnosticsParams } from "vscode-languageserver-protocol"
 import { languageId, type ServerSpec } from "./servers.ts"
 
