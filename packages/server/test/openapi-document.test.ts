@@ -37,6 +37,7 @@ describe("the OpenAPI document", () => {
       "v2.fs.read": "GET /api/fs/read/*",
       "v2.health.get": "GET /api/health",
       "v2.location.get": "GET /api/location",
+      "v2.lsp.status": "GET /api/lsp",
       "v2.mcp.status": "GET /api/mcp",
       "v2.model.list": "GET /api/model",
       "v2.permission.request.list": "GET /api/permission/request",
