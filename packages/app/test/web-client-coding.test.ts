@@ -18,7 +18,7 @@ const PHONE = { width: 390, height: 844 }
  * otherwise they land in the gitignored `test/screenshots/`, so a test run leaves the tree clean.
  */
 const IMAGES = fileURLToPath(
-  new URL(process.env.UPDATE_DOCS_IMAGES === "1" ? "../../../docs/images/" : "../screenshots/", import.meta.url),
+  new URL(process.env.UPDATE_DOCS_IMAGES === "1" ? "../../../docs/images/" : "./screenshots/", import.meta.url),
 )
 
 const MARKDOWN = [
